@@ -1,0 +1,439 @@
+// ApiClient against a real node:http server on 127.0.0.1: headers, URLs, bodies, status
+// handling, error messages and pagination.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ApiError, NetworkError, UsageError } from "../errors.js";
+import { ApiClient, type ApiClientOptions } from "./client.js";
+import { closeIdleConnections } from "./transport.js";
+
+interface Recorded {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+type Handler = (req: Recorded, res: http.ServerResponse) => void;
+
+interface TestServer {
+  url: string;
+  requests: Recorded[];
+  connections: number;
+  close(): Promise<void>;
+}
+
+const servers: TestServer[] = [];
+
+async function startServer(handler: Handler): Promise<TestServer> {
+  const requests: Recorded[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const recorded = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
+      requests.push(recorded);
+      handler(recorded, res);
+    });
+  });
+  const state: TestServer = {
+    url: "",
+    requests,
+    connections: 0,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+  server.on("connection", () => {
+    state.connections++;
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  servers.push(state);
+  return state;
+}
+
+function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+function client(server: TestServer, overrides: Partial<ApiClientOptions> = {}): ApiClient {
+  return new ApiClient({
+    baseUrl: server.url,
+    credentials: {},
+    requestTimeoutMs: 5000,
+    userAgent: "cpctl-test/0.0.0",
+    retry: { maxAttempts: 1 },
+    sleep: async () => {},
+    ...overrides,
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the request to fail");
+}
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+afterAll(() => closeIdleConnections());
+
+describe("request headers", () => {
+  it("sends X-Api-Key, Accept and User-Agent", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    await client(server, { credentials: { apiKey: "k-123" } }).get("/v2/listeners");
+    const headers = server.requests[0]!.headers;
+    expect(headers["x-api-key"]).toBe("k-123");
+    expect(headers.accept).toBe("application/json");
+    expect(headers["user-agent"]).toBe("cpctl-test/0.0.0");
+    expect(headers.authorization).toBeUndefined();
+    expect(headers["x-tenant-id"]).toBeUndefined();
+  });
+
+  it("sends a bearer token as Authorization", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    await client(server, { credentials: { bearerToken: "tok-1" } }).get("/v2/listeners");
+    expect(server.requests[0]!.headers.authorization).toBe("Bearer tok-1");
+    expect(server.requests[0]!.headers["x-api-key"]).toBeUndefined();
+  });
+
+  it("sends the tenant in X-Tenant-Id by default, or in a configured header", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    await client(server, { credentials: { apiKey: "k", tenantId: "t-1" } }).get("/a");
+    await client(server, {
+      credentials: { apiKey: "k", tenantId: "t-2", tenantHeader: "X-Workspace-Id" },
+    }).get("/b");
+    expect(server.requests[0]!.headers["x-tenant-id"]).toBe("t-1");
+    expect(server.requests[1]!.headers["x-workspace-id"]).toBe("t-2");
+    expect(server.requests[1]!.headers["x-tenant-id"]).toBeUndefined();
+  });
+
+  it("sends every scheme given at once", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    await client(server, { credentials: { apiKey: "k", bearerToken: "t", tenantId: "w" } }).get("/a");
+    const headers = server.requests[0]!.headers;
+    expect([headers["x-api-key"], headers.authorization, headers["x-tenant-id"]]).toEqual([
+      "k",
+      "Bearer t",
+      "w",
+    ]);
+  });
+
+  it("never sends credentials to another origin (an upload URL)", async () => {
+    const api = await startServer((_req, res) => json(res, 200, {}));
+    const storage = await startServer((_req, res) => {
+      res.writeHead(200);
+      res.end();
+    });
+    const c = client(api, { credentials: { apiKey: "k", bearerToken: "t", tenantId: "w" } });
+    const tarball = Buffer.from([0x1f, 0x8b, 0x08]);
+    await c.put(`${storage.url}/bucket/obj?X-Goog-Signature=abc`, undefined, {
+      absoluteUrl: true,
+      rawBody: tarball,
+      contentType: "application/gzip",
+    });
+    const seen = storage.requests[0]!;
+    expect(seen.url).toBe("/bucket/obj?X-Goog-Signature=abc");
+    expect(seen.headers["content-type"]).toBe("application/gzip");
+    expect(seen.headers["x-api-key"]).toBeUndefined();
+    expect(seen.headers.authorization).toBeUndefined();
+    expect(seen.headers["x-tenant-id"]).toBeUndefined();
+  });
+
+  it("refuses a credential with a line break, naming where it came from but not the value", () => {
+    const make = () =>
+      new ApiClient({
+        baseUrl: "http://127.0.0.1:1",
+        credentials: { apiKey: "abc\n" },
+        requestTimeoutMs: 1000,
+        userAgent: "t",
+      });
+    expect(make).toThrow(UsageError);
+    expect(make).toThrow(/CPCTL_API_KEY/);
+  });
+
+  it("refuses a base URL that is not http(s)", () => {
+    const make = (baseUrl: string) => () =>
+      new ApiClient({ baseUrl, credentials: {}, requestTimeoutMs: 1000, userAgent: "t" });
+    expect(make("ftp://x")).toThrow(UsageError);
+    expect(make("not a url")).toThrow(/--base-url or CPCTL_BASE_URL/);
+  });
+});
+
+describe("URLs and bodies", () => {
+  it("encodes the query and leaves out undefined and null", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    await client(server).get("/v2/deployments", {
+      query: { limit: 20, name: "a b&c/é", remote_reconciled: false, offset: undefined, status: null },
+    });
+    expect(server.requests[0]!.url).toBe(
+      "/v2/deployments?limit=20&name=a+b%26c%2F%C3%A9&remote_reconciled=false",
+    );
+  });
+
+  it("keeps a path prefix of the base URL", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    await client(server, { baseUrl: `${server.url}/prefix/` }).get("/v2/listeners");
+    expect(server.requests[0]!.url).toBe("/prefix/v2/listeners");
+  });
+
+  it("sends a JSON body and parses a 201 answer", async () => {
+    const server = await startServer((req, res) => json(res, 201, { id: "d-1", echo: JSON.parse(req.body) }));
+    const res = await client(server).post<{ id: string; echo: unknown }>("/v2/deployments", {
+      name: "x",
+      n: 1,
+    });
+    const seen = server.requests[0]!;
+    expect(seen.method).toBe("POST");
+    expect(seen.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(seen.body)).toEqual({ name: "x", n: 1 });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ id: "d-1", echo: { name: "x", n: 1 } });
+    expect(res.headers["content-type"]).toBe("application/json");
+  });
+
+  it("sends no Content-Type or Content-Length on a GET, and Content-Length 0 on a bodiless POST", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    await client(server).get("/a");
+    await client(server).post("/v2/deployments/d-1/upload-url");
+    expect(server.requests[0]!.headers["content-type"]).toBeUndefined();
+    expect(server.requests[0]!.headers["content-length"]).toBeUndefined();
+    expect(server.requests[1]!.headers["content-length"]).toBe("0");
+  });
+
+  it("answers null for 204 and for an empty 200", async () => {
+    const server = await startServer((req, res) => {
+      res.writeHead(req.method === "DELETE" ? 204 : 200);
+      res.end();
+    });
+    const deleted = await client(server).delete("/v2/deployments/d-1");
+    expect(deleted).toEqual({ status: 204, headers: expect.any(Object), body: null });
+    expect((await client(server).get("/a")).body).toBeNull();
+  });
+
+  it("treats a 2xx body that is not JSON as a bad response", async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end("<html><body>Sign in to the captive portal</body></html>");
+    });
+    const error = await failure(client(server).get("/v2/deployments"));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ kind: "bad_response", mayHaveReachedServer: true });
+    expect((error as Error).message).toContain("not valid JSON (text/html)");
+    expect((error as Error).message).not.toContain("<html");
+  });
+});
+
+describe("error answers", () => {
+  async function apiError(status: number, body: string, contentType = "application/json", opts = {}) {
+    const server = await startServer((_req, res) => {
+      res.writeHead(status, { "Content-Type": contentType });
+      res.end(body);
+    });
+    const error = await failure(client(server, opts).get("/v2/deployments/d-1"));
+    expect(error).toBeInstanceOf(ApiError);
+    return error as ApiError;
+  }
+
+  it("400: uses the detail string", async () => {
+    const error = await apiError(400, JSON.stringify({ detail: "Invalid source_tarball_path." }));
+    expect(error).toMatchObject({
+      status: 400,
+      method: "GET",
+      path: "/v2/deployments/d-1",
+      code: "invalid_request",
+    });
+    expect(error.message).toBe("Invalid source_tarball_path.");
+    expect(error.body).toEqual({ detail: "Invalid source_tarball_path." });
+  });
+
+  it("404: uses the detail string", async () => {
+    const error = await apiError(404, JSON.stringify({ detail: "Deployment ID d-1 not found." }));
+    expect(error.status).toBe(404);
+    expect(error.message).toBe("Deployment ID d-1 not found.");
+  });
+
+  it("422: one line per issue, without the leading 'body'", async () => {
+    const detail = [
+      {
+        loc: ["body", "source_config", "build_on_push"],
+        msg: "cannot be true with a tag ref",
+        type: "value_error",
+      },
+      { loc: ["body", "secrets", 0, "name"], msg: "field required", type: "missing" },
+      { loc: ["query", "limit"], msg: "must be at most 100", type: "less_than_equal" },
+    ];
+    const error = await apiError(422, JSON.stringify({ detail }));
+    expect(error.status).toBe(422);
+    expect(error.message.split("\n")).toEqual([
+      "source_config.build_on_push: cannot be true with a tag ref",
+      "secrets[0].name: field required",
+      "query.limit: must be at most 100",
+    ]);
+    expect(error.body).toEqual({ detail });
+  });
+
+  it("422: masks a secret value echoed back as `input`", async () => {
+    const detail = [
+      { loc: ["body", "secrets", 0, "value"], msg: "too long", type: "x", input: "s3cr3t-value" },
+    ];
+    const error = await apiError(422, JSON.stringify({ detail }));
+    expect(JSON.stringify(error.body)).not.toContain("s3cr3t-value");
+  });
+
+  it("401 without credentials: says how to provide them", async () => {
+    const error = await apiError(401, JSON.stringify({ detail: "Not authenticated" }));
+    expect(error.code).toBe("unauthenticated");
+    expect(error.message).toContain("authentication failed: Not authenticated");
+    for (const way of ["CPCTL_API_KEY", "CPCTL_BEARER_TOKEN", "--api-key-file", "--tenant-id"]) {
+      expect(error.message).toContain(way);
+    }
+  });
+
+  it("401 with a key: says the credentials were refused", async () => {
+    const error = await apiError(401, "", "application/json", { credentials: { apiKey: "k" } });
+    expect(error.message).toContain("authentication failed (HTTP 401)");
+    expect(error.message).toContain("the credentials were refused");
+  });
+
+  it("403 with a key but no tenant: asks for --tenant-id", async () => {
+    const body = JSON.stringify({ detail: "Organization-scoped key requires a workspace" });
+    const error = await apiError(403, body, "application/json", { credentials: { apiKey: "k" } });
+    expect(error.code).toBe("forbidden");
+    expect(error.message).toContain("permission denied: Organization-scoped key requires a workspace");
+    expect(error.message).toContain("--tenant-id or CPCTL_TENANT_ID");
+  });
+
+  it("401 with an HTML page from a proxy: still says how to provide credentials", async () => {
+    const error = await apiError(401, "<html>Unauthorized</html>", "text/html");
+    expect(error.message).toContain("authentication failed (HTTP 401)");
+    expect(error.message).toContain("CPCTL_API_KEY");
+    expect(error.message).not.toContain("<html");
+  });
+
+  it("409: uses the detail string", async () => {
+    const error = await apiError(409, JSON.stringify({ detail: "A deployment named x already exists." }));
+    expect(error).toMatchObject({
+      status: 409,
+      code: "conflict",
+      message: "A deployment named x already exists.",
+    });
+  });
+
+  it("500 with an empty body: names the status and the request", async () => {
+    const error = await apiError(500, "");
+    expect(error.message).toBe(
+      "the server answered HTTP 500 Internal Server Error with an empty body to GET /v2/deployments/d-1",
+    );
+    expect(error.body).toBeNull();
+  });
+
+  it("502 with an HTML page: says so and never dumps the HTML", async () => {
+    const html = `<html><head><title>502 Bad Gateway</title></head><body>${"x".repeat(2000)}</body></html>`;
+    const error = await apiError(502, html, "text/html; charset=utf-8");
+    expect(error.status).toBe(502);
+    expect(error.message).toContain("the server answered HTTP 502 with a non-JSON body (text/html)");
+    expect(error.message).not.toContain("<");
+    expect(error.body).toBe(html.slice(0, 500));
+  });
+
+  it("3xx: points at --base-url", async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(301, { Location: "https://cp.example.com/v2/deployments" });
+      res.end();
+    });
+    const error = (await failure(client(server).get("/v2/deployments"))) as ApiError;
+    expect(error.status).toBe(301);
+    expect(error.message).toContain("redirect to https://cp.example.com/v2/deployments");
+    expect(error.message).toContain("--base-url");
+  });
+});
+
+describe("connections", () => {
+  it("reuses one keep-alive connection across GETs and opens a fresh one for a POST", async () => {
+    const server = await startServer((_req, res) => json(res, 200, {}));
+    const c = client(server);
+    for (let i = 0; i < 5; i++) await c.get("/v2/deployments");
+    expect(server.connections).toBe(1);
+    await c.post("/v2/deployments", { name: "x" });
+    expect(server.connections).toBe(2);
+  });
+});
+
+describe("paginate", () => {
+  function listServer(total: number, offsetOf: (next: number) => number = (next) => next) {
+    return startServer((req, res) => {
+      const query = new URL(req.url, "http://x").searchParams;
+      const limit = Number(query.get("limit"));
+      const offset = Number(query.get("offset") ?? 0);
+      const resources = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => ({
+        id: offset + i,
+      }));
+      json(res, 200, { resources, offset: offsetOf(offset + resources.length) });
+    });
+  }
+
+  async function collect<T>(pages: AsyncGenerator<T[]>): Promise<T[][]> {
+    const out: T[][] = [];
+    for await (const page of pages) out.push(page);
+    return out;
+  }
+
+  it("follows offsets and stops on a short page", async () => {
+    const server = await listServer(250);
+    const pages = await collect(
+      client(server).paginate<{ id: number }>("/v2/deployments", { name: "x" }, 100),
+    );
+    expect(pages.map((p) => p.length)).toEqual([100, 100, 50]);
+    expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 250 }, (_, i) => i));
+    expect(server.requests.map((r) => r.url)).toEqual([
+      "/v2/deployments?name=x&limit=100",
+      "/v2/deployments?name=x&limit=100&offset=100",
+      "/v2/deployments?name=x&limit=100&offset=200",
+    ]);
+  });
+
+  it("stops on an empty page when the total is a multiple of the page size", async () => {
+    const server = await listServer(40);
+    const pages = await collect(client(server).paginate("/v2/deployments", {}, 20));
+    expect(pages.map((p) => p.length)).toEqual([20, 20]);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("refuses an offset the server already gave instead of looping forever", async () => {
+    const server = await listServer(1000, () => 100);
+    const error = await failure(collect(client(server).paginate("/v2/deployments", {}, 100)));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ kind: "bad_response" });
+    expect((error as Error).message).toContain("offset 100 twice");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("refuses a page without a resources list", async () => {
+    const server = await startServer((_req, res) => json(res, 200, { items: [] }));
+    const error = await failure(collect(client(server).paginate("/v2/deployments")));
+    expect(error).toMatchObject({ kind: "bad_response" });
+  });
+});

@@ -1,0 +1,561 @@
+// The API client: URL and header building, JSON in and out, typed errors with useful
+// messages, retries (retry.ts), the redacted debug trace (redact.ts) and pagination.
+// It is the single object commands talk to; its transport is injectable for tests.
+import { STATUS_CODES } from "node:http";
+import { ApiError, NetworkError, UsageError } from "../errors.js";
+import { createTracer, MASK, maskSecretValues, redactText, redactUrl, type Tracer } from "./redact.js";
+import {
+  DEFAULT_RETRY_POLICY,
+  defaultSleep,
+  isRetrySafeMethod,
+  parseRetryAfter,
+  type RetryPolicy,
+  type Sleep,
+  withRetry,
+} from "./retry.js";
+import { nodeTransport, type Transport, type TransportResponse } from "./transport.js";
+
+export const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
+
+export interface Credentials {
+  apiKey?: string;
+  bearerToken?: string;
+  tenantId?: string;
+  /** Header carrying the tenant ID; default "X-Tenant-Id". */
+  tenantHeader?: string;
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  credentials: Credentials;
+  requestTimeoutMs: number;
+  userAgent: string;
+  /** Receives the redacted `--debug` trace, one line per call. */
+  trace?: (line: string) => void;
+  retry?: Partial<RetryPolicy>;
+  sleep?: Sleep;
+  random?: () => number;
+  /** Wall clock in ms, used only to turn an HTTP-date Retry-After into seconds. */
+  now?: () => number;
+  signal?: AbortSignal;
+  transport?: Transport;
+}
+
+export type QueryValue = string | number | boolean | undefined | null;
+export type Query = Record<string, QueryValue>;
+
+export interface RequestOptions {
+  /** Query parameters; undefined and null values are left out. */
+  query?: Query;
+  /** JSON body. A Buffer is sent as it is (like rawBody). */
+  body?: unknown;
+  rawBody?: Buffer;
+  /** Content-Type of the body; default application/json (or application/octet-stream for raw). */
+  contentType?: string;
+  /**
+   * `path` is an absolute URL (an upload URL). Credentials are sent only when it has the
+   * same origin as the base URL, so a key never leaks to a storage host.
+   */
+  absoluteUrl?: boolean;
+  /** May be sent twice. Default: true for GET/HEAD/PUT/DELETE, false for POST/PATCH. */
+  retrySafe?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+}
+
+interface PreparedRequest {
+  method: string;
+  url: URL;
+  /** "GET /v2/deployments": for messages and hints (no query string). */
+  display: string;
+  /** ApiError.path: the caller's path, or origin + path for an absolute URL. */
+  errorPath: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  retrySafe: boolean;
+  absolute: boolean;
+  withCredentials: boolean;
+  signal?: AbortSignal;
+}
+
+/** What the error messages need to know about the credentials that were sent. */
+interface SentCredentials {
+  keyOrToken: boolean;
+  tenant: boolean;
+}
+
+export class ApiClient {
+  private readonly base: URL;
+  private readonly authHeaders: Record<string, string>;
+  private readonly policy: RetryPolicy;
+  private readonly tracer: Tracer | null;
+  private readonly transport: Transport;
+  private readonly sleep: Sleep;
+  private readonly random: () => number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.base = parseBaseUrl(options.baseUrl);
+    this.authHeaders = authHeadersOf(options.credentials);
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.transport = options.transport ?? nodeTransport;
+    this.sleep = options.sleep ?? defaultSleep;
+    this.random = options.random ?? Math.random;
+    this.now = options.now ?? Date.now;
+    const { apiKey, bearerToken, tenantHeader } = options.credentials;
+    this.tracer = options.trace
+      ? createTracer(options.trace, {
+          secrets: [apiKey, bearerToken],
+          keepVisibleHeaders: [tenantHeader ?? DEFAULT_TENANT_HEADER],
+        })
+      : null;
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const prepared = this.prepare(method.toUpperCase(), path, opts);
+    return withRetry((attempt) => this.attempt<T>(prepared, attempt), {
+      policy: this.policy,
+      retrySafe: prepared.retrySafe,
+      sleep: this.sleep,
+      random: this.random,
+      signal: prepared.signal,
+      describe: prepared.display,
+      onRetry: ({ attempt, delayMs }) => this.tracer?.retry(delayMs, attempt + 1, this.policy.maxAttempts),
+    });
+  }
+
+  get<T>(path: string, opts?: RequestOptions): Promise<ApiResponse<T>> {
+    return this.request<T>("GET", path, opts);
+  }
+
+  post<T>(path: string, body?: unknown, opts?: RequestOptions): Promise<ApiResponse<T>> {
+    return this.request<T>("POST", path, { ...opts, body });
+  }
+
+  patch<T>(path: string, body?: unknown, opts?: RequestOptions): Promise<ApiResponse<T>> {
+    return this.request<T>("PATCH", path, { ...opts, body });
+  }
+
+  put<T>(path: string, body?: unknown, opts?: RequestOptions): Promise<ApiResponse<T>> {
+    return this.request<T>("PUT", path, { ...opts, body });
+  }
+
+  delete<T = null>(path: string, opts?: RequestOptions): Promise<ApiResponse<T>> {
+    return this.request<T>("DELETE", path, opts);
+  }
+
+  /**
+   * Pages of a `{resources, offset}` list, following `offset` until a page is shorter than
+   * `pageSize` (the service's rule for the last page). A server that hands back an offset it
+   * already gave would loop forever: that is an error instead.
+   */
+  async *paginate<T>(path: string, query: Query = {}, pageSize = 100): AsyncGenerator<T[], void, undefined> {
+    let offset: QueryValue = query.offset;
+    const seen = new Set([String(offset ?? 0)]);
+    for (;;) {
+      const { body } = await this.get<unknown>(path, { query: { ...query, limit: pageSize, offset } });
+      const page = readPage<T>(body, `GET ${path}`);
+      if (page.resources.length > 0) yield page.resources;
+      if (page.resources.length < pageSize) return;
+      offset = nextOffset(page.offset, seen, path);
+    }
+  }
+
+  private prepare(method: string, path: string, opts: RequestOptions): PreparedRequest {
+    const absolute = opts.absoluteUrl === true;
+    const url = absolute ? parseAbsoluteUrl(path) : joinUrl(this.base, path);
+    appendQuery(url, opts.query);
+    const withCredentials = url.origin === this.base.origin;
+    const { body, contentType } = encodeBody(opts);
+    const headers: Record<string, string> = {
+      Accept: "application/json",
+      "User-Agent": this.options.userAgent,
+      ...(withCredentials ? this.authHeaders : {}),
+    };
+    if (contentType) headers["Content-Type"] = contentType;
+    return {
+      method,
+      url,
+      display: `${method} ${url.pathname}`,
+      errorPath: absolute ? `${url.origin}${url.pathname}` : (path.split("?")[0] ?? path),
+      headers,
+      body,
+      retrySafe: opts.retrySafe ?? isRetrySafeMethod(method),
+      absolute,
+      withCredentials,
+      signal: combineSignals(this.options.signal, opts.signal),
+    };
+  }
+
+  private async attempt<T>(p: PreparedRequest, attempt: number): Promise<ApiResponse<T>> {
+    const url = p.url.toString();
+    this.tracer?.request({
+      method: p.method,
+      url,
+      headers: p.headers,
+      body: p.body,
+      attempt,
+      maxAttempts: this.policy.maxAttempts,
+    });
+    const started = performance.now();
+    let res: TransportResponse;
+    try {
+      res = await this.transport({
+        method: p.method,
+        url,
+        headers: p.headers,
+        body: p.body,
+        timeoutMs: this.options.requestTimeoutMs,
+        signal: p.signal,
+        // A request we may not repeat gets its own connection: see transport.ts.
+        reuseConnection: p.retrySafe,
+      });
+    } catch (error) {
+      this.tracer?.failure(error as Error, performance.now() - started);
+      throw error;
+    }
+    this.tracer?.response({ ...res, elapsedMs: performance.now() - started });
+    if (res.status >= 200 && res.status < 300) {
+      return { status: res.status, headers: res.headers, body: successBody(res, p) as T };
+    }
+    throw apiErrorOf(res, p, this.sentCredentials(p), this.now(), this.secrets());
+  }
+
+  private sentCredentials(p: PreparedRequest): SentCredentials {
+    const { apiKey, bearerToken, tenantId } = this.options.credentials;
+    return {
+      keyOrToken: p.withCredentials && Boolean(apiKey || bearerToken),
+      tenant: p.withCredentials && Boolean(tenantId),
+    };
+  }
+
+  private secrets(): string[] {
+    const { apiKey, bearerToken } = this.options.credentials;
+    return [apiKey, bearerToken].filter((s): s is string => Boolean(s));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Building the request
+
+function parseBaseUrl(raw: string): URL {
+  const url = parseAbsoluteUrl(raw);
+  url.search = "";
+  url.hash = "";
+  url.username = "";
+  url.password = "";
+  return url;
+}
+
+function parseAbsoluteUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(
+      `invalid URL "${raw}": set --base-url or CPCTL_BASE_URL to an http:// or https:// address`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`unsupported URL scheme "${url.protocol}" in "${raw}": use http:// or https://`);
+  }
+  return url;
+}
+
+/** Base URL + path, keeping a path prefix of the base ("https://host/prefix" + "/v2/x"). */
+function joinUrl(base: URL, path: string): URL {
+  const prefix = base.pathname.replace(/\/+$/, "");
+  return new URL(`${base.origin}${prefix}${path.startsWith("/") ? path : `/${path}`}`);
+}
+
+function appendQuery(url: URL, query: Query | undefined): void {
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    url.searchParams.append(name, String(value));
+  }
+}
+
+function encodeBody(opts: RequestOptions): { body?: Buffer; contentType?: string } {
+  const raw = opts.rawBody ?? (Buffer.isBuffer(opts.body) ? opts.body : undefined);
+  if (raw) return { body: raw, contentType: opts.contentType ?? "application/octet-stream" };
+  if (opts.body === undefined) return {};
+  return {
+    body: Buffer.from(JSON.stringify(opts.body), "utf8"),
+    contentType: opts.contentType ?? "application/json",
+  };
+}
+
+function combineSignals(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (present.length <= 1) return present[0];
+  return AbortSignal.any(present);
+}
+
+// Node refuses these characters in a header value with an error that names the header but
+// not where the value came from; say which setting to fix (without printing the value).
+const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function authHeadersOf(credentials: Credentials): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const add = (name: string, value: string | undefined, what: string, source: string): void => {
+    if (!value) return;
+    if (INVALID_HEADER_VALUE.test(value)) {
+      throw new UsageError(`the ${what} contains a line break or a control character: check ${source}`);
+    }
+    headers[name] = value;
+  };
+  add("X-Api-Key", credentials.apiKey, "API key", "CPCTL_API_KEY or the file given to --api-key-file");
+  add(
+    "Authorization",
+    credentials.bearerToken && `Bearer ${credentials.bearerToken}`,
+    "bearer token",
+    "CPCTL_BEARER_TOKEN",
+  );
+  const tenantHeader = credentials.tenantHeader || DEFAULT_TENANT_HEADER;
+  if (!HEADER_NAME.test(tenantHeader)) {
+    throw new UsageError(
+      `"${tenantHeader}" is not a valid HTTP header name for the tenant header: check the profile`,
+    );
+  }
+  add(tenantHeader, credentials.tenantId, "tenant ID", "--tenant-id or CPCTL_TENANT_ID");
+  return headers;
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading the response
+
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+function isJsonType(type: string): boolean {
+  return type === "application/json" || type.endsWith("+json");
+}
+
+/**
+ * A 2xx body: null when empty, parsed JSON otherwise. The control plane always answers
+ * JSON, so anything else means --base-url points at something else. An absolute URL
+ * (a storage upload) may answer in its own format: its body is returned as text.
+ */
+function successBody(res: TransportResponse, p: PreparedRequest): unknown {
+  if (res.status === 204 || res.body.length === 0) return null;
+  const type = mediaType(res.headers["content-type"]);
+  if (p.absolute && !isJsonType(type)) return res.body.toString("utf8");
+  try {
+    return JSON.parse(res.body.toString("utf8"));
+  } catch {
+    throw new NetworkError(
+      `the server answered HTTP ${res.status} to ${p.display} with a body that is not valid JSON ` +
+        `(${type || "no content type"}): is --base-url (${p.url.origin}) the control plane API?`,
+      "bad_response",
+      true,
+    );
+  }
+}
+
+type ErrorBody =
+  | { kind: "empty" }
+  | { kind: "json"; value: unknown }
+  | { kind: "text"; text: string; contentType: string };
+
+function parseErrorBody(res: TransportResponse): ErrorBody {
+  if (res.body.length === 0) return { kind: "empty" };
+  const text = res.body.toString("utf8");
+  try {
+    return { kind: "json", value: JSON.parse(text) as unknown };
+  } catch {
+    return { kind: "text", text, contentType: mediaType(res.headers["content-type"]) || "no content type" };
+  }
+}
+
+function apiErrorOf(
+  res: TransportResponse,
+  p: PreparedRequest,
+  sent: SentCredentials,
+  nowMs: number,
+  secrets: string[],
+): ApiError {
+  const parsed = parseErrorBody(res);
+  const message = redactText(describeFailure(res, parsed, p, sent), secrets);
+  const body =
+    parsed.kind === "json"
+      ? scrubErrorBody(parsed.value, secrets)
+      : parsed.kind === "text"
+        ? redactText(parsed.text.slice(0, 500), secrets)
+        : null;
+  const retryAfter = parseRetryAfter(res.headers["retry-after"], nowMs);
+  return new ApiError(res.status, message, body, p.method, p.errorPath, retryAfter);
+}
+
+function describeFailure(
+  res: TransportResponse,
+  parsed: ErrorBody,
+  p: PreparedRequest,
+  sent: SentCredentials,
+): string {
+  const status = res.status;
+  if (status >= 300 && status < 400) return redirectMessage(res, p);
+  const fromBody = parsed.kind === "json" ? messageFromBody(parsed.value) : null;
+  // Auth first: a 401 page from a proxy still needs the advice on credentials.
+  if (status === 401 || status === 403) return authMessage(status, fromBody, sent);
+  if (parsed.kind === "text") return nonJsonMessage(status, parsed, p);
+  if (fromBody) return fromBody;
+  const empty = parsed.kind === "empty" ? " with an empty body" : "";
+  return (
+    `the server answered HTTP ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd() + `${empty} to ${p.display}`
+  );
+}
+
+function redirectMessage(res: TransportResponse, p: PreparedRequest): string {
+  const location = res.headers.location ? ` to ${redactUrl(res.headers.location)}` : "";
+  return (
+    `the server answered HTTP ${res.status} (redirect${location}) to ${p.display}: ` +
+    `check --base-url / CPCTL_BASE_URL (http:// or https://, path prefix)`
+  );
+}
+
+/** Never dumps the body (often an HTML page from a proxy); a short plain-text line is kept. */
+function nonJsonMessage(
+  status: number,
+  parsed: { text: string; contentType: string },
+  p: PreparedRequest,
+): string {
+  const base = `the server answered HTTP ${status} with a non-JSON body (${parsed.contentType}) to ${p.display}`;
+  const line = parsed.text.trim();
+  const shortPlain =
+    parsed.contentType === "text/plain" && line.length > 0 && line.length <= 200 && !line.includes("\n");
+  return shortPlain ? `${base}: ${line}` : base;
+}
+
+function authMessage(status: number, fromBody: string | null, sent: SentCredentials): string {
+  const what = status === 401 ? "authentication failed" : "permission denied";
+  const first = fromBody ? `${what}: ${fromBody}` : `${what} (HTTP ${status})`;
+  return `${first}\n${authAdvice(status, sent)}`;
+}
+
+function authAdvice(status: number, sent: SentCredentials): string {
+  if (!sent.keyOrToken) {
+    return (
+      "no credentials were sent: set CPCTL_API_KEY (or --api-key-file PATH) or CPCTL_BEARER_TOKEN, " +
+      "and --tenant-id (or CPCTL_TENANT_ID) for an organisation-scoped key"
+    );
+  }
+  if (status === 401) {
+    return "the credentials were refused: check CPCTL_API_KEY / --api-key-file or CPCTL_BEARER_TOKEN, and the profile in use";
+  }
+  if (!sent.tenant)
+    return "an organisation-scoped API key also needs a tenant: set --tenant-id or CPCTL_TENANT_ID";
+  return "check --tenant-id / CPCTL_TENANT_ID and what the API key or token is allowed to do";
+}
+
+const MAX_DETAIL_CHARS = 500;
+const MAX_ISSUE_LINES = 20;
+
+/** The server's own explanation: `detail` (string or 422 list), else `message` / `error`. */
+function messageFromBody(body: unknown): string | null {
+  if (!isRecord(body)) return null;
+  if (Array.isArray(body.detail)) return summariseIssues(body.detail);
+  for (const key of ["detail", "message", "error"]) {
+    const value = body[key];
+    if (typeof value === "string" && value.trim()) return clip(value.trim(), MAX_DETAIL_CHARS);
+  }
+  return null;
+}
+
+/** 422 `detail` list -> "source_config.build_on_push: <msg>" lines. */
+export function summariseIssues(items: readonly unknown[]): string | null {
+  const lines = items.filter(isRecord).map((item) => {
+    const loc = Array.isArray(item.loc) ? formatLoc(item.loc) : "";
+    const msg = typeof item.msg === "string" ? item.msg : "invalid value";
+    return loc ? `${loc}: ${msg}` : msg;
+  });
+  if (lines.length === 0) return null;
+  const shown = lines.slice(0, MAX_ISSUE_LINES);
+  if (lines.length > shown.length) shown.push(`... and ${lines.length - shown.length} more`);
+  return shown.join("\n");
+}
+
+/** ["body", "secrets", 0, "value"] -> "secrets[0].value" (the leading "body" says nothing). */
+export function formatLoc(loc: readonly unknown[]): string {
+  const parts = loc[0] === "body" ? loc.slice(1) : loc;
+  return parts.reduce<string>((path, part) => {
+    if (typeof part === "number") return `${path}[${part}]`;
+    return path ? `${path}.${String(part)}` : String(part);
+  }, "");
+}
+
+/**
+ * The error body kept in ApiError.details (printed in JSON mode): secret values masked,
+ * including a 422 item's echoed `input` when it points into `secrets`, and known
+ * credentials removed from every string.
+ */
+function scrubErrorBody(body: unknown, secrets: string[]): unknown {
+  const masked = maskSecretValues(body);
+  if (isRecord(masked) && Array.isArray(masked.detail)) {
+    masked.detail = masked.detail.map((item: unknown) =>
+      isRecord(item) && Array.isArray(item.loc) && item.loc.includes("secrets") && "input" in item
+        ? { ...item, input: MASK }
+        : item,
+    );
+  }
+  return mapStrings(masked, (s) => redactText(s, secrets));
+}
+
+function mapStrings(value: unknown, fn: (s: string) => string): unknown {
+  if (typeof value === "string") return fn(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, fn));
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, fn)]));
+}
+
+// ---------------------------------------------------------------------------------------
+// Pagination
+
+function readPage<T>(body: unknown, display: string): { resources: T[]; offset: QueryValue } {
+  if (!isRecord(body) || !Array.isArray(body.resources)) {
+    throw new NetworkError(
+      `the server answered ${display} without a "resources" list: is --base-url the control plane API?`,
+      "bad_response",
+      true,
+    );
+  }
+  const offset = body.offset;
+  return {
+    resources: body.resources as T[],
+    offset: typeof offset === "number" || typeof offset === "string" ? offset : null,
+  };
+}
+
+function nextOffset(offset: QueryValue, seen: Set<string>, path: string): QueryValue {
+  if (offset === null || offset === undefined) {
+    throw new NetworkError(
+      `the server answered a full page of GET ${path} without the "offset" of the next page`,
+      "bad_response",
+      true,
+    );
+  }
+  const key = String(offset);
+  if (seen.has(key)) {
+    throw new NetworkError(
+      `the server returned offset ${key} twice while paging GET ${path}; stopping instead of looping forever`,
+      "bad_response",
+      true,
+    );
+  }
+  seen.add(key);
+  return offset;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

@@ -1,0 +1,107 @@
+// One typed function per endpoint of the spec and service-facts. Commands call these, not
+// raw paths, so every path and query name is written once.
+import type {
+  CreateRequest,
+  DeploymentT,
+  GitIntegrationT,
+  ListenerT,
+  PatchRequest,
+  RevisionT,
+  UploadUrlResponseT,
+} from "../model/schemas.js";
+import type { ApiClient, Query } from "./client.js";
+
+export interface Page<T> {
+  resources: T[];
+  offset: number;
+}
+
+/** List filters: spec 4.2 with the query names of service-facts.md. */
+export interface DeploymentFilters {
+  name?: string;
+  name_contains?: string;
+  status?: string;
+  remote_reconciled?: boolean;
+  tag_value_ids?: string;
+  image_version?: string;
+  deployment_type?: string;
+  deployment_ids?: string;
+}
+
+const deploymentPath = (id: string) => `/v2/deployments/${encodeURIComponent(id)}`;
+
+export async function createDeployment(api: ApiClient, body: CreateRequest): Promise<DeploymentT> {
+  return (await api.post<DeploymentT>("/v2/deployments", body)).body;
+}
+
+export async function listDeployments(
+  api: ApiClient,
+  filters: DeploymentFilters,
+  page: { limit?: number; offset?: number },
+): Promise<Page<DeploymentT>> {
+  return (await api.get<Page<DeploymentT>>("/v2/deployments", { query: { ...filters, ...page } as Query }))
+    .body;
+}
+
+/** Every deployment matching the filters, a page of 100 at a time. */
+export function allDeployments(
+  api: ApiClient,
+  filters: DeploymentFilters,
+  offset = 0,
+): AsyncGenerator<DeploymentT[]> {
+  return api.paginate<DeploymentT>("/v2/deployments", { ...filters, offset } as Query, 100);
+}
+
+export async function getDeployment(api: ApiClient, id: string): Promise<DeploymentT> {
+  return (await api.get<DeploymentT>(deploymentPath(id))).body;
+}
+
+export async function patchDeployment(api: ApiClient, id: string, body: PatchRequest): Promise<DeploymentT> {
+  return (await api.patch<DeploymentT>(deploymentPath(id), body)).body;
+}
+
+export async function deleteDeployment(api: ApiClient, id: string): Promise<void> {
+  await api.delete(deploymentPath(id));
+}
+
+export async function listRevisions(
+  api: ApiClient,
+  id: string,
+  query: { limit?: number; offset?: number; status?: string },
+): Promise<Page<RevisionT>> {
+  return (await api.get<Page<RevisionT>>(`${deploymentPath(id)}/revisions`, { query })).body;
+}
+
+export function allRevisions(api: ApiClient, id: string, status?: string): AsyncGenerator<RevisionT[]> {
+  return api.paginate<RevisionT>(`${deploymentPath(id)}/revisions`, { status }, 100);
+}
+
+export async function getRevision(api: ApiClient, id: string, revisionId: string): Promise<RevisionT> {
+  return (await api.get<RevisionT>(`${deploymentPath(id)}/revisions/${encodeURIComponent(revisionId)}`)).body;
+}
+
+export async function createUploadUrl(api: ApiClient, id: string): Promise<UploadUrlResponseT> {
+  // Asking for an upload URL has no effect beyond issuing a path: safe to repeat.
+  return (
+    await api.post<UploadUrlResponseT>(`${deploymentPath(id)}/upload-url`, undefined, { retrySafe: true })
+  ).body;
+}
+
+export async function uploadTarball(api: ApiClient, uploadUrl: string, tarball: Buffer): Promise<void> {
+  await api.put(uploadUrl, undefined, {
+    absoluteUrl: true,
+    rawBody: tarball,
+    contentType: "application/gzip",
+  });
+}
+
+export async function listListeners(api: ApiClient): Promise<ListenerT[]> {
+  const listeners: ListenerT[] = [];
+  for await (const page of api.paginate<ListenerT>("/v2/listeners", {}, 100)) listeners.push(...page);
+  return listeners;
+}
+
+export async function listIntegrations(api: ApiClient, alt = false): Promise<GitIntegrationT[]> {
+  const path = alt ? "/v1/integrations/alt/gitrepo/install" : "/v1/integrations/gitrepo/install";
+  return (await api.get<GitIntegrationT[]>(path)).body;
+}

@@ -1,0 +1,209 @@
+// Redaction and the --debug trace: credentials and secret values never appear; the method,
+// path, tenant and status do.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ApiClient } from "./client.js";
+import { createTracer, maskSecretValues, redactHeaders, redactText, redactUrl } from "./redact.js";
+import { closeIdleConnections } from "./transport.js";
+
+describe("redactHeaders", () => {
+  it("hides credentials and anything named like one, keeps the rest", () => {
+    const out = redactHeaders({
+      "X-Api-Key": "k",
+      Authorization: "Bearer t",
+      Cookie: "a=b",
+      "Set-Cookie": ["a=b", "c=d"],
+      "X-Session-Token": "s",
+      "X-Client-Secret": "s",
+      "X-Tenant-Id": "tenant-1",
+      Accept: "application/json",
+      "X-Skipped": undefined,
+    });
+    expect(out).toEqual({
+      "X-Api-Key": "[redacted]",
+      Authorization: "[redacted]",
+      Cookie: "[redacted]",
+      "Set-Cookie": "[redacted]",
+      "X-Session-Token": "[redacted]",
+      "X-Client-Secret": "[redacted]",
+      "X-Tenant-Id": "tenant-1",
+      Accept: "application/json",
+    });
+  });
+
+  it("keeps a tenant header visible even if its name looks secret, but never a credential header", () => {
+    const out = redactHeaders({ "X-Auth-Tenant": "w-1", Authorization: "Bearer t" }, [
+      "x-auth-tenant",
+      "Authorization",
+    ]);
+    expect(out).toEqual({ "X-Auth-Tenant": "w-1", Authorization: "[redacted]" });
+  });
+});
+
+describe("maskSecretValues", () => {
+  it("masks secrets[].value at any depth, and nothing else", () => {
+    const input = {
+      name: "d",
+      value: "not a secret",
+      secrets: [
+        { name: "A", value: "alpha-secret" },
+        { name: "B", value: null },
+        { name: "C", value: { nested: { value: "deep-secret" } } },
+      ],
+      source_config: {
+        secrets: [{ name: "D", value: "delta-secret" }],
+        env: [{ name: "E", value: "plain env" }],
+      },
+    };
+    const before = JSON.stringify(input);
+    const out = maskSecretValues(input);
+    expect(out).toEqual({
+      name: "d",
+      value: "not a secret",
+      secrets: [
+        { name: "A", value: "****" },
+        { name: "B", value: null },
+        { name: "C", value: "****" },
+      ],
+      source_config: { secrets: [{ name: "D", value: "****" }], env: [{ name: "E", value: "plain env" }] },
+    });
+    expect(JSON.stringify(input)).toBe(before); // not mutated
+  });
+
+  it("masks a secrets map and nested values in arrays", () => {
+    expect(maskSecretValues({ secrets: { A: "x", B: 1 } })).toEqual({ secrets: { A: "****", B: 1 } });
+    expect(maskSecretValues([{ secrets: [{ items: [{ value: "x" }] }] }])).toEqual([
+      { secrets: [{ items: [{ value: "****" }] }] },
+    ]);
+    expect(maskSecretValues("text")).toBe("text");
+  });
+});
+
+describe("redactText and redactUrl", () => {
+  it("replaces every known secret, longest first", () => {
+    const text = "key=abcdefgh-123 token=abcdefgh-123-and-more again abcdefgh-123";
+    expect(redactText(text, ["abcdefgh-123", "abcdefgh-123-and-more", undefined, ""])).toBe(
+      "key=[redacted] token=[redacted] again [redacted]",
+    );
+  });
+
+  it("leaves strings too short to be real secrets alone (they would garble every line)", () => {
+    expect(redactText("key not found", ["k"])).toBe("key not found");
+  });
+
+  it("hides user info and signed-URL parameters", () => {
+    expect(
+      redactUrl("https://u:p@storage.example/b/o?X-Goog-Signature=abc&X-Goog-Credential=c&uploadType=media"),
+    ).toBe(
+      "https://storage.example/b/o?X-Goog-Signature=%5Bredacted%5D&X-Goog-Credential=%5Bredacted%5D&uploadType=media",
+    );
+  });
+});
+
+describe("createTracer", () => {
+  it("prints the status line with timing and size, and truncates long bodies", () => {
+    const lines: string[] = [];
+    const tracer = createTracer((line) => lines.push(line), { bodyLimit: 20 });
+    tracer.response({
+      status: 201,
+      headers: { "content-type": "application/json" },
+      body: Buffer.from(JSON.stringify({ id: "x".repeat(1200) })),
+      elapsedMs: 12.4,
+    });
+    expect(lines[0]).toBe("< 201 Created (12 ms, 1.2 kB)");
+    expect(lines[2]).toMatch(/^< \{"id":"x{13}… \[truncated, 1209 characters in all\]$/);
+  });
+
+  it("summarises a binary body instead of printing it", () => {
+    const lines: string[] = [];
+    createTracer((line) => lines.push(line)).request({
+      method: "PUT",
+      url: "https://storage.example/o",
+      headers: { "Content-Type": "application/gzip" },
+      body: Buffer.alloc(2048),
+      attempt: 1,
+      maxAttempts: 4,
+    });
+    expect(lines).toEqual([
+      "> PUT https://storage.example/o",
+      "> Content-Type: application/gzip",
+      "> [2.0 kB of application/gzip]",
+    ]);
+  });
+});
+
+describe("the --debug trace of ApiClient", () => {
+  const API_KEY = "lsv2_sk_0123456789abcdef";
+  const TOKEN = "eyJhbGciOiJIUzI1NiJ9.payload.signature";
+  const SECRET = "hunter2-database-password";
+  let server: http.Server;
+  let url = "";
+
+  afterEach(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  afterAll(() => closeIdleConnections());
+
+  async function start(handler: (body: string, res: http.ServerResponse) => void): Promise<void> {
+    server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => handler(Buffer.concat(chunks).toString(), res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  function tracedClient(lines: string[]): ApiClient {
+    return new ApiClient({
+      baseUrl: url,
+      credentials: { apiKey: API_KEY, bearerToken: TOKEN, tenantId: "tenant-42" },
+      requestTimeoutMs: 5000,
+      userAgent: "cpctl-test",
+      trace: (line) => lines.push(line),
+      retry: { maxAttempts: 2 },
+      sleep: async () => {},
+    });
+  }
+
+  it("shows method, path, tenant and status, never the key, the token or a secret value", async () => {
+    // The server echoes the request body and, carelessly, the key.
+    await start((body, res) => {
+      res.writeHead(201, { "Content-Type": "application/json", "Set-Cookie": "session=abc" });
+      res.end(JSON.stringify({ ...JSON.parse(body), id: "d-1", debug: `key was ${API_KEY}` }));
+    });
+    const lines: string[] = [];
+    await tracedClient(lines).post("/v2/deployments", {
+      name: "agent",
+      secrets: [{ name: "DB_PASSWORD", value: SECRET }],
+    });
+    const trace = lines.join("\n");
+    expect(lines[0]).toBe(`> POST ${url}/v2/deployments`);
+    expect(trace).toContain("> X-Api-Key: [redacted]");
+    expect(trace).toContain("> Authorization: [redacted]");
+    expect(trace).toContain("> X-Tenant-Id: tenant-42");
+    expect(trace).toContain('"secrets":[{"name":"DB_PASSWORD","value":"****"}]');
+    expect(trace).toMatch(/^< 201 Created \(\d+ ms, \d+ B\)$/m);
+    expect(trace).toContain("< set-cookie: [redacted]");
+    expect(trace).toContain("key was [redacted]");
+    for (const secret of [API_KEY, TOKEN, SECRET, "session=abc"]) expect(trace).not.toContain(secret);
+  });
+
+  it("traces the query, failures and retries", async () => {
+    let calls = 0;
+    await start((_body, res) => {
+      calls++;
+      res.writeHead(calls === 1 ? 503 : 200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ resources: [] }));
+    });
+    const lines: string[] = [];
+    await tracedClient(lines).get("/v2/deployments", { query: { limit: 20 } });
+    expect(lines[0]).toBe(`> GET ${url}/v2/deployments?limit=20`);
+    expect(lines).toContain(`> GET ${url}/v2/deployments?limit=20 (attempt 2 of 2)`);
+    expect(lines.some((line) => /^! retrying in \d+ ms \(attempt 2 of 2\)$/.test(line))).toBe(true);
+    expect(lines.some((line) => line.startsWith("< 503 Service Unavailable ("))).toBe(true);
+    expect(lines.join("\n")).not.toContain(API_KEY);
+  });
+});

@@ -1,0 +1,218 @@
+// The `--debug` HTTP trace, and the redaction it relies on.
+//
+// What is hidden: credentials in headers (by header name), secret values in JSON bodies
+// (`secrets[].value`), secret-looking query parameters (signed upload URLs carry their
+// signature there), and, as a last net over every line, any known secret string (the API
+// key, the bearer token) wherever it occurs.
+//
+// What stays visible on purpose: the tenant ID. It is an identifier, not a credential (it
+// grants nothing without a key or token), and seeing which tenant a request went to is the
+// first thing one needs when debugging a 403 or a deployment that "does not exist".
+import { STATUS_CODES } from "node:http";
+
+export const REDACTED = "[redacted]";
+export const MASK = "****";
+
+/** Default cap on a body printed in the trace. */
+export const TRACE_BODY_LIMIT = 4096;
+
+const SECRET_NAME = /key|token|secret|auth|cookie|session|password|passwd|signature|credential/i;
+/** Never shown, even if a caller asks to keep them visible. */
+const ALWAYS_SECRET = new Set(["authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie"]);
+
+export function isSecretHeaderName(name: string): boolean {
+  return ALWAYS_SECRET.has(name.toLowerCase()) || SECRET_NAME.test(name);
+}
+
+/**
+ * Copy of `headers` with credential-like values replaced by `[redacted]`.
+ * `keepVisible` names headers to show although their name looks secret (the tenant header,
+ * whose name is configurable and might contain "auth").
+ */
+export function redactHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  keepVisible: readonly string[] = [],
+): Record<string, string> {
+  const visible = new Set(keepVisible.map((name) => name.toLowerCase()));
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    const shown = !isSecretHeaderName(name) || (visible.has(lower) && !ALWAYS_SECRET.has(lower));
+    out[name] = shown ? (Array.isArray(value) ? value.join(", ") : value) : REDACTED;
+  }
+  return out;
+}
+
+/**
+ * Copy of a JSON value with every secret value replaced by `****`: any `value` key (at any
+ * depth) inside an array named `secrets`, and the string values of an object named
+ * `secrets` used as a name -> value map. `null` stays `null` (it says "no value").
+ */
+export function maskSecretValues<T>(json: T): T {
+  return maskNode(json, false) as T;
+}
+
+function maskNode(node: unknown, insideSecrets: boolean): unknown {
+  if (Array.isArray(node)) return node.map((item) => maskNode(item, insideSecrets));
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (insideSecrets && key === "value" && value !== null) out[key] = MASK;
+    else if (key === "secrets" && isPlainObject(value)) out[key] = maskMap(value);
+    else out[key] = maskNode(value, insideSecrets || (key === "secrets" && Array.isArray(value)));
+  }
+  return out;
+}
+
+function maskMap(map: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(map)) {
+    out[key] = typeof value === "string" ? MASK : maskNode(value, true);
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Below this length a "secret" is not searched for in free text: a key such as "k" or "dev"
+ * (fine against the local emulator) would turn every "k" or "dev" of every message into
+ * `[redacted]`, and so short a string protects nothing anyway. Headers are redacted by
+ * name whatever the length of their value.
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+/** Replaces every occurrence of each known secret string in `text` by `[redacted]`. */
+export function redactText(text: string, secrets: readonly (string | undefined | null)[]): string {
+  // Longest first, so a secret that contains another is replaced whole.
+  const known = secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH);
+  known.sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const secret of known) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+/** A URL for display: no user info, secret-looking query parameter values redacted. */
+export function redactUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return raw;
+  }
+  url.username = "";
+  url.password = "";
+  for (const name of [...new Set(url.searchParams.keys())]) {
+    if (SECRET_NAME.test(name)) url.searchParams.set(name, REDACTED);
+  }
+  return url.toString();
+}
+
+// ---------------------------------------------------------------------------------------
+// The tracer
+
+export interface TraceRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  attempt: number;
+  maxAttempts: number;
+}
+
+export interface TraceResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  elapsedMs: number;
+}
+
+export interface Tracer {
+  request(info: TraceRequest): void;
+  response(info: TraceResponse): void;
+  failure(error: Error, elapsedMs: number): void;
+  retry(delayMs: number, nextAttempt: number, maxAttempts: number): void;
+}
+
+export interface TracerOptions {
+  /** Known secret strings (API key, bearer token) removed from every line. */
+  secrets?: readonly (string | undefined | null)[];
+  /** Header names shown although they look secret (the tenant header). */
+  keepVisibleHeaders?: readonly string[];
+  /** Max characters of a body to print. */
+  bodyLimit?: number;
+}
+
+/** A tracer writing redacted lines (`> ` request, `< ` response, `! ` failure) to `write`. */
+export function createTracer(write: (line: string) => void, options: TracerOptions = {}): Tracer {
+  const secrets = options.secrets ?? [];
+  const keep = options.keepVisibleHeaders ?? [];
+  const limit = options.bodyLimit ?? TRACE_BODY_LIMIT;
+  const emit = (line: string): void => write(redactText(line, secrets));
+  const emitBody = (prefix: string, body: Buffer, contentType: string | undefined): void => {
+    const text = renderBody(body, contentType);
+    // Known secrets are removed before truncating, so a cut never leaves half a secret.
+    if (text !== null) emit(prefix + truncate(redactText(text, secrets), limit));
+  };
+  return {
+    request(info) {
+      const attempt = info.attempt > 1 ? ` (attempt ${info.attempt} of ${info.maxAttempts})` : "";
+      emit(`> ${info.method} ${redactUrl(info.url)}${attempt}`);
+      for (const [name, value] of Object.entries(redactHeaders(info.headers, keep)))
+        emit(`> ${name}: ${value}`);
+      if (info.body) emitBody("> ", info.body, headerValue(info.headers, "content-type"));
+    },
+    response(info) {
+      const reason = STATUS_CODES[info.status] ?? "";
+      emit(
+        `< ${info.status}${reason ? ` ${reason}` : ""} (${formatMs(info.elapsedMs)}, ${formatSize(info.body.length)})`,
+      );
+      for (const [name, value] of Object.entries(redactHeaders(info.headers, keep)))
+        emit(`< ${name}: ${value}`);
+      emitBody("< ", info.body, info.headers["content-type"]);
+    },
+    failure(error, elapsedMs) {
+      emit(`! failed after ${formatMs(elapsedMs)}: ${error.message}`);
+    },
+    retry(delayMs, nextAttempt, maxAttempts) {
+      emit(`! retrying in ${formatMs(delayMs)} (attempt ${nextAttempt} of ${maxAttempts})`);
+    },
+  };
+}
+
+function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+/** A one-line rendering of a body: masked compact JSON, escaped text, or a size for binary. */
+function renderBody(body: Buffer, contentType: string | undefined): string | null {
+  if (body.length === 0) return null;
+  const type = (contentType ?? "").toLowerCase();
+  const textual = type === "" || type.includes("json") || type.startsWith("text/") || type.includes("xml");
+  if (!textual) return `[${formatSize(body.length)} of ${type.split(";")[0]}]`;
+  const text = body.toString("utf8");
+  try {
+    return JSON.stringify(maskSecretValues(JSON.parse(text) as unknown));
+  } catch {
+    return text.replace(/\r?\n/g, "\\n");
+  }
+}
+
+function truncate(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}… [truncated, ${text.length} characters in all]`;
+}
+
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}

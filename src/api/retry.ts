@@ -1,0 +1,140 @@
+// Retries with exponential backoff and full jitter, honouring Retry-After.
+//
+// The one rule that matters: a request that may have changed something on the server is
+// never sent twice. POST/PATCH are retried only when the failure proves the request never
+// reached the server (connection refused, DNS failure, connect timeout). Everything that
+// can be retried goes through the injected `sleep`, so tests never wait on the clock.
+import { setTimeout as delay } from "node:timers/promises";
+import { ApiError, InterruptedError, NetworkError } from "../errors.js";
+
+export interface RetryPolicy {
+  /** Attempts in all, the first one included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is not waited for: the error is thrown instead. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
+  maxAttempts: 4,
+  baseDelayMs: 250,
+  maxDelayMs: 8000,
+  maxRetryAfterMs: 60_000,
+};
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** Statuses that say "try again later" without the request having been acted upon. */
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+
+/** Methods that may be sent twice (RFC 9110 idempotent methods this CLI uses). */
+export function isRetrySafeMethod(method: string): boolean {
+  return ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].includes(method.toUpperCase());
+}
+
+export const defaultSleep: Sleep = async (ms, signal) => {
+  try {
+    await delay(ms, undefined, { signal });
+  } catch (error) {
+    if (signal?.aborted) throw new InterruptedError();
+    throw error;
+  }
+};
+
+/**
+ * Seconds to wait from a Retry-After value: delta-seconds ("120") or an HTTP-date.
+ * Returns null when absent or unparseable; never negative.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | null {
+  if (value === undefined) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, Math.ceil((date - nowMs) / 1000));
+}
+
+/** Full jitter: a random delay between 0 and min(max, base * 2^(failures - 1)). */
+export function backoffDelayMs(failures: number, policy: RetryPolicy, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, failures - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/** Whether this failure may be retried, given whether the request is safe to repeat. */
+export function isRetryable(error: unknown, retrySafe: boolean): boolean {
+  if (error instanceof NetworkError) {
+    if (error.kind === "bad_response") return false;
+    return retrySafe || !error.mayHaveReachedServer;
+  }
+  if (error instanceof ApiError) return retrySafe && RETRYABLE_STATUSES.has(error.status);
+  return false;
+}
+
+export interface RetryOptions {
+  policy: RetryPolicy;
+  retrySafe: boolean;
+  sleep: Sleep;
+  random: () => number;
+  signal?: AbortSignal;
+  /** "POST /v2/deployments", for hints. */
+  describe: string;
+  onRetry?: (info: { attempt: number; delayMs: number; error: Error }) => void;
+}
+
+/** Runs `operation` (given the 1-based attempt number) until it succeeds or must give up. */
+export async function withRetry<T>(
+  operation: (attempt: number) => Promise<T>,
+  options: RetryOptions,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    if (options.signal?.aborted) throw new InterruptedError(`interrupted (${options.describe})`);
+    try {
+      return await operation(attempt);
+    } catch (error) {
+      const delayMs = nextDelay(error, attempt, options);
+      if (delayMs === null) throw error;
+      options.onRetry?.({ attempt, delayMs, error: error as Error });
+      await options.sleep(delayMs, options.signal);
+    }
+  }
+}
+
+/** The delay before the next attempt, or null (after adding hints to the error) to give up. */
+function nextDelay(error: unknown, attempt: number, options: RetryOptions): number | null {
+  if (!(error instanceof ApiError || error instanceof NetworkError)) return null;
+  if (!isRetryable(error, options.retrySafe)) {
+    addNotRepeatedHint(error, options);
+    return null;
+  }
+  if (attempt >= options.policy.maxAttempts) {
+    if (attempt > 1) error.withHint(`gave up after ${attempt} attempts (${options.describe})`);
+    return null;
+  }
+  const retryAfter = error instanceof ApiError ? error.retryAfterSeconds : null;
+  if (retryAfter === null) return backoffDelayMs(attempt, options.policy, options.random);
+  if (retryAfter * 1000 > options.policy.maxRetryAfterMs) {
+    error.withHint(
+      `the server asked to retry after ${retryAfter}s, longer than the ` +
+        `${options.policy.maxRetryAfterMs / 1000}s this command waits; try again later ` +
+        `(gave up after ${attempt} ${attempt === 1 ? "attempt" : "attempts"})`,
+    );
+    return null;
+  }
+  return retryAfter * 1000;
+}
+
+/** Explains why a failed POST/PATCH was not sent again, and what that means for the user. */
+function addNotRepeatedHint(error: ApiError | NetworkError, options: RetryOptions): void {
+  if (options.retrySafe || !isRetryable(error, true)) return;
+  const mayHaveApplied =
+    error instanceof NetworkError ||
+    (error instanceof ApiError && (error.status === 502 || error.status === 504));
+  error.withHint(
+    mayHaveApplied
+      ? `${options.describe} may have been applied by the server; it was not repeated automatically, ` +
+          `so check the current state before running the command again`
+      : `${options.describe} was not repeated automatically because it is not safe to send twice; ` +
+          `run the command again`,
+  );
+}

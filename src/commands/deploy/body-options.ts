@@ -1,0 +1,47 @@
+// The body flags of create, patch, apply and diff, generated from the field table so that a
+// flag, its parser and its path in the body are written once (src/manifest/fields.ts).
+import { type Command, Option } from "@commander-js/extra-typings";
+import { FIELD_FLAGS } from "../../manifest/fields.js";
+import { collect, finiteNumber, integerIn, uuid } from "../parsers.js";
+
+const anyInteger = integerIn(Number.MIN_SAFE_INTEGER);
+
+// biome-ignore lint/suspicious/noExplicitAny: any typed commander command
+type AnyCommand = Command<any, any, any>;
+
+/** Adds the field flags; they are read back by name (see manifest/build.ts), not by inferred type. */
+export function addFieldOptions<C extends AnyCommand>(command: C, kind: "create" | "patch"): C {
+  for (const field of FIELD_FLAGS) {
+    if (!field.on.includes(kind)) continue;
+    const placeholder = field.kind === "integer" || field.kind === "number" ? "<n>" : field.kind === "uuid" ? "<uuid>" : "<value>";
+    if (field.kind === "boolean") {
+      command.option(`--${field.flag}`, field.description);
+      command.option(`--no-${field.flag}`, `set ${field.path.at(-1)} to false`);
+      continue;
+    }
+    const option = new Option(`--${field.flag} ${placeholder}`, field.description);
+    if (field.kind === "enum") option.choices(field.values as string[]);
+    if (field.kind === "uuid") option.argParser(uuid);
+    if (field.kind === "integer") option.argParser(anyInteger);
+    if (field.kind === "number") option.argParser(finiteNumber);
+    command.addOption(option as Option);
+  }
+  return command;
+}
+
+export function addFileOption<C extends AnyCommand>(command: C, required = false): C {
+  const option = new Option("-f, --file <file>", "deployment file, YAML or JSON (- for stdin); flags override its values");
+  if (required) option.makeOptionMandatory();
+  command.addOption(option as Option);
+  return command;
+}
+
+/** --set and the secret flags. */
+export function addExtraBodyOptions<C extends AnyCommand>(command: C): C {
+  command
+    .option("--set <path=value>", "any field by path, typed by the schema (repeatable), e.g. source_config.resource_spec.queue_cpu=0.5", collect)
+    .option("--secret <name[=value]>", "secret from the environment variable NAME, or NAME=VALUE (repeatable)", collect)
+    .option("--secrets-file <file>", "secrets from a dotenv file (NAME=VALUE lines)")
+    .option("--secret-ref <name=secret:key>", "environment variable from an existing orchestrator secret (repeatable; external_container)", collect);
+  return command;
+}

@@ -1,0 +1,72 @@
+import { createDeployment } from "../../api/endpoints.js";
+import type { Ctx } from "../../context.js";
+import { type BodyOptions, buildBody, rejectIssues } from "../../manifest/build.js";
+import type { CreateRequest, DeploymentT } from "../../model/schemas.js";
+import { validateCreateRequest } from "../../model/validate.js";
+import { deploymentView } from "../../output/views.js";
+import { assertDeployed, waitForRevision } from "../../wait/run.js";
+import { examples } from "../parsers.js";
+import { defineCommand } from "../spec.js";
+import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
+import { guardedCreate } from "./create-guard.js";
+import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
+
+export interface CreateOptions extends BodyOptions {
+  dryRun?: boolean;
+  wait?: boolean;
+  timeout: number;
+  interval: number;
+}
+
+export default defineCommand({
+  configure: (command) =>
+    addExtraBodyOptions(addFieldOptions(addFileOption(command), "create"))
+      .option("--dry-run", "validate and print the request (secret values masked); send nothing")
+      .option("--wait", "then wait until the first revision is deployed (as `deploy wait`)")
+      .addOption(timeoutOption())
+      .addOption(intervalOption())
+      .addHelpText(
+        "after",
+        `${WAIT_HELP}${examples(
+          "cpctl deploy create -f deployment.yaml --wait",
+          "cpctl deploy create --name my-agent --source gitrepo --integration-id $ID \\",
+          "    --repo-url https://github.com/acme/agent --repo-ref main --agent-config-path agent.json",
+          "cpctl deploy create --name api --source external_container --image-uri ghcr.io/acme/api:1.2 \\",
+          "    --cpu 1 --memory-mb 2048 --secret OPENAI_API_KEY --dry-run",
+        )}`,
+      ),
+  run: async (ctx, _args, options) => {
+    await runCreate(ctx, options as unknown as CreateOptions);
+  },
+});
+
+export async function runCreate(ctx: Ctx, options: CreateOptions): Promise<DeploymentT | null> {
+  const built = await buildBody("create", options, ctx);
+  const checked = validateCreateRequest(built.body);
+  if (!checked.ok) return rejectIssues(built, checked.issues, "the create request");
+  const printer = await ctx.printer();
+  if (options.dryRun) {
+    await printer.value(checked.value);
+    ctx.log.info("dry run: the request is valid; nothing was sent");
+    return null;
+  }
+  const deployment = await guardedCreate(ctx, checked.value, () => ctx.api().then((api) => createDeployment(api, checked.value)));
+  // Printed before any wait, so the ID is on stdout even if the wait fails or is interrupted.
+  await printer.item(deployment, deploymentView);
+  ctx.log.info(`created deployment ${deployment.name} (${deployment.id}); revision ${deployment.latest_revision_id ?? "none"}`);
+  if (options.wait) await waitAfterMutation(ctx, deployment, options);
+  return deployment;
+}
+
+/** `--wait` after create, patch or apply: wait for the deployment's latest revision. */
+export async function waitAfterMutation(ctx: Ctx, deployment: DeploymentT, options: { timeout: number; interval: number }) {
+  if (!deployment.latest_revision_id) {
+    ctx.log.info("no revision to wait for");
+    return;
+  }
+  const verdict = await waitForRevision(ctx, { deploymentId: deployment.id, revisionId: deployment.latest_revision_id }, options);
+  assertDeployed(ctx, verdict);
+  ctx.log.info(`revision ${verdict.revision_id} is ${verdict.status}`);
+}
+
+export type { CreateRequest };

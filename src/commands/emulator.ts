@@ -1,0 +1,37 @@
+// `cpctl emulator`: the local control plane in the foreground until Ctrl-C or SIGTERM.
+import { parseEmulatorArgs } from "../emulator/cli-args.js";
+import { DEFAULT_PORT, DEFAULT_STAGE_MS } from "../emulator/defaults.js";
+import { startEmulator } from "../emulator/server.js";
+import { collect, examples } from "./parsers.js";
+import { defineCommand } from "./spec.js";
+
+export default defineCommand({
+  configure: (command) =>
+    command
+      .option("--port <port>", `port to listen on; 0 picks a free one (default ${DEFAULT_PORT})`)
+      .option("--host <host>", "address to listen on (default 127.0.0.1)")
+      .option("--state <file>", "keep state in this file (written atomically after every change); default: memory only")
+      .option("--stage-ms <ms>", `how long each revision stage takes (default ${DEFAULT_STAGE_MS})`)
+      .option("--api-key <key>", "accept only this API key (repeatable); without it any non-empty key or token is accepted", collect)
+      .option("--tenant-header <name>", "header that carries the tenant ID (default X-Tenant-Id)")
+      .addHelpText(
+        "after",
+        `\nThe first line on stdout is \`listening on http://HOST:PORT\`. Test controls live under /_emulator/ (see the README).${examples(
+          "cpctl emulator",
+          "cpctl emulator --port 0 --stage-ms 50 --state ./cp.state.json",
+          "cpctl emulator --api-key dev-key --api-key ci-key",
+        )}`,
+      ),
+  run: async (ctx, _args, options) => {
+    const emulator = await startEmulator(parseEmulatorArgs(options));
+    ctx.io.stdout.write(`listening on ${emulator.url}\n`);
+    ctx.log.info("local control plane ready; Ctrl-C stops it");
+    // Runs until Ctrl-C or SIGTERM; stopping a server on request is a success (exit 0).
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      else ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    await emulator.close();
+    ctx.log.info("stopped");
+  },
+});

@@ -1,0 +1,129 @@
+// Resolves the effective settings from layers in precedence order:
+// flag > environment > project config > user config > built-in default (CLI.md).
+// Every value remembers where it came from, for `cpctl config show` and for error messages
+// that name the place to fix.
+import { UsageError } from "../errors.js";
+import { isUuid } from "../model/enums.js";
+import { isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "../output/format.js";
+
+export const SETTING_KEYS = [
+  "baseUrl",
+  "apiKey",
+  "bearerToken",
+  "tenantId",
+  "tenantHeader",
+  "output",
+  "confirm",
+] as const;
+export type SettingKey = (typeof SETTING_KEYS)[number];
+
+/** Settings whose values are credentials: masked wherever they are shown. */
+export const CREDENTIAL_KEYS: readonly SettingKey[] = ["apiKey", "bearerToken"];
+
+export type RawValues = Partial<Record<SettingKey, string | boolean>>;
+
+export interface Layer {
+  /** Where these values came from, as a person would name it: "flag --base-url", "CPCTL_BASE_URL", "profile prod in ~/.config/cpctl/config.yaml". */
+  describe: (key: SettingKey) => string;
+  kind: "flag" | "env" | "project" | "user" | "default";
+  values: RawValues;
+}
+
+export interface Settings {
+  profile: string | null;
+  baseUrl: string | null;
+  apiKey: string | null;
+  bearerToken: string | null;
+  tenantId: string | null;
+  tenantHeader: string;
+  output: OutputFormat;
+  confirm: boolean;
+  /** For each key that has a value, the layer it came from. */
+  origin: Partial<Record<SettingKey, string>>;
+}
+
+export const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
+
+/** The environment's layer (CLI.md's table). */
+export function environmentLayer(env: Readonly<Record<string, string | undefined>>): Layer {
+  const names: Partial<Record<SettingKey, string>> = {
+    baseUrl: "CPCTL_BASE_URL",
+    apiKey: "CPCTL_API_KEY",
+    bearerToken: "CPCTL_BEARER_TOKEN",
+    tenantId: "CPCTL_TENANT_ID",
+    tenantHeader: "CPCTL_TENANT_HEADER",
+    output: "CPCTL_OUTPUT",
+  };
+  const values: RawValues = {};
+  for (const [key, name] of Object.entries(names) as [SettingKey, string][]) {
+    const value = env[name];
+    if (value !== undefined && value !== "") values[key] = value;
+  }
+  return { kind: "env", values, describe: (key) => `environment variable ${names[key]}` };
+}
+
+export function defaultLayer(): Layer {
+  return {
+    kind: "default",
+    values: { tenantHeader: DEFAULT_TENANT_HEADER, output: "table", confirm: false },
+    describe: () => "built-in default",
+  };
+}
+
+/** Layers must come highest precedence first. */
+export function resolveSettings(layers: Layer[], profile: string | null): Settings {
+  const origin: Partial<Record<SettingKey, string>> = {};
+  const pick = (key: SettingKey): string | boolean | undefined => {
+    for (const layer of layers) {
+      const value = layer.values[key];
+      if (value !== undefined && value !== null && value !== "") {
+        origin[key] = layer.describe(key);
+        return value;
+      }
+    }
+    return undefined;
+  };
+  const text = (key: SettingKey): string | null => {
+    const value = pick(key);
+    return value === undefined ? null : String(value);
+  };
+
+  const baseUrl = text("baseUrl");
+  if (baseUrl !== null) checkBaseUrl(baseUrl, origin.baseUrl!);
+  const tenantId = text("tenantId");
+  if (tenantId !== null && !isUuid(tenantId)) {
+    throw new UsageError(`${origin.tenantId} must be a tenant UUID, got '${tenantId}'`);
+  }
+  const tenantHeader = text("tenantHeader") ?? DEFAULT_TENANT_HEADER;
+  if (!/^[A-Za-z0-9-]+$/.test(tenantHeader)) {
+    throw new UsageError(`${origin.tenantHeader} must be an HTTP header name (letters, digits, '-'), got '${tenantHeader}'`);
+  }
+  const output = text("output") ?? "table";
+  if (!isOutputFormat(output)) {
+    throw new UsageError(`${origin.output}: '${output}' is not an output format; use one of ${OUTPUT_FORMATS.join(", ")}`);
+  }
+  const confirm = pick("confirm");
+  return {
+    profile,
+    baseUrl: baseUrl?.replace(/\/+$/, "") ?? null,
+    apiKey: text("apiKey"),
+    bearerToken: text("bearerToken"),
+    tenantId,
+    tenantHeader,
+    output,
+    confirm: confirm === true || confirm === "true",
+    origin,
+  };
+}
+
+function checkBaseUrl(value: string, source: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${source}: '${value}' is not a URL; give the control plane address, e.g. https://api.example.com`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`${source}: '${value}' must be an http:// or https:// address`);
+  }
+}

@@ -1,0 +1,154 @@
+// Builds a command's context from the process-level dependencies and the global flags.
+// Settings, the API client and the printer are created on first use and then kept.
+import { readFile } from "node:fs/promises";
+import picocolors from "picocolors";
+import type { ApiClient } from "./api/client.js";
+import { loadConfigLayers } from "./config/files.js";
+import { defaultLayer, environmentLayer, type Layer, resolveSettings, type Settings } from "./config/settings.js";
+import type { Clock, Ctx, Env, GlobalFlags } from "./context.js";
+import { UsageError } from "./errors.js";
+import { type IO, readAll } from "./io.js";
+import { createLogger, NO_PAINT, type Paint } from "./log.js";
+import { colorEnabled, type OutputFormat } from "./output/format.js";
+import type { Printer } from "./output/printer.js";
+import { DURATION_HELP, parseDuration } from "./util/duration.js";
+import { VERSION } from "./version.js";
+
+/** Every credential and secret value the CLI has handled, for redaction of messages. */
+export type SecretRegistry = Set<string>;
+
+export interface ContextDeps {
+  io: IO;
+  env: Env;
+  cwd: string;
+  homeDir: string;
+  clock: Clock;
+  signal: AbortSignal;
+  flags: GlobalFlags;
+  secrets: SecretRegistry;
+  /** Told the output format once settings are resolved, so errors come out in it. */
+  onFormat: (format: OutputFormat) => void;
+}
+
+export function createContext(deps: ContextDeps): Ctx {
+  const { io, env, flags } = deps;
+  const debug = Boolean(flags.debug) || env.CPCTL_DEBUG === "1" || env.CPCTL_DEBUG === "true";
+  const stderrColor = colorEnabled({ isTTY: io.stderr.isTTY, env, colorFlag: flags.color !== false });
+  const paint = stderrColor ? loadPaint() : NO_PAINT;
+  const requestTimeoutMs = parseTimeout(flags.requestTimeout ?? "30s");
+  const ci = env.CI !== undefined && env.CI !== "" && env.CI !== "false" && env.CI !== "0";
+
+  let settings: Promise<Settings> | undefined;
+  let api: Promise<ApiClient> | undefined;
+  let printer: Promise<Printer> | undefined;
+
+  const ctx: Ctx = {
+    io,
+    env,
+    cwd: deps.cwd,
+    clock: deps.clock,
+    signal: deps.signal,
+    flags,
+    paint,
+    log: createLogger(io.stderr, paint, debug),
+    interactive: io.stdin.isTTY && io.stdout.isTTY && flags.input !== false && !ci,
+    requestTimeoutMs,
+    rememberSecret: (value) => {
+      if (value) deps.secrets.add(value);
+    },
+    settings: () => {
+      settings ??= resolveAll(deps).then((resolved) => {
+        for (const secret of [resolved.apiKey, resolved.bearerToken]) if (secret) deps.secrets.add(secret);
+        deps.onFormat(resolved.output);
+        return resolved;
+      });
+      return settings;
+    },
+    api: () => {
+      api ??= ctx.settings().then((resolved) => createApiClient(ctx, resolved, debug));
+      return api;
+    },
+    printer: () => {
+      printer ??= ctx.settings().then(async (resolved) => {
+        const { Printer } = await import("./output/printer.js");
+        return new Printer(io.stdout, {
+          format: resolved.output,
+          showSecrets: Boolean(flags.showSecrets),
+          color: colorEnabled({ isTTY: io.stdout.isTTY, env, colorFlag: flags.color !== false }),
+        });
+      });
+      return printer;
+    },
+  };
+  return ctx;
+}
+
+async function resolveAll(deps: ContextDeps): Promise<Settings> {
+  const { flags, env } = deps;
+  const profile = flags.profile ?? (env.CPCTL_PROFILE || null);
+  const flagLayer: Layer = {
+    kind: "flag",
+    values: {
+      baseUrl: flags.baseUrl,
+      tenantId: flags.tenantId,
+      output: flags.json ? "json" : flags.output,
+      apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps.io) : undefined,
+    },
+    describe: (key) =>
+      ({ baseUrl: "--base-url", tenantId: "--tenant-id", output: flags.json ? "--json" : "--output", apiKey: "--api-key-file" })[
+        key as string
+      ] ?? `flag for ${key}`,
+  };
+  const config = await loadConfigLayers({ cwd: deps.cwd, homeDir: deps.homeDir, env, profile, warn: (m) => deps.io.stderr.write(`warning: ${m}\n`) });
+  return resolveSettings([flagLayer, environmentLayer(env), ...config.layers, defaultLayer()], config.profile);
+}
+
+async function readApiKeyFile(path: string, io: IO): Promise<string> {
+  let text: string;
+  try {
+    text = path === "-" ? await readAll(io.stdin) : await readFile(path, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(`--api-key-file: cannot read ${path} (${reason}); give a readable file holding the key, or - for stdin`);
+  }
+  const key = text.trim();
+  if (!key) throw new UsageError(`--api-key-file: ${path === "-" ? "stdin" : path} is empty; it must hold the API key`);
+  return key;
+}
+
+async function createApiClient(ctx: Ctx, settings: Settings, debug: boolean): Promise<ApiClient> {
+  if (!settings.baseUrl) {
+    throw new UsageError(
+      "no control plane address: give --base-url URL, set CPCTL_BASE_URL, or choose a profile with a baseUrl (--profile local for the emulator at http://127.0.0.1:8124)",
+    );
+  }
+  const { ApiClient } = await import("./api/client.js");
+  return new ApiClient({
+    baseUrl: settings.baseUrl,
+    credentials: {
+      apiKey: settings.apiKey ?? undefined,
+      bearerToken: settings.bearerToken ?? undefined,
+      tenantId: settings.tenantId ?? undefined,
+      tenantHeader: settings.tenantHeader,
+    },
+    requestTimeoutMs: ctx.requestTimeoutMs,
+    userAgent: `cpctl/${VERSION} node/${process.versions.node}`,
+    trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(line)}\n`) : undefined,
+    sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
+    now: () => ctx.clock.now(),
+    signal: ctx.signal,
+  });
+}
+
+function parseTimeout(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === null || ms <= 0) {
+    throw new UsageError(`--request-timeout: '${text}' is not a duration (${DURATION_HELP})`);
+  }
+  return ms;
+}
+
+function loadPaint(): Paint {
+  const colors = picocolors.createColors(true);
+  return { yellow: colors.yellow, red: colors.red, dim: colors.dim, bold: colors.bold, green: colors.green };
+}

@@ -1,0 +1,97 @@
+// Reading request bodies without trusting them: a size cap enforced while reading (never
+// buffer more than the cap), and JSON parsing that turns every way a body can be wrong into
+// a 400 or 422, never a 500.
+import type { IncomingMessage } from "node:http";
+import { HttpError } from "./responses.js";
+
+/** Deeper JSON than this is refused: serialising it back would overflow the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The whole body, or a 413 as soon as it is known to be over `limit` bytes: from the
+ * Content-Length header before reading anything, or while reading a chunked body. On a 413
+ * the rest is not read; the answer closes the connection.
+ */
+export function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  const tooLarge = () =>
+    new HttpError(413, `Request body is too large: the limit is ${limit} bytes.`, { Connection: "close" });
+  const declared = Number(request.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) {
+    request.pause();
+    return Promise.reject(tooLarge());
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        request.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = () => {
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("error", onError);
+    };
+    request.on("data", onData);
+    request.on("end", onEnd);
+    request.on("error", onError);
+  });
+}
+
+/**
+ * Parses a JSON request body. Empty: `undefined`, so that validation reports the body as
+ * missing (422), as the service does. Not JSON: 400. Nested deeper than MAX_JSON_DEPTH: 400.
+ */
+export function parseJsonBody(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  const depth = jsonDepth(body);
+  if (depth > MAX_JSON_DEPTH) {
+    throw new HttpError(
+      400,
+      `Request body is nested too deeply: more than ${MAX_JSON_DEPTH} levels of arrays and objects.`,
+    );
+  }
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch (error) {
+    throw new HttpError(400, `Request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Deepest nesting of `[`/`{` outside strings. Works on bytes: those characters and `"` and
+ * `\` never occur inside a multi-byte UTF-8 sequence. Stops counting once over the cap.
+ */
+function jsonDepth(body: Buffer): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i];
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > MAX_JSON_DEPTH) return deepest;
+      }
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+  }
+  return deepest;
+}

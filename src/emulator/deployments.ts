@@ -1,0 +1,121 @@
+// The deployment and revision endpoints (spec 4.1 to 4.4, service-facts). Each handler:
+// authenticate, validate with the model (the one statement of the spec's rules), check what
+// needs state, then make one change in the store and answer with the resulting view.
+import { revisionTriggers } from "../model/rules.js";
+import type { RevisionT } from "../model/schemas.js";
+import { validateCreateRequest, validatePatchRequest } from "../model/validate.js";
+import { type Core, tenantDeployment, uuidParam } from "./core.js";
+import { type DeploymentFilters, parseDeploymentFilters, parseRevisionFilters } from "./query.js";
+import { HttpError, invalid, noContent, ok, revisionNotFound } from "./responses.js";
+import type { Router } from "./router.js";
+import type { StoredDeployment } from "./state.js";
+import { checkCreateAgainstState, checkPatchAgainstState } from "./state-rules.js";
+import { deploymentView, revisionView } from "./views.js";
+
+export function addDeploymentRoutes(router: Router, core: Core): void {
+  const { store } = core;
+
+  router.add("POST", "/v2/deployments", async (context) => {
+    const tenantId = context.tenant();
+    const checked = validateCreateRequest(await context.jsonBody());
+    if (!checked.ok) throw invalid(checked.issues);
+    const request = checked.value;
+    const stateIssues = checkCreateAgainstState(tenantId, request);
+    if (stateIssues.length) throw invalid(stateIssues);
+    if (store.nameTaken(tenantId, request.name)) {
+      throw new HttpError(409, `A deployment named '${request.name}' already exists.`);
+    }
+    const deployment = store.createDeployment(tenantId, request, context.now);
+    return ok(deploymentView(deployment, context.now), 201);
+  });
+
+  router.add("GET", "/v2/deployments", (context) => {
+    const tenantId = context.tenant();
+    const filters = parseDeploymentFilters(context.query);
+    const all = store.tenantDeployments(tenantId);
+    const page: StoredDeployment[] = [];
+    let skipped = 0;
+    // Newest first: the tenant's list is kept oldest first by (created_at, creation order).
+    for (let i = all.length - 1; i >= 0 && page.length < filters.limit; i--) {
+      const deployment = all[i]!;
+      if (!matchesFilters(deployment, filters, context.now)) continue;
+      if (skipped < filters.offset) skipped++;
+      else page.push(deployment);
+    }
+    const resources = page.map((d) => deploymentView(d, context.now));
+    // The offset to send for the next page; a page shorter than `limit` is the last one.
+    return ok({ resources, offset: filters.offset + resources.length });
+  });
+
+  router.add("GET", "/v2/deployments/{deployment_id}", (context) =>
+    ok(deploymentView(tenantDeployment(core, context), context.now)),
+  );
+
+  router.add("PATCH", "/v2/deployments/{deployment_id}", async (context) => {
+    const deployment = tenantDeployment(core, context);
+    const body = await context.jsonBody();
+    const checked = validatePatchRequest(body, deploymentView(deployment, context.now));
+    if (!checked.ok) throw invalid(checked.issues);
+    const patch = checked.value;
+    const stateIssues = checkPatchAgainstState(deployment, patch, (path) => store.upload(path));
+    if (stateIssues.length) throw invalid(stateIssues);
+    store.patchDeployment(deployment, patch, revisionTriggers(patch).length > 0, context.now);
+    return ok(deploymentView(deployment, context.now));
+  });
+
+  router.add("DELETE", "/v2/deployments/{deployment_id}", (context) => {
+    store.deleteDeployment(tenantDeployment(core, context));
+    return noContent();
+  });
+
+  router.add("GET", "/v2/deployments/{deployment_id}/revisions", (context) => {
+    const deployment = tenantDeployment(core, context);
+    const filters = parseRevisionFilters(context.query);
+    const page: RevisionT[] = [];
+    let skipped = 0;
+    // Revisions are stored oldest first; answers are newest first.
+    for (let i = deployment.revisions.length - 1; i >= 0 && page.length < filters.limit; i--) {
+      const view = revisionView(deployment.id, deployment.revisions[i]!, context.now);
+      if (filters.status !== null && view.status !== filters.status) continue;
+      if (skipped < filters.offset) skipped++;
+      else page.push(view);
+    }
+    return ok({ resources: page, offset: filters.offset + page.length });
+  });
+
+  router.add("GET", "/v2/deployments/{deployment_id}/revisions/{revision_id}", (context) => {
+    const deployment = tenantDeployment(core, context);
+    const revisionId = uuidParam(context, "revision_id");
+    const revision = deployment.revisions.find((r) => r.id === revisionId);
+    if (!revision) throw revisionNotFound(revisionId);
+    return ok(revisionView(deployment.id, revision, context.now));
+  });
+}
+
+function matchesFilters(deployment: StoredDeployment, filters: DeploymentFilters, now: number): boolean {
+  if (filters.name !== null && deployment.name !== filters.name) return false;
+  if (
+    filters.nameContains !== null &&
+    !deployment.name.toLowerCase().includes(filters.nameContains.toLowerCase())
+  ) {
+    return false;
+  }
+  if (filters.deploymentIds !== null && !filters.deploymentIds.has(deployment.id)) return false;
+  if (filters.deploymentType !== null && deployment.source_config.deployment_type !== filters.deploymentType)
+    return false;
+  // Remote-reconciled deployments are the self-hosted ones: external_container.
+  if (
+    filters.remoteReconciled !== null &&
+    (deployment.source === "external_container") !== filters.remoteReconciled
+  ) {
+    return false;
+  }
+  // Emulated deployments carry no tags, so any tag filter matches nothing.
+  if (filters.tagValueIds !== null) return false;
+  if (filters.status !== null || filters.imageVersion !== null) {
+    const view = deploymentView(deployment, now);
+    if (filters.status !== null && view.status !== filters.status) return false;
+    if (filters.imageVersion !== null && view.image_version !== filters.imageVersion) return false;
+  }
+  return true;
+}

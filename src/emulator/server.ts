@@ -1,0 +1,331 @@
+// `startEmulator`: the local control plane on node:http. This file wires the parts together
+// and owns the request path: route, count, apply a fault, authenticate lazily, run the
+// handler, write the answer. Handlers return values (responses.ts), so a fault can delay,
+// cut or drop an answer that is already complete.
+//
+// Lean on purpose: a list request does a route match, a header lookup, a filter over the
+// tenant's deployments and one JSON.stringify, with no per-request allocation beyond that.
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { RevisionStatus } from "../model/enums.js";
+import type { GitIntegrationT, ListenerT, RevisionT } from "../model/schemas.js";
+import { type AuthConfig, authenticate, DEFAULT_TENANT_HEADER, tenantIdForCredential } from "./auth.js";
+import { parseJsonBody, readBody } from "./body.js";
+import { type Clock, OffsetClock } from "./clock.js";
+import { addControlRoutes } from "./control-routes.js";
+import { type ClockView, Controls, type TracingProjectView } from "./controls.js";
+import { type Core, RequestStats } from "./core.js";
+import {
+  DEFAULT_HOST,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_PORT,
+  DEFAULT_STAGE_MS,
+} from "./defaults.js";
+import { addDeploymentRoutes } from "./deployments.js";
+import { type Fault, Faults, faultDoesWork, faultStatus, htmlErrorPage } from "./faults.js";
+import { addListingRoutes } from "./listings.js";
+import { StateFile } from "./persistence.js";
+import { type EmulatorResponse, HttpError } from "./responses.js";
+import { type RouteContext, Router } from "./router.js";
+import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./seed.js";
+import type { FailRule } from "./state.js";
+import { MemoryTarballs, Store } from "./store.js";
+import { addUploadRoutes } from "./uploads.js";
+
+export type { Clock } from "./clock.js";
+export { ManualClock, OffsetClock } from "./clock.js";
+export {
+  DEFAULT_HOST,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_PORT,
+  DEFAULT_STAGE_MS,
+} from "./defaults.js";
+export type { Fault } from "./faults.js";
+export { HttpError } from "./responses.js";
+
+export interface EmulatorOptions {
+  /** 0: the OS picks a free port (read it from `url`). Default 8124, as `cpctl emulator`. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** How long each revision stage lasts. Default 1500. */
+  stageMs?: number;
+  /** The only API keys / bearer tokens accepted. Absent or empty: any non-empty one. */
+  apiKeys?: string[];
+  /** Saves the state in this file (and uploads in `<file>.uploads/`). Absent: memory only. */
+  statePath?: string;
+  /** Name of the tenant ID header. Default X-Tenant-Id. */
+  tenantHeader?: string;
+  /** Default: real time plus an offset that the clock control grows (saved with the state). */
+  clock?: Clock;
+  /** Cap on JSON request bodies. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Cap on uploaded tarballs. Default 100 MiB. */
+  maxUploadBytes?: number;
+}
+
+/** A fault as `POST /_emulator/faults` takes it (see faults.ts and CONTROLS.md). */
+export interface FaultSpec {
+  method?: string;
+  path: string;
+  count?: number;
+  status?: number;
+  retry_after?: number;
+  latency_ms?: number;
+  drop?: "before" | "after";
+  body?: "html" | "truncated";
+}
+
+export interface RunningEmulator {
+  /** http://HOST:PORT */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops listening and cuts open connections (held-back answers included). */
+  close(): Promise<void>;
+
+  /** The emulator's time, in ms since the epoch. */
+  now(): number;
+  advanceClock(ms: number): ClockView;
+  addFault(fault: FaultSpec): Fault;
+  /** Faults with uses left. */
+  faults(): Fault[];
+  clearFaults(): void;
+  /** The next revision (of `deploymentId`, or of any) fails at the end of `stage`. */
+  failNextRevision(rule: { deploymentId?: string; stage: RevisionStatus }): FailRule;
+  failRevision(deploymentId: string, revisionId: string, stage: RevisionStatus): RevisionT;
+  /** Simulates a push (throws HttpError 409 with the reason when it builds nothing). */
+  push(deploymentId: string, options?: { branch?: string; sha?: string }): RevisionT;
+  tracingProjects(tenantId?: string): TracingProjectView[];
+  stats(): { requests: Record<string, number>; total: number };
+  reset(): void;
+
+  /** The tenant a key or token stands for when no tenant header is sent. */
+  tenantFor(credential: string): string;
+  /** What the tenant finds seeded: listeners and integrations (both listings). */
+  seed(tenantId: string): {
+    listeners: ListenerT[];
+    integrations: GitIntegrationT[];
+    altIntegrations: GitIntegrationT[];
+  };
+  /** An uploaded tarball by object path, if it was uploaded. */
+  tarball(objectPath: string): Buffer | undefined;
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const host = options.host ?? DEFAULT_HOST;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+  // Load first: a corrupt state file refuses the start before a port is taken.
+  const stateFile = options.statePath ? new StateFile(options.statePath) : null;
+  const saved = stateFile?.load() ?? null;
+  const clock = options.clock ?? new OffsetClock(saved?.clock_offset_ms ?? 0);
+  const store = new Store(saved, {
+    stageMs: options.stageMs ?? DEFAULT_STAGE_MS,
+    save: stateFile ? (state) => stateFile.save(state) : () => {},
+    tarballs: stateFile
+      ? {
+          write: (id, data) => stateFile.writeUpload(id, data),
+          read: (id) => stateFile.readUpload(id),
+          remove: (id) => stateFile.removeUpload(id),
+        }
+      : new MemoryTarballs(),
+  });
+  const core: Core = {
+    store,
+    clock,
+    faults: new Faults(),
+    stats: new RequestStats(),
+    maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+  };
+  const auth: AuthConfig = {
+    apiKeys: options.apiKeys?.length ? new Set(options.apiKeys) : null,
+    tenantHeader: options.tenantHeader ?? DEFAULT_TENANT_HEADER,
+  };
+  const controls = new Controls(core);
+  const router = new Router();
+  addDeploymentRoutes(router, core);
+  addUploadRoutes(router, core);
+  addListingRoutes(router, core);
+  addControlRoutes(router, controls);
+
+  const pending = new Set<NodeJS.Timeout>();
+  let url = "";
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const method = request.method ?? "GET";
+    const rawUrl = request.url ?? "/";
+    // Split by hand: `new URL` would read "//x/y" as a host.
+    const q = rawUrl.indexOf("?");
+    let path = q < 0 ? rawUrl : rawUrl.slice(0, q);
+    if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+    const match = router.match(method, path);
+    const isControl = path.startsWith("/_emulator/");
+    if (!isControl) core.stats.count(match.kind === "found" ? match.route.key : `${method} (unmatched)`);
+
+    const fault = isControl ? null : core.faults.take(method, path);
+    if (fault && !faultDoesWork(fault)) {
+      await delay(fault.latency_ms);
+      if (fault.drop === "before") return void request.socket.destroy();
+      const status = faultStatus(fault);
+      const answer: EmulatorResponse =
+        fault.body === "html"
+          ? { status, raw: { body: htmlErrorPage(status), contentType: "text/html; charset=utf-8" } }
+          : {
+              status,
+              json: { detail: `Injected fault: ${status} ${http.STATUS_CODES[status] ?? ""}`.trim() },
+            };
+      return send(response, withRetryAfter(answer, fault));
+    }
+
+    let answer: EmulatorResponse;
+    try {
+      if (match.kind === "none") throw new HttpError(404, "Not Found");
+      if (match.kind === "wrong_method")
+        throw new HttpError(405, "Method Not Allowed", { Allow: match.allowed.join(", ") });
+      answer = await match.route.handler(
+        context(request, method, path, q < 0 ? "" : rawUrl.slice(q + 1), match.params),
+      );
+    } catch (error) {
+      answer = error instanceof HttpError ? error.toResponse() : internalError(error);
+    }
+
+    if (fault) {
+      await delay(fault.latency_ms);
+      if (fault.drop === "after") return void request.socket.destroy();
+      answer = withRetryAfter(answer, fault);
+    }
+    send(response, answer, fault?.body === "truncated");
+  };
+
+  const context = (
+    request: IncomingMessage,
+    method: string,
+    path: string,
+    search: string,
+    params: Record<string, string>,
+  ): RouteContext => {
+    let tenant: string | null = null;
+    const host = request.headers.host;
+    return {
+      method,
+      path,
+      params,
+      query: new URLSearchParams(search),
+      request,
+      now: clock.now(),
+      tenant: () => {
+        tenant ??= authenticate(request.headers, auth);
+        return tenant;
+      },
+      jsonBody: async () => parseJsonBody(await readBody(request, maxBodyBytes)),
+      rawBody: (limit) => readBody(request, limit),
+      // The address the client used, so URLs handed out work from where it stands.
+      origin: host && /^[A-Za-z0-9.\-:[\]]+$/.test(host) ? `http://${host}` : url,
+    };
+  };
+
+  const delay = (ms: number): Promise<void> | void => {
+    if (ms <= 0) return;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        pending.delete(timer);
+        resolve();
+      }, ms);
+      pending.add(timer);
+    });
+  };
+
+  const server = http.createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      // Only a failure to write could land here; answer if still possible.
+      if (!response.headersSent) send(response, internalError(error));
+      else response.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === "EADDRINUSE"
+          ? new Error(
+              `cannot start the emulator: ${host}:${options.port ?? DEFAULT_PORT} is already in use (try --port 0)`,
+            )
+          : error,
+      );
+    });
+    server.listen(options.port ?? DEFAULT_PORT, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+  return {
+    url,
+    host,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of pending) clearTimeout(timer);
+        pending.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+    now: () => clock.now(),
+    advanceClock: (ms) => controls.advanceClock(ms),
+    addFault: (fault) => controls.addFault(fault),
+    faults: () => controls.faults(),
+    clearFaults: () => controls.clearFaults(),
+    failNextRevision: ({ deploymentId, stage }) =>
+      controls.failNextRevision({ deployment_id: deploymentId, stage }),
+    failRevision: (deploymentId, revisionId, stage) =>
+      controls.failRevision(deploymentId, revisionId, { stage }),
+    push: (deploymentId, pushOptions) => controls.push(deploymentId, pushOptions ?? {}),
+    tracingProjects: (tenantId) => controls.tracingProjects(tenantId),
+    stats: () => controls.stats(),
+    reset: () => controls.reset(),
+    tenantFor: tenantIdForCredential,
+    seed: (tenantId) => ({
+      listeners: listenersFor(tenantId.toLowerCase()),
+      integrations: gitIntegrationsFor(tenantId.toLowerCase()),
+      altIntegrations: altGitIntegrationsFor(tenantId.toLowerCase()),
+    }),
+    tarball: (objectPath) => store.tarball(objectPath),
+  };
+}
+
+function withRetryAfter(answer: EmulatorResponse, fault: Fault): EmulatorResponse {
+  if (fault.retry_after === null) return answer;
+  return { ...answer, headers: { ...answer.headers, "Retry-After": String(fault.retry_after) } };
+}
+
+function internalError(error: unknown): EmulatorResponse {
+  // A bug or a failed state write: say so (stderr and the answer), never crash the server.
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(
+    `cpctl emulator: internal error: ${error instanceof Error ? (error.stack ?? message) : message}\n`,
+  );
+  return { status: 500, json: { detail: `Internal emulator error: ${message}` } };
+}
+
+/** Writes an answer. `truncate`: send only the first half of the body (a broken JSON document). */
+function send(response: ServerResponse, answer: EmulatorResponse, truncate = false): void {
+  if (response.writableEnded || response.destroyed) return;
+  let body: Buffer | undefined;
+  let contentType = "application/json";
+  if (answer.raw) {
+    body = answer.raw.body;
+    contentType = answer.raw.contentType;
+  } else if (answer.json !== undefined) {
+    body = Buffer.from(JSON.stringify(answer.json));
+  }
+  if (truncate && body) body = body.subarray(0, Math.floor(body.length / 2));
+  const headers: Record<string, string | number> = { ...answer.headers };
+  if (body) {
+    headers["Content-Type"] = contentType;
+    headers["Content-Length"] = body.length;
+  }
+  response.writeHead(answer.status, headers);
+  response.end(body);
+}

@@ -1,0 +1,124 @@
+// Typed errors. Commands and libraries throw these; only src/main.ts turns them into a
+// message, a JSON error object and an exit code (see exitCodeOf in src/exit-codes.ts).
+
+/** One problem found by validation, in the API's own 422 shape. */
+export interface FieldIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export abstract class CliError extends Error {
+  /** Stable machine-readable code used in `{"error":{"code",...}}`. */
+  abstract readonly code: string;
+  /** HTTP status when the error came from the API, otherwise null. */
+  readonly status: number | null = null;
+  /** Structured details for JSON output (validation issues, API body...). */
+  details: unknown = null;
+  /** Extra lines printed after the message on stderr (hints, commands to run). */
+  hints: string[] = [];
+
+  withHint(hint: string): this {
+    this.hints.push(hint);
+    return this;
+  }
+}
+
+/** Bad flags, bad file, a rule broken client-side. Exit 2. */
+export class UsageError extends CliError {
+  readonly code: string = "usage";
+  constructor(message: string, details: unknown = null) {
+    super(message);
+    this.details = details;
+  }
+}
+
+/** The model refused a request body before it was sent. Exit 2. */
+export class ValidationError extends UsageError {
+  override readonly code = "validation";
+  constructor(
+    message: string,
+    readonly issues: FieldIssue[],
+  ) {
+    super(message, issues);
+  }
+}
+
+/** The server answered with an error status. Exit code depends on the status. */
+export class ApiError extends CliError {
+  readonly code: string;
+  override readonly status: number;
+  constructor(
+    status: number,
+    message: string,
+    readonly body: unknown,
+    readonly method: string,
+    readonly path: string,
+    /** Seconds from a Retry-After header, when the server sent one. */
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(message);
+    this.status = status;
+    this.code = apiErrorCode(status);
+    this.details = body;
+  }
+}
+
+function apiErrorCode(status: number): string {
+  if (status === 400 || status === 422) return "invalid_request";
+  if (status === 401) return "unauthenticated";
+  if (status === 403) return "forbidden";
+  if (status === 404) return "not_found";
+  if (status === 409) return "conflict";
+  if (status === 413) return "payload_too_large";
+  if (status === 429) return "rate_limited";
+  if (status >= 500) return "server_error";
+  return "api_error";
+}
+
+/** The server could not be reached, or the connection failed before a full answer. Exit 1. */
+export class NetworkError extends CliError {
+  readonly code: string;
+  constructor(
+    message: string,
+    /** "unreachable" | "timeout" | "connection_reset" | "bad_response" */
+    readonly kind: "unreachable" | "timeout" | "connection_reset" | "bad_response",
+    /** True when the request may have reached the server (so a create might have happened). */
+    readonly mayHaveReachedServer: boolean,
+  ) {
+    super(message);
+    this.code = kind === "timeout" ? "timeout" : "network";
+  }
+}
+
+/** No deployment by that name (or ID) exists. Exit 4. */
+export class NotFoundError extends CliError {
+  readonly code = "not_found";
+}
+
+/** The revision ended unsuccessfully. Exit 5. */
+export class WaitFailedError extends CliError {
+  readonly code = "wait_failed";
+}
+
+/** The wait ran out of time. Exit 6. */
+export class WaitTimeoutError extends CliError {
+  readonly code = "wait_timeout";
+}
+
+/** The user pressed Ctrl-C (or answered a prompt with it). Exit 130. */
+export class InterruptedError extends CliError {
+  readonly code = "interrupted";
+  constructor(message = "interrupted") {
+    super(message);
+  }
+}
+
+/** Anything else that is the CLI's own failure to do what was asked. Exit 1. */
+export class OperationError extends CliError {
+  readonly code: string;
+  constructor(message: string, code = "failed") {
+    super(message);
+    this.code = code;
+  }
+}

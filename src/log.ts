@@ -1,0 +1,37 @@
+// Messages for people: always on stderr, so that stdout carries only results.
+import type { OutStream } from "./io.js";
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  /** Only with --debug / CPCTL_DEBUG=1. Callers redact before calling. */
+  debug(message: string): void;
+  readonly debugEnabled: boolean;
+}
+
+export interface Paint {
+  yellow(text: string): string;
+  red(text: string): string;
+  dim(text: string): string;
+  bold(text: string): string;
+  green(text: string): string;
+}
+
+export const NO_PAINT: Paint = {
+  yellow: (t) => t,
+  red: (t) => t,
+  dim: (t) => t,
+  bold: (t) => t,
+  green: (t) => t,
+};
+
+export function createLogger(stderr: OutStream, paint: Paint, debugEnabled: boolean): Logger {
+  return {
+    info: (message) => stderr.write(`${message}\n`),
+    warn: (message) => stderr.write(`${paint.yellow("warning:")} ${message}\n`),
+    debug: (message) => {
+      if (debugEnabled) stderr.write(`${paint.dim(message)}\n`);
+    },
+    debugEnabled,
+  };
+}

@@ -1,0 +1,202 @@
+// Builds the program, runs one command, and turns every error into a message and an exit
+// code, in one place. `run` takes its streams, environment and clock as arguments so that
+// tests run the CLI in-process.
+import { Command, CommanderError, Option } from "@commander-js/extra-typings";
+import { COMMANDS, type CommandEntry, findEntry, GROUPS } from "./commands/registry.js";
+import type { Clock, Env, GlobalFlags } from "./context.js";
+import { createContext, type SecretRegistry } from "./context-factory.js";
+import { CliError, UsageError } from "./errors.js";
+import { exitCodeOf } from "./exit-codes.js";
+import type { IO } from "./io.js";
+import { isMachineFormat, isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
+import { redactKnown } from "./redact-known.js";
+import { VERSION } from "./version.js";
+
+export interface RunDeps {
+  argv: string[];
+  io: IO;
+  env: Env;
+  cwd: string;
+  homeDir: string;
+  clock: Clock;
+  signal: AbortSignal;
+}
+
+/** Global options that take a value: needed to find the command words in argv. */
+const VALUE_OPTIONS = new Set(["--profile", "--base-url", "--tenant-id", "--api-key-file", "-o", "--output", "--request-timeout"]);
+
+export async function run(deps: RunDeps): Promise<number> {
+  const secrets: SecretRegistry = new Set();
+  let format: OutputFormat = guessFormat(deps.argv, deps.env);
+  try {
+    const program = await buildProgram(deps, secrets, (resolved) => {
+      format = resolved;
+    });
+    await program.parseAsync(deps.argv, { from: "user" });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return reportCommanderError(error, deps, format);
+    return report(error, deps, format, secrets);
+  }
+}
+
+async function buildProgram(
+  deps: RunDeps,
+  secrets: SecretRegistry,
+  onFormat: (format: OutputFormat) => void,
+): Promise<Command> {
+  const program = new Command("cpctl")
+    .description("Manage agent-server deployments through the deployment control plane API.")
+    .version(VERSION, "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .option("--profile <name>", "profile from the config file (env CPCTL_PROFILE)")
+    .option("--base-url <url>", "control plane address (env CPCTL_BASE_URL)")
+    .option("--tenant-id <uuid>", "tenant ID, sent in the tenant header (env CPCTL_TENANT_ID)")
+    .option("--api-key-file <path>", "read the API key from a file, or - for stdin (env CPCTL_API_KEY holds a key)")
+    .addOption(new Option("-o, --output <format>", "output format (env CPCTL_OUTPUT; default: table)").choices(OUTPUT_FORMATS))
+    .option("--json", "same as -o json")
+    .option("--show-secrets", "print secret values instead of ****")
+    .option("--no-color", "no colour (also NO_COLOR, TERM=dumb)")
+    .option("--no-input", "never prompt; a missing value is an error (also when CI is set)")
+    .option("-y, --yes", "confirm mutations without asking")
+    .option("--debug", "HTTP trace on stderr, credentials and secret values redacted (env CPCTL_DEBUG=1)")
+    .option("--request-timeout <duration>", "timeout of each HTTP request, e.g. 500ms, 30s, 2m", "30s")
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => deps.io.stdout.write(text),
+      writeErr: (text) => deps.io.stderr.write(text),
+      // Commander's own errors are reported by reportCommanderError, in the CLI's format.
+      outputError: () => {},
+    })
+    .addHelpText("after", rootHelpFooter)
+    .configureHelp({ sortSubcommands: false });
+
+  const words = commandWords(deps.argv);
+  const matched = findEntry(words);
+
+  for (const group of GROUPS) {
+    program.addCommand(
+      configureParent(new Command(group.name).description(group.summary), deps).helpGroup(`${group.heading}:`),
+    );
+  }
+  for (const entry of COMMANDS) {
+    const parent = entry.path.length === 2 ? (program.commands.find((c) => c.name() === entry.path[0]) as Command) : program;
+    const command = configureParent(new Command(entry.path.at(-1)!).description(entry.summary), deps);
+    if (entry.path.length === 1) command.helpGroup(entry.path[0] === "emulator" ? "Local control plane:" : "Setup:");
+    parent.addCommand(command);
+    if (entry === matched) await attach(command, entry, program, deps, secrets, onFormat);
+  }
+  return program;
+}
+
+/** Subcommands inherit the root's error handling and output routing. */
+function configureParent(command: Command, deps: RunDeps): Command {
+  return command
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => deps.io.stdout.write(text),
+      writeErr: (text) => deps.io.stderr.write(text),
+      outputError: () => {},
+    })
+    .showSuggestionAfterError(true);
+}
+
+/** Loads the matched command's module and wires its handler. */
+async function attach(
+  command: Command,
+  entry: CommandEntry,
+  program: Command,
+  deps: RunDeps,
+  secrets: SecretRegistry,
+  onFormat: (format: OutputFormat) => void,
+): Promise<void> {
+  const { default: spec } = await entry.load();
+  spec.configure(command);
+  command.action(async (...params: unknown[]) => {
+    const options = params.at(-2) as Record<string, unknown>;
+    const flags = program.opts() as GlobalFlags;
+    const ctx = createContext({ ...deps, flags, secrets, onFormat });
+    await spec.run(ctx, params.slice(0, -2), options);
+  });
+}
+
+/** The words that name the command: argv's leading non-option tokens, global option values skipped. */
+export function commandWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const token = argv[i]!;
+    if (token === "--") break;
+    if (token.startsWith("-")) {
+      if (VALUE_OPTIONS.has(token)) i++;
+      continue;
+    }
+    words.push(token);
+  }
+  return words;
+}
+
+function rootHelpFooter(): string {
+  return [
+    "",
+    "Examples:",
+    "  cpctl emulator --port 8124 &                      # a local control plane",
+    "  export CPCTL_BASE_URL=http://127.0.0.1:8124 CPCTL_API_KEY=dev",
+    "  cpctl deploy create -f deployment.yaml --wait",
+    "  cpctl deploy list -o json | jq '.[].name'",
+    "",
+    "Exit codes: 0 ok, 1 failure, 2 usage or validation, 3 auth refused, 4 not found,",
+    "            5 revision failed, 6 wait timed out, 130 interrupted.",
+    "Run `cpctl <command> --help` for a command's flags and examples.",
+  ].join("\n");
+}
+
+/** The output format before settings are resolved, so that early errors use the right shape. */
+function guessFormat(argv: readonly string[], env: Env): OutputFormat {
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") break;
+    if (token === "--json") return "json";
+    const value = token === "-o" || token === "--output" ? argv[i + 1] : token.startsWith("--output=") ? token.slice(9) : undefined;
+    if (value && isOutputFormat(value)) return value;
+  }
+  const fromEnv = env.CPCTL_OUTPUT;
+  return fromEnv && isOutputFormat(fromEnv) ? fromEnv : "table";
+}
+
+function reportCommanderError(error: CommanderError, deps: RunDeps, format: OutputFormat): number {
+  // Help and version were printed on stdout; they are successes.
+  if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+    return 0;
+  }
+  if (error.code === "commander.executeSubCommandAsync") return error.exitCode;
+  const message = error.message.replace(/^error: /, "");
+  // A group run without a subcommand prints its help on stderr: a usage error.
+  return report(new UsageError(message).withHint("Run with --help for usage."), deps, format, new Set());
+}
+
+function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: SecretRegistry): number {
+  const code = exitCodeOf(error);
+  const redact = (text: string) => redactKnown(text, secrets);
+  const stderr = deps.io.stderr;
+  if (!(error instanceof CliError)) {
+    // A bug of ours: say so plainly; the stack only with --debug.
+    const message = error instanceof Error ? error.message : String(error);
+    const debug = deps.argv.includes("--debug") || deps.env.CPCTL_DEBUG === "1";
+    if (isMachineFormat(format)) {
+      stderr.write(`${JSON.stringify({ error: { code: "internal", status: null, message: redact(message), details: null } })}\n`);
+    } else {
+      stderr.write(`error: internal error: ${redact(message)}\n`);
+      stderr.write(debug && error instanceof Error && error.stack ? `${redact(error.stack)}\n` : "Run again with --debug for details, and report it if it persists.\n");
+    }
+    return code;
+  }
+  if (isMachineFormat(format)) {
+    const body = { error: { code: error.code, status: error.status, message: redact(error.message), details: error.details ?? null } };
+    stderr.write(`${redact(JSON.stringify(body))}\n`);
+  } else {
+    stderr.write(`error: ${redact(error.message)}\n`);
+    for (const hint of error.hints) stderr.write(`${redact(hint)}\n`);
+  }
+  return code;
+}

@@ -1,0 +1,135 @@
+// Deployment files: YAML or JSON (`-` for stdin) in the request body's own shape, with
+// `${env:NAME}` interpolation in any string. Errors point at the file line and field.
+import { readFile } from "node:fs/promises";
+import type { Env } from "../context.js";
+import { UsageError } from "../errors.js";
+import { type InStream, readAll } from "../io.js";
+import { formatPath } from "../model/validate.js";
+
+export type Path = (string | number)[];
+
+export interface DeploymentFile {
+  /** As shown in messages: the path given, or "stdin". */
+  name: string;
+  data: Record<string, unknown>;
+  /** The line where a field (or its nearest present parent) is written, 1-based. */
+  lineOf(path: readonly (string | number)[]): Promise<number | undefined>;
+}
+
+export async function loadDeploymentFile(ref: string, io: { stdin: InStream }, env: Env, cwd: string): Promise<DeploymentFile> {
+  const name = ref === "-" ? "stdin" : ref;
+  let text: string;
+  try {
+    text = ref === "-" ? await readAll(io.stdin) : await readFile(resolvePath(cwd, ref), "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`-f ${ref}: cannot read the file (${code === "ENOENT" ? "no such file" : (code ?? (error as Error).message)})`);
+  }
+  const data = await parse(text, name);
+  const lines = lineFinder(text);
+  const interpolated = await interpolate(data, env, async (path, variable) => {
+    const line = await lines(path);
+    return new UsageError(
+      `${name}${line ? `:${line}` : ""}: ${formatPath(path)}: the environment variable ${variable} is not set (used as \${env:${variable}}); export it or change the file`,
+    );
+  });
+  return { name, data: interpolated as Record<string, unknown>, lineOf: lines };
+}
+
+function resolvePath(cwd: string, ref: string): string {
+  return ref.startsWith("/") ? ref : `${cwd}/${ref}`;
+}
+
+async function parse(text: string, name: string): Promise<Record<string, unknown>> {
+  let data: unknown;
+  if (/^\s*\{/.test(text)) {
+    // JSON is the common machine-written case and needs no YAML parser.
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      const position = /position (\d+)/.exec((error as Error).message);
+      const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
+      throw new UsageError(`${name}${line ? `:${line}` : ""}: not valid JSON (${(error as Error).message})`);
+    }
+  } else {
+    const { parseAllDocuments } = await import("yaml");
+    const documents = parseAllDocuments(text, { prettyErrors: true });
+    if (!Array.isArray(documents) || documents.length !== 1) {
+      throw new UsageError(`${name}: expected exactly one YAML document, found ${Array.isArray(documents) ? documents.length : 0}`);
+    }
+    const document = documents[0]!;
+    const problem = document.errors[0];
+    if (problem) {
+      const line = problem.linePos?.[0]?.line;
+      throw new UsageError(`${name}${line ? `:${line}` : ""}: not valid YAML (${problem.message.split("\n")[0]})`);
+    }
+    data = document.toJS({ maxAliasCount: 100 });
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new UsageError(`${name}: expected a mapping of request fields (name, source, source_config, ...) at the top level`);
+  }
+  return data as Record<string, unknown>;
+}
+
+/** Finds the line of a path by parsing the text as YAML (JSON is YAML), only when asked. */
+function lineFinder(text: string) {
+  let document: Promise<{ line(path: Path): number | undefined }> | undefined;
+  const load = async () => {
+    const { parseDocument, LineCounter, isNode } = await import("yaml");
+    const counter = new LineCounter();
+    const doc = parseDocument(text, { lineCounter: counter, keepSourceTokens: false });
+    return {
+      line(path: Path): number | undefined {
+        for (let length = path.length; length >= 0; length--) {
+          const node = doc.getIn(path.slice(0, length), true);
+          if (isNode(node) && node.range) return counter.linePos(node.range[0]).line;
+        }
+        return undefined;
+      },
+    };
+  };
+  return async (path: readonly (string | number)[]) => {
+    document ??= load();
+    try {
+      return (await document).line([...path]);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+const PLACEHOLDER = /\$\$\{|\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * Replaces `${env:NAME}` in every string (not in keys). `$${` stands for a literal `${`.
+ * Other `${...}` forms are left as they are: shell commands in install_command use them.
+ */
+export async function interpolate(
+  value: unknown,
+  env: Env,
+  missing: (path: Path, variable: string) => Promise<Error>,
+  path: Path = [],
+): Promise<unknown> {
+  if (typeof value === "string") {
+    let unset: string | undefined;
+    const result = value.replace(PLACEHOLDER, (match, variable: string | undefined) => {
+      if (match === "$${") return "${";
+      const found = env[variable!];
+      if (found === undefined) unset ??= variable;
+      return found ?? "";
+    });
+    if (unset !== undefined) throw await missing(path, unset);
+    return result;
+  }
+  if (Array.isArray(value)) {
+    const items: unknown[] = [];
+    for (let i = 0; i < value.length; i++) items.push(await interpolate(value[i], env, missing, [...path, i]));
+    return items;
+  }
+  if (value !== null && typeof value === "object") {
+    const result: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) result[key] = await interpolate(child, env, missing, [...path, key]);
+    return result;
+  }
+  return value;
+}

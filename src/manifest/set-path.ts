@@ -1,0 +1,82 @@
+// `--set PATH=VALUE`: any field of the body, the value typed by the schema at that path.
+import { UsageError } from "../errors.js";
+import { type FieldType, fieldTypeAt } from "../model/paths.js";
+import { closest, formatPath } from "../model/validate.js";
+import type * as z from "zod/mini";
+
+export type Path = (string | number)[];
+
+/** Splits `a.b[0].c=VALUE` (or `a.b.0.c=VALUE`) into a path and the raw value. */
+export function parseAssignment(text: string): { path: Path; raw: string } {
+  const eq = text.indexOf("=");
+  if (eq <= 0) throw new UsageError(`--set '${text}': expected PATH=VALUE, e.g. --set source_config.resource_spec.queue_cpu=0.5`);
+  const pathText = text.slice(0, eq).trim();
+  const path: Path = [];
+  for (const segment of pathText.split(".")) {
+    const match = /^([^[\]]*)((?:\[\d+\])*)$/.exec(segment);
+    if (!match || (match[1] === "" && match[2] === "")) {
+      throw new UsageError(`--set '${text}': '${pathText}' is not a field path; write it like source_config.resource_spec.cpu or ...sidecars[0].image`);
+    }
+    if (match[1]) path.push(/^\d+$/.test(match[1]) ? Number(match[1]) : match[1]);
+    for (const index of match[2]!.matchAll(/\[(\d+)\]/g)) path.push(Number(index[1]));
+  }
+  return { path, raw: text.slice(eq + 1) };
+}
+
+/** The value converted to the type the schema expects at the path. */
+export function typedSetValue(schema: z.core.$ZodType, path: Path, raw: string): unknown {
+  const lookup = fieldTypeAt(schema, path);
+  const shown = formatPath(path);
+  if (!lookup.ok) {
+    const wrong = lookup.at.at(-1);
+    const parent = formatPath(lookup.at.slice(0, -1)) || "the body";
+    const hint = typeof wrong === "string" ? closest(wrong, lookup.known) : null;
+    throw new UsageError(
+      `--set ${shown}: '${String(wrong)}' is not a field of ${parent}${hint ? `; did you mean '${hint}'?` : lookup.known.length ? `; fields: ${lookup.known.join(", ")}` : ""}`,
+    );
+  }
+  return convert(raw, lookup.type, shown);
+}
+
+export function convert(raw: string, type: FieldType, shown: string): unknown {
+  const fail = (expected: string): never => {
+    throw new UsageError(`--set ${shown}=${raw}: expected ${expected}`);
+  };
+  if (raw === "null" && type.nullable) return null;
+  switch (type.kind) {
+    case "string":
+      return raw;
+    case "number": {
+      const n = Number(raw);
+      return raw.trim() !== "" && Number.isFinite(n) ? n : fail("a number, e.g. 0.5");
+    }
+    case "integer": {
+      const n = Number(raw);
+      return /^-?\d+$/.test(raw.trim()) && Number.isSafeInteger(n) ? n : fail("a whole number");
+    }
+    case "boolean":
+      return raw === "true" ? true : raw === "false" ? false : fail("true or false");
+    case "enum":
+      return type.values?.includes(raw) ? raw : fail(`one of ${type.values?.join(", ")}`);
+    default:
+      try {
+        return JSON.parse(raw);
+      } catch {
+        return fail(`JSON for this ${type.kind}, e.g. --set '${shown}=${type.kind === "array" ? '["a","b"]' : '{"key":"value"}'}'`);
+      }
+  }
+}
+
+/** Writes a value at a path, creating objects and arrays on the way. */
+export function setAt(target: Record<string, unknown>, path: Path, value: unknown): void {
+  let node: Record<string | number, unknown> = target;
+  path.forEach((key, i) => {
+    if (i === path.length - 1) {
+      node[key] = value;
+      return;
+    }
+    const next = node[key];
+    if (next === null || typeof next !== "object") node[key] = typeof path[i + 1] === "number" ? [] : {};
+    node = node[key] as Record<string | number, unknown>;
+  });
+}

@@ -1,0 +1,84 @@
+// The spec's enumerations as plain constants. Kept free of zod so that hot paths
+// (wait, help, completions) can use them without loading the schema library.
+
+export const SOURCES = ["gitrepo", "external_container", "internal_container", "internal_source"] as const;
+export type Source = (typeof SOURCES)[number];
+
+/** PATCH `revision_source` may not name `external_container` (spec 4.3). */
+export const REVISION_SOURCES = ["gitrepo", "internal_container", "internal_source"] as const;
+export type RevisionSource = (typeof REVISION_SOURCES)[number];
+
+/** Sources the service builds from code; they need `agent_config_path` (spec 2.3). */
+export const BUILDABLE_SOURCES: readonly Source[] = ["gitrepo", "internal_source"];
+export const CONTAINER_SOURCES: readonly Source[] = ["external_container", "internal_container"];
+
+export const DEPLOYMENT_TYPES = ["dev_free", "dev", "prod"] as const;
+export type DeploymentType = (typeof DEPLOYMENT_TYPES)[number];
+
+export const DEPLOYMENT_STATUSES = ["AWAITING_DATABASE", "READY", "UNUSED", "AWAITING_DELETE", "UNKNOWN"] as const;
+export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+
+/** Every revision status the hosted service reports (service-facts.md). */
+export const REVISION_STATUSES = [
+  "CREATING",
+  "QUEUED",
+  "AWAITING_BUILD",
+  "BUILDING",
+  "AWAITING_DEPLOY",
+  "DEPLOYING",
+  "CREATE_FAILED",
+  "BUILD_FAILED",
+  "DEPLOY_FAILED",
+  "DEPLOYED",
+  "SKIPPED",
+  "INTERRUPTED",
+  "UNKNOWN",
+] as const;
+export type RevisionStatus = (typeof REVISION_STATUSES)[number];
+
+export const REVISION_SUCCESS: RevisionStatus = "DEPLOYED";
+
+/** Terminal and unsuccessful. `SKIPPED` and `INTERRUPTED` are failures, not successes. */
+export const REVISION_FAILURES: readonly RevisionStatus[] = [
+  "CREATE_FAILED",
+  "BUILD_FAILED",
+  "DEPLOY_FAILED",
+  "SKIPPED",
+  "INTERRUPTED",
+];
+
+export function isTerminalRevisionStatus(status: string): boolean {
+  return status === REVISION_SUCCESS || (REVISION_FAILURES as readonly string[]).includes(status);
+}
+
+/**
+ * The in-progress statuses a revision walks through, in order. Built sources pass through
+ * the build stages; container sources go from QUEUED straight to AWAITING_DEPLOY.
+ */
+export function revisionStages(source: Source): RevisionStatus[] {
+  return BUILDABLE_SOURCES.includes(source)
+    ? ["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING"]
+    : ["CREATING", "QUEUED", "AWAITING_DEPLOY", "DEPLOYING"];
+}
+
+/** The failure status a revision ends in when it fails during a given stage. */
+export function failureStatusFor(stage: RevisionStatus): RevisionStatus {
+  if (stage === "CREATING" || stage === "QUEUED") return "CREATE_FAILED";
+  if (stage === "AWAITING_BUILD" || stage === "BUILDING") return "BUILD_FAILED";
+  return "DEPLOY_FAILED";
+}
+
+export const LISTENER_COMPUTE_TYPES = ["k8s"] as const;
+
+export const IMAGE_PULL_POLICIES = ["Always", "Never", "IfNotPresent"] as const;
+export const SIDECAR_RESTART_POLICIES = ["Always", "OnFailure"] as const;
+
+/** List-deployments query parameters (spec 4.2 with the names from service-facts.md). */
+export const LIST_LIMIT_MIN = 1;
+export const LIST_LIMIT_MAX = 100;
+export const LIST_LIMIT_DEFAULT = 20;
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}

@@ -1,0 +1,58 @@
+// resource_spec rounding and limit defaults (spec 2.4). The service stores the spec with
+// these applied; the emulator does the same, and `deploy diff` applies them to the desired
+// spec so that an unset limit is not shown as a difference.
+import type { ResourceSpecRequestT } from "./schemas.js";
+
+type Spec = Partial<ResourceSpecRequestT>;
+
+/** Rounds to one decimal, half away from zero (0.25 -> 0.3), despite binary floating point. */
+export function roundCpu(cores: number): number {
+  return Math.round((cores + Number.EPSILON) * 10) / 10;
+}
+
+/** CPU fields the service rounds to one decimal (spec 2.4 and 8). */
+export const ROUNDED_CPU_FIELDS = [
+  "cpu",
+  "cpu_limit",
+  "queue_cpu",
+  "queue_cpu_limit",
+  "redis_cpu",
+  "redis_cpu_limit",
+] as const;
+
+/**
+ * Defaults in the order they must be applied: a later default may read an earlier one
+ * (queue_cpu_limit defaults from queue_cpu, which itself defaults from cpu).
+ */
+const DEFAULTS: [target: keyof ResourceSpecRequestT, from: keyof ResourceSpecRequestT, factor: number][] = [
+  ["cpu_limit", "cpu", 2],
+  ["memory_limit_mb", "memory_mb", 2],
+  ["queue_min_scale", "min_scale", 1],
+  ["queue_max_scale", "max_scale", 1],
+  ["queue_cpu", "cpu", 1],
+  ["queue_cpu_limit", "queue_cpu", 2],
+  ["queue_memory_mb", "memory_mb", 1],
+  ["queue_memory_limit_mb", "queue_memory_mb", 2],
+  ["redis_cpu_limit", "redis_cpu", 2],
+  // The one limit whose factor is 1, not 2.
+  ["redis_memory_limit_mb", "redis_memory_mb", 1],
+  ["db_cpu_limit", "db_cpu", 2],
+  ["db_memory_limit_mb", "db_memory_mb", 2],
+];
+
+/** The spec as the service stores it: CPU values rounded, unset limits filled from their requests. */
+export function withResourceDefaults<T extends Spec>(spec: T): T & Spec {
+  const result: Record<string, unknown> = { ...spec };
+  for (const field of ROUNDED_CPU_FIELDS) {
+    const value = result[field];
+    if (typeof value === "number") result[field] = roundCpu(value);
+  }
+  for (const [target, from, factor] of DEFAULTS) {
+    const base = result[from];
+    if (result[target] == null && typeof base === "number") {
+      // Products of CPU values are rounded like CPU values; memory and scale stay integers.
+      result[target] = Number.isInteger(base) ? base * factor : roundCpu(base * factor);
+    }
+  }
+  return result as T & Spec;
+}

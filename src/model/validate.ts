@@ -1,0 +1,182 @@
+// Validation entry points: the schema first (shapes, types, bounds), then the cross-field
+// rules. Problems come back in the API's own 422 shape, `{loc, msg, type}`, with `loc`
+// starting at "body" as the service's does.
+import type * as z from "zod/mini";
+import type { FieldIssue } from "../errors.js";
+import { checkCreateRules, checkPatchRules } from "./rules.js";
+import {
+  type CreateRequest,
+  DeploymentCreateRequest,
+  DeploymentPatchRequest,
+  type DeploymentT,
+  RESOURCE_SPEC_FIELDS,
+  type PatchRequest,
+} from "./schemas.js";
+
+// zod leaves the offending value out of its issues unless asked; messages quote it.
+const PARSE_OPTIONS = { reportInput: true } as const;
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
+
+export function validateCreateRequest(input: unknown): Validated<CreateRequest> {
+  const parsed = DeploymentCreateRequest.safeParse(input, PARSE_OPTIONS);
+  if (!parsed.success) return { ok: false, issues: fromZodIssues(parsed.error.issues) };
+  const issues = checkCreateRules(parsed.data);
+  return issues.length ? { ok: false, issues } : { ok: true, value: parsed.data };
+}
+
+/** `current` is the deployment being patched: some rules depend on what it already holds. */
+export function validatePatchRequest(input: unknown, current: DeploymentT): Validated<PatchRequest> {
+  const parsed = DeploymentPatchRequest.safeParse(input, PARSE_OPTIONS);
+  if (!parsed.success) return { ok: false, issues: fromZodIssues(parsed.error.issues) };
+  const issues = checkPatchRules(parsed.data, current);
+  return issues.length ? { ok: false, issues } : { ok: true, value: parsed.data };
+}
+
+/** Schema-only check of a patch body, for when the deployment is not at hand (dry runs by ID). */
+export function validatePatchShape(input: unknown): Validated<PatchRequest> {
+  const parsed = DeploymentPatchRequest.safeParse(input, PARSE_OPTIONS);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: fromZodIssues(parsed.error.issues) };
+}
+
+/** One line a problem: `source_config.build_on_push: <message>`. */
+export function describeIssue(issue: FieldIssue): string {
+  const path = issue.loc[0] === "body" ? issue.loc.slice(1) : issue.loc;
+  return path.length ? `${formatPath(path)}: ${issue.msg}` : issue.msg;
+}
+
+export function formatPath(path: readonly (string | number)[]): string {
+  return path.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`)).join("");
+}
+
+/** Translates zod's issues into field-level messages a person can act on. */
+function fromZodIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+  const result: FieldIssue[] = [];
+  for (const issue of issues) {
+    const loc = ["body", ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
+    if (issue.code === "unrecognized_keys") {
+      const known = knownKeysAt(issue.path);
+      for (const key of issue.keys) {
+        const hint = misplacedResourceField(issue.path, key) ?? closest(key, known);
+        result.push({
+          loc: [...loc, key],
+          msg: `is not a known field${hint ? `; did you mean '${hint}'?` : "; remove it"}`,
+          type: "extra_forbidden",
+        });
+      }
+      continue;
+    }
+    result.push({ loc, ...describeZodIssue(issue) });
+  }
+  return result;
+}
+
+function describeZodIssue(issue: z.core.$ZodIssue): { msg: string; type: string } {
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return { msg: "is required", type: "missing" };
+      return { msg: `must be ${article(issue.expected)}, not ${describeValue(issue.input)}`, type: `${issue.expected}_type` };
+    case "invalid_value":
+      return {
+        msg: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`,
+        type: "enum",
+      };
+    case "too_small":
+    case "too_big":
+    case "invalid_format":
+    case "custom":
+      return { msg: issue.message && issue.message !== "Invalid input" ? issue.message : genericMessage(issue), type: "value_error" };
+    case "invalid_union":
+      return { msg: "has the wrong shape", type: "value_error" };
+    default:
+      return { msg: issue.message || "is not valid", type: "value_error" };
+  }
+}
+
+function genericMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === "too_small") return `must be at least ${String(issue.minimum)}`;
+  if (issue.code === "too_big") return `must be at most ${String(issue.maximum)}`;
+  if (issue.code === "invalid_format") return `must be a valid ${issue.format}`;
+  return "is not valid";
+}
+
+function article(expected: string): string {
+  if (expected === "int") return "an integer";
+  if (expected === "array" || expected === "object") return `an ${expected}`;
+  return `a ${expected}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" && !Number.isInteger(value)) return `a fraction (${value})`;
+  if (typeof value === "string") return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+  return typeof value === "object" ? "an object" : `a ${typeof value} (${String(value)})`;
+}
+
+/** `source_config.cpu` is a common slip for `source_config.resource_spec.cpu`. */
+function misplacedResourceField(path: readonly PropertyKey[], key: string): string | null {
+  const atSourceConfig = path.length === 1 && path[0] === "source_config";
+  return atSourceConfig && (RESOURCE_SPEC_FIELDS as string[]).includes(key) ? `resource_spec.${key}` : null;
+}
+
+function knownKeysAt(path: readonly PropertyKey[]): string[] {
+  // The schema's keys at this path are what the user could have meant; walk the create and
+  // patch shapes, whichever has the path.
+  for (const schema of [DeploymentCreateRequest, DeploymentPatchRequest] as z.core.$ZodType[]) {
+    const keys = objectKeysAt(schema, path);
+    if (keys) return keys;
+  }
+  return [];
+}
+
+function objectKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] | null {
+  let current: z.core.$ZodType | undefined = unwrap(schema);
+  for (const part of path) {
+    if (!current) return null;
+    const def = current._zod.def as { type: string; shape?: Record<string, z.core.$ZodType>; element?: z.core.$ZodType };
+    if (def.type === "object" && typeof part === "string") current = unwrap(def.shape?.[part]);
+    else if (def.type === "array" && typeof part === "number") current = unwrap(def.element);
+    else return null;
+  }
+  const def = current?._zod.def as { type: string; shape?: Record<string, unknown> } | undefined;
+  return def?.type === "object" && def.shape ? Object.keys(def.shape) : null;
+}
+
+function unwrap(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefined {
+  let current = schema;
+  while (current) {
+    const def = current._zod.def as { type: string; innerType?: z.core.$ZodType };
+    if ((def.type === "optional" || def.type === "nullable") && def.innerType) current = def.innerType;
+    else break;
+  }
+  return current;
+}
+
+/** The known key nearest to a mistyped one, if it is near enough to be a typo. */
+export function closest(word: string, candidates: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best !== null && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : null;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const saved = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = saved;
+    }
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,27 @@
+// Output formats of CLI.md and the decisions that depend on the terminal.
+
+export const OUTPUT_FORMATS = ["table", "json", "yaml", "ndjson", "id"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export function isOutputFormat(value: string): value is OutputFormat {
+  return (OUTPUT_FORMATS as readonly string[]).includes(value);
+}
+
+/** In these formats an error is printed as one JSON object on stderr. */
+export function isMachineFormat(format: OutputFormat): boolean {
+  return format === "json" || format === "ndjson";
+}
+
+export interface ColorInputs {
+  isTTY: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+  /** false when --no-color was given. */
+  colorFlag: boolean;
+}
+
+/** Colour only on a terminal, never with NO_COLOR (any value, per no-color.org), --no-color or TERM=dumb. */
+export function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
+  if (!colorFlag || !isTTY) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  return env.TERM !== "dumb";
+}

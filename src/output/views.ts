@@ -1,0 +1,72 @@
+// How each resource is shown in table, tab-separated and id output.
+import type { DeploymentT, GitIntegrationT, ListenerT, RevisionT } from "../model/schemas.js";
+import type { View } from "./printer.js";
+
+export const deploymentView: View<DeploymentT> = {
+  id: (d) => d.id,
+  columns: [
+    { header: "ID", value: (d) => d.id },
+    { header: "NAME", value: (d) => d.name },
+    { header: "SOURCE", value: (d) => d.source },
+    { header: "STATUS", value: (d) => d.status },
+    { header: "LATEST REVISION", value: (d) => d.latest_revision_id },
+    { header: "ACTIVE REVISION", value: (d) => d.active_revision_id },
+    { header: "UPDATED", value: (d) => d.updated_at },
+  ],
+  details: (d) => [
+    ["id", d.id],
+    ["name", d.name],
+    ["source", d.source],
+    ["status", d.status],
+    ["tenant_id", d.tenant_id],
+    ["latest_revision_id", d.latest_revision_id],
+    ["active_revision_id", d.active_revision_id],
+    ["image_version", d.image_version],
+    ["created_at", d.created_at],
+    ["updated_at", d.updated_at],
+    ...prefixed("source_config", d.source_config),
+    ...prefixed("source_revision_config", d.source_revision_config),
+    ["secrets", (d.secrets ?? []).map((s) => `${s.name}=${s.value}`).join(", ") || null],
+    ["secret_references", (d.secret_references ?? []).map((r) => `${r.name}=${r.secret_name}:${r.secret_key}`).join(", ") || null],
+  ],
+};
+
+export const revisionView: View<RevisionT> = {
+  id: (r) => r.id,
+  columns: [
+    { header: "ID", value: (r) => r.id },
+    { header: "STATUS", value: (r) => r.status },
+    { header: "SOURCE", value: (r) => r.source },
+    { header: "REF", value: (r) => r.source_revision_config?.repo_ref ?? r.source_revision_config?.image_uri },
+    { header: "COMMIT", value: (r) => r.source_revision_config?.repo_commit_sha?.slice(0, 12) },
+    { header: "CREATED", value: (r) => r.created_at },
+    { header: "UPDATED", value: (r) => r.updated_at },
+  ],
+};
+
+export const integrationView: View<GitIntegrationT> = {
+  id: (i) => i.id,
+  columns: [
+    { header: "ID", value: (i) => i.id },
+    { header: "NAME", value: (i) => i.name },
+    { header: "INSTALLATION ID", value: (i) => i.installation_id },
+  ],
+};
+
+export const listenerView: View<ListenerT> = {
+  id: (l) => l.id,
+  columns: [
+    { header: "ID", value: (l) => l.id },
+    { header: "COMPUTE TYPE", value: (l) => l.compute_type },
+    { header: "COMPUTE ID", value: (l) => l.compute_id },
+    { header: "NAMESPACES", value: (l) => (l.compute_config?.k8s_namespaces ?? []).join(",") },
+    { header: "CREATED", value: (l) => l.created_at },
+  ],
+};
+
+/** Non-empty fields of a sub-object as `parent.field` rows. */
+function prefixed(parent: string, object: Record<string, unknown> | null | undefined): [string, unknown][] {
+  return Object.entries(object ?? {})
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([key, value]) => [`${parent}.${key}`, value]);
+}

@@ -1,0 +1,24 @@
+// Durations as CLI.md accepts them: `500ms`, `90` (seconds), `90s`, `15m`, `1h`.
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+
+/** Milliseconds, or null when the text is not a duration. */
+export function parseDuration(text: string): number | null {
+  const match = DURATION.exec(text.trim());
+  if (!match) return null;
+  const ms = Number(match[1]) * UNIT_MS[match[2] ?? "s"]!;
+  return Number.isFinite(ms) ? Math.round(ms) : null;
+}
+
+export const DURATION_HELP = "e.g. 500ms, 90 (seconds), 90s, 15m, 1h";
+
+/** A short human form: 450ms, 12s, 3m05s, 1h02m. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
+}

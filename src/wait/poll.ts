@@ -1,0 +1,103 @@
+// The revision-polling state machine (CLI.md "Waiting"). Pure of I/O but for the API client,
+// the clock and the reporter it is given, so tests drive it with a fake clock.
+import type { ApiClient } from "../api/client.js";
+import { getRevision } from "../api/endpoints.js";
+import type { Clock } from "../context.js";
+import { ApiError, InterruptedError, NetworkError } from "../errors.js";
+import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
+
+export type WaitResult = "deployed" | "failed" | "timed_out" | "interrupted";
+
+/** The JSON verdict of CLI.md. */
+export interface WaitVerdict {
+  deployment_id: string;
+  revision_id: string;
+  status: string | null;
+  result: WaitResult;
+  elapsed_seconds: number;
+}
+
+export interface WaitSettings {
+  timeoutMs: number;
+  /** First gap between polls; grows by BACKOFF_FACTOR up to maxIntervalMs. */
+  intervalMs: number;
+  maxIntervalMs: number;
+}
+
+export interface WaitReporter {
+  /** The revision's status changed (or was first seen). */
+  status(status: string, elapsedMs: number): void;
+  /** No change for a while: proof of life for CI logs that time out on silence. */
+  heartbeat(status: string | null, elapsedMs: number): void;
+  /** A poll failed in a way worth retrying. */
+  transient(message: string, elapsedMs: number): void;
+  /** Called once when waiting ends, whatever the outcome. */
+  stop(): void;
+}
+
+export const BACKOFF_FACTOR = 1.5;
+export const MAX_INTERVAL_MS = 60_000;
+export const HEARTBEAT_MS = 60_000;
+
+export async function pollRevision(
+  api: ApiClient,
+  clock: Clock,
+  signal: AbortSignal,
+  target: { deploymentId: string; revisionId: string },
+  settings: WaitSettings,
+  reporter: WaitReporter,
+): Promise<WaitVerdict> {
+  const started = clock.now();
+  const elapsed = () => clock.now() - started;
+  let status: string | null = null;
+  let delay = settings.intervalMs;
+  let lastSaid = started;
+  const verdict = (result: WaitResult): WaitVerdict => ({
+    deployment_id: target.deploymentId,
+    revision_id: target.revisionId,
+    status,
+    result,
+    elapsed_seconds: Math.round(elapsed() / 100) / 10,
+  });
+
+  try {
+    for (;;) {
+      let serverDelayMs = 0;
+      try {
+        const revision = await getRevision(api, target.deploymentId, target.revisionId);
+        if (revision.status !== status) {
+          status = revision.status;
+          reporter.status(status, elapsed());
+          lastSaid = clock.now();
+        }
+        if (isTerminalRevisionStatus(status)) return verdict(status === REVISION_SUCCESS ? "deployed" : "failed");
+      } catch (error) {
+        if (!isTransient(error)) throw error;
+        serverDelayMs = error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 0;
+        reporter.transient(error.message, elapsed());
+        lastSaid = clock.now();
+      }
+
+      const remaining = settings.timeoutMs - elapsed();
+      if (remaining <= 0) return verdict("timed_out");
+      if (clock.now() - lastSaid >= HEARTBEAT_MS) {
+        reporter.heartbeat(status, elapsed());
+        lastSaid = clock.now();
+      }
+      // Retry-After may ask for more than our own gap, never for more than the time left.
+      await clock.sleep(Math.min(Math.max(delay, serverDelayMs), remaining), signal);
+      delay = Math.min(delay * BACKOFF_FACTOR, settings.maxIntervalMs);
+    }
+  } catch (error) {
+    if (error instanceof InterruptedError || signal.aborted) return verdict("interrupted");
+    throw error;
+  } finally {
+    reporter.stop();
+  }
+}
+
+/** Worth another poll: the network, rate limiting, and server-side failures. */
+export function isTransient(error: unknown): error is Error {
+  if (error instanceof NetworkError) return true;
+  return error instanceof ApiError && (error.status === 429 || error.status >= 500);
+}
