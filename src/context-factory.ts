@@ -18,6 +18,7 @@ import { VERSION } from "./version.js";
 export type SecretRegistry = Set<string>;
 
 export interface ContextDeps {
+  argv: readonly string[];
   io: IO;
   env: Env;
   cwd: string;
@@ -43,6 +44,7 @@ export function createContext(deps: ContextDeps): Ctx {
   let printer: Promise<Printer> | undefined;
 
   const ctx: Ctx = {
+    argv: deps.argv,
     io,
     env,
     cwd: deps.cwd,

@@ -32,6 +32,8 @@ export interface GlobalFlags {
 }
 
 export interface Ctx {
+  /** The command line after `cpctl`, for messages that show how to run it again. */
+  readonly argv: readonly string[];
   readonly io: IO;
   readonly env: Env;
   readonly cwd: string;

@@ -5,6 +5,8 @@ import type { CreateRequest, DeploymentT } from "../../model/schemas.js";
 import { validateCreateRequest } from "../../model/validate.js";
 import { deploymentView } from "../../output/views.js";
 import { assertDeployed, waitForRevision } from "../../wait/run.js";
+import { completeCreateBody } from "../../prompt/complete-create.js";
+import { guardMutation } from "../mutation.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
@@ -42,6 +44,7 @@ export default defineCommand({
 
 export async function runCreate(ctx: Ctx, options: CreateOptions): Promise<DeploymentT | null> {
   const built = await buildBody("create", options, ctx);
+  await completeCreateBody(ctx, built.body);
   const checked = validateCreateRequest(built.body);
   if (!checked.ok) return rejectIssues(built, checked.issues, "the create request");
   const printer = await ctx.printer();
@@ -50,6 +53,7 @@ export async function runCreate(ctx: Ctx, options: CreateOptions): Promise<Deplo
     ctx.log.info("dry run: the request is valid; nothing was sent");
     return null;
   }
+  await guardMutation(ctx, `create deployment ${checked.value.name}`);
   const deployment = await guardedCreate(ctx, checked.value, () => ctx.api().then((api) => createDeployment(api, checked.value)));
   // Printed before any wait, so the ID is on stdout even if the wait fails or is interrupted.
   await printer.item(deployment, deploymentView);

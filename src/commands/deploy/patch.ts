@@ -6,6 +6,7 @@ import { revisionTriggers } from "../../model/rules.js";
 import type { DeploymentT, PatchRequest } from "../../model/schemas.js";
 import { validatePatchRequest } from "../../model/validate.js";
 import { deploymentView } from "../../output/views.js";
+import { guardMutation } from "../mutation.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
@@ -68,6 +69,7 @@ export async function sendPatch(
     );
     return null;
   }
+  await guardMutation(ctx, `patch deployment ${current.name}`);
   const updated = await patchDeployment(await ctx.api(), current.id, body);
   await printer.item(updated, deploymentView);
   const started = updated.latest_revision_id !== current.latest_revision_id;
