@@ -122,3 +122,14 @@ export class OperationError extends CliError {
     this.code = code;
   }
 }
+
+/**
+ * Not a failure to report: the command's answer is its exit code (`diff --exit-code` exits 1
+ * when there are differences, as git does). Nothing is printed for it.
+ */
+export class ExitSignal extends CliError {
+  readonly code = "exit";
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+  }
+}

@@ -1,6 +1,7 @@
 // The one mapping from errors to the exit codes of CLI.md.
 import {
   ApiError,
+  ExitSignal,
   InterruptedError,
   NotFoundError,
   UsageError,
@@ -20,6 +21,7 @@ export const EXIT = {
 } as const;
 
 export function exitCodeOf(error: unknown): number {
+  if (error instanceof ExitSignal) return error.exitCode;
   if (error instanceof UsageError) return EXIT.usage;
   if (error instanceof NotFoundError) return EXIT.notFound;
   if (error instanceof WaitFailedError) return EXIT.revisionFailed;

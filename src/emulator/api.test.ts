@@ -58,7 +58,11 @@ describe("deployments", () => {
     const response = await em.post("/v2/deployments", body);
     expect(response.status).toBe(201);
     expect(response.json.source_config.resource_spec).toEqual(withResourceDefaults(spec));
-    expect(response.json.source_config.resource_spec).toMatchObject({ cpu: 0.3, cpu_limit: 0.6, redis_memory_limit_mb: 256 });
+    expect(response.json.source_config.resource_spec).toMatchObject({
+      cpu: 0.3,
+      cpu_limit: 0.6,
+      redis_memory_limit_mb: 256,
+    });
   });
 
   it("reads (200), patches (200) and deletes (204) a deployment", async () => {
@@ -163,7 +167,10 @@ describe("listeners and integrations", () => {
     expect(ListenerList.safeParse(response.json).success).toBe(true);
     expect(response.json.resources).toHaveLength(2);
     expect(response.json.offset).toBe(2);
-    expect(response.json.resources[0]).toMatchObject({ compute_type: "k8s", compute_config: { k8s_namespaces: ["default", "agents"] } });
+    expect(response.json.resources[0]).toMatchObject({
+      compute_type: "k8s",
+      compute_config: { k8s_namespaces: ["default", "agents"] },
+    });
 
     const again = await startTestEmulator();
     expect((await again.get("/v2/listeners")).json).toEqual(response.json);
@@ -186,7 +193,11 @@ describe("listeners and integrations", () => {
     const mainIds = main.json.map((i: { id: string }) => i.id);
     for (const integration of alt.json) expect(mainIds).not.toContain(integration.id);
 
-    for (const path of ["/v1/integrations/gitrepo/install", "/v1/integrations/alt/gitrepo/install", "/v2/listeners"]) {
+    for (const path of [
+      "/v1/integrations/gitrepo/install",
+      "/v1/integrations/alt/gitrepo/install",
+      "/v2/listeners",
+    ]) {
       expect((await em.get(path, { auth: false })).status, path).toBe(401);
     }
   });
@@ -204,7 +215,10 @@ describe("upload-url", () => {
   it("answers on the versioned and unversioned paths with an upload URL on the emulator", async () => {
     const em = await startTestEmulator();
     const deployment = await em.createDeployment("internal_source");
-    for (const path of [`/v2/deployments/${deployment.id}/upload-url`, `/deployments/${deployment.id}/upload-url`]) {
+    for (const path of [
+      `/v2/deployments/${deployment.id}/upload-url`,
+      `/deployments/${deployment.id}/upload-url`,
+    ]) {
       const response = await em.post(path);
       expect(response.status).toBe(200);
       expect(UploadUrlResponse.safeParse(response.json).success).toBe(true);
@@ -242,7 +256,11 @@ describe("general answers", () => {
     await em.post("/v2/deployments", em.createBody("internal_container", "traced"), { auth: "other-key" });
     const projects = (await em.get("/_emulator/tracing-projects", { auth: false })).json.resources;
     expect(projects).toHaveLength(2);
-    expect(projects[0]).toMatchObject({ name: "traced", tenant_id: em.tenantId, deployment_id: deployment.id });
+    expect(projects[0]).toMatchObject({
+      name: "traced",
+      tenant_id: em.tenantId,
+      deployment_id: deployment.id,
+    });
     expect(em.emulator.tracingProjects(em.tenantId)).toHaveLength(1);
     const filtered = await em.get(`/_emulator/tracing-projects?tenant_id=${em.tenantId}`, { auth: false });
     expect(filtered.json.resources).toHaveLength(1);

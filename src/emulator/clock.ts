@@ -49,6 +49,16 @@ export class ManualClock implements Clock {
   }
 }
 
+// toISOString is a measurable share of a list request; the same few instants (creation
+// times, stage starts) are formatted over and over, so remember them.
+const isoCache = new Map<number, string>();
+
 export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  let text = isoCache.get(ms);
+  if (text === undefined) {
+    if (isoCache.size >= 10_000) isoCache.clear();
+    text = new Date(ms).toISOString();
+    isoCache.set(ms, text);
+  }
+  return text;
 }

@@ -10,7 +10,7 @@ import { HttpError, invalid, noContent, ok, revisionNotFound } from "./responses
 import type { Router } from "./router.js";
 import type { StoredDeployment } from "./state.js";
 import { checkCreateAgainstState, checkPatchAgainstState } from "./state-rules.js";
-import { deploymentView, revisionView } from "./views.js";
+import { deploymentJson, deploymentView, revisionView } from "./views.js";
 
 export function addDeploymentRoutes(router: Router, core: Core): void {
   const { store } = core;
@@ -42,14 +42,18 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
       if (skipped < filters.offset) skipped++;
       else page.push(deployment);
     }
-    const resources = page.map((d) => deploymentView(d, context.now));
+    const resources = page.map((d) => deploymentJson(d, context.now));
     // The offset to send for the next page; a page shorter than `limit` is the last one.
-    return ok({ resources, offset: filters.offset + resources.length });
+    return {
+      status: 200,
+      jsonText: `{"resources":[${resources.join(",")}],"offset":${filters.offset + page.length}}`,
+    };
   });
 
-  router.add("GET", "/v2/deployments/{deployment_id}", (context) =>
-    ok(deploymentView(tenantDeployment(core, context), context.now)),
-  );
+  router.add("GET", "/v2/deployments/{deployment_id}", (context) => ({
+    status: 200,
+    jsonText: deploymentJson(tenantDeployment(core, context), context.now),
+  }));
 
   router.add("PATCH", "/v2/deployments/{deployment_id}", async (context) => {
     const deployment = tenantDeployment(core, context);

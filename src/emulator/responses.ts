@@ -5,8 +5,10 @@ import type { FieldIssue } from "../errors.js";
 
 export interface EmulatorResponse {
   status: number;
-  /** Serialised as JSON. Absent: no body (204). */
+  /** Serialised as JSON. Absent (and no jsonText/raw): no body (204). */
   json?: unknown;
+  /** A JSON body already serialised (the list endpoints assemble cached pieces). */
+  jsonText?: string;
   /** A non-JSON body (only the HTML fault page uses it). */
   raw?: { body: Buffer; contentType: string };
   headers?: Record<string, string>;

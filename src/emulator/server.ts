@@ -317,6 +317,8 @@ function send(response: ServerResponse, answer: EmulatorResponse, truncate = fal
   if (answer.raw) {
     body = answer.raw.body;
     contentType = answer.raw.contentType;
+  } else if (answer.jsonText !== undefined) {
+    body = Buffer.from(answer.jsonText);
   } else if (answer.json !== undefined) {
     body = Buffer.from(JSON.stringify(answer.json));
   }

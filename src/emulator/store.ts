@@ -17,6 +17,7 @@ import {
   type StoredUpload,
   type TracingProject,
 } from "./state.js";
+import { touch } from "./versions.js";
 
 /** Where uploaded tarballs go: memory, or files beside the state file. */
 export interface TarballStorage {
@@ -192,6 +193,7 @@ export class Store {
       deployment.source_revision_config = revisionConfig;
     }
     deployment.updated_at = now;
+    touch(deployment);
     this.save();
   }
 
@@ -201,6 +203,7 @@ export class Store {
     const revision = this.addRevision(deployment, "gitrepo", revisionConfig, now);
     deployment.source_revision_config = revisionConfig;
     deployment.updated_at = now;
+    touch(deployment);
     this.save();
     return revision;
   }

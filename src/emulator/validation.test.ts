@@ -39,14 +39,18 @@ async function expectCreateRefused(em: TestEmulator, body: Body, loc: (string | 
 describe("spec section 7 on create", () => {
   it("refuses a tag ref with build_on_push true", async () => {
     const em = await startTestEmulator();
-    const body = withConfig(em.createBody("gitrepo"), "source_revision_config", { repo_ref: "refs/tags/v1.0.0" });
+    const body = withConfig(em.createBody("gitrepo"), "source_revision_config", {
+      repo_ref: "refs/tags/v1.0.0",
+    });
     await expectCreateRefused(em, body, ["body", "source_config", "build_on_push"]);
   });
 
   it("refuses a non-null agent_config_path for sources that are not built", async () => {
     const em = await startTestEmulator();
     for (const source of ["external_container", "internal_container"] as const) {
-      const body = withConfig(em.createBody(source), "source_revision_config", { agent_config_path: "agent.json" });
+      const body = withConfig(em.createBody(source), "source_revision_config", {
+        agent_config_path: "agent.json",
+      });
       await expectCreateRefused(em, body, ["body", "source_revision_config", "agent_config_path"]);
     }
   });
@@ -70,7 +74,9 @@ describe("spec section 7 on create", () => {
       ["redis_cpu", 0],
       ["redis_cpu_limit", 20],
     ] as const) {
-      const body = withConfig(em.createBody("external_container"), "source_config", { resource_spec: { [field]: value } });
+      const body = withConfig(em.createBody("external_container"), "source_config", {
+        resource_spec: { [field]: value },
+      });
       await expectCreateRefused(em, body, ["body", "source_config", "resource_spec", field]);
     }
   });
@@ -112,10 +118,17 @@ describe("rules that need the emulator's state", () => {
 
     const badNamespace = await em.post(
       "/v2/deployments",
-      withConfig(em.createBody("external_container"), "source_config", { listener_config: { k8s_namespace: "production" } }),
+      withConfig(em.createBody("external_container"), "source_config", {
+        listener_config: { k8s_namespace: "production" },
+      }),
     );
     expect(badNamespace.status).toBe(422);
-    expect(badNamespace.json.detail[0].loc).toEqual(["body", "source_config", "listener_config", "k8s_namespace"]);
+    expect(badNamespace.json.detail[0].loc).toEqual([
+      "body",
+      "source_config",
+      "listener_config",
+      "k8s_namespace",
+    ]);
 
     const secondListener = em.emulator.seed(em.tenantId).listeners[1]!;
     const ok = await em.post(
@@ -134,7 +147,9 @@ describe("rules that need the emulator's state", () => {
     const again = await em.post("/v2/deployments", em.createBody("internal_source", "twin"));
     expect(again.status).toBe(409);
     expect(again.json).toEqual({ detail: "A deployment named 'twin' already exists." });
-    const elsewhere = await em.post("/v2/deployments", em.createBody("internal_container", "twin"), { auth: "other-key" });
+    const elsewhere = await em.post("/v2/deployments", em.createBody("internal_container", "twin"), {
+      auth: "other-key",
+    });
     expect(elsewhere.status).toBe(201);
   });
 });
@@ -146,10 +161,22 @@ describe("spec section 7 on patch", () => {
     const external = await em.createDeployment("external_container");
     const otherListener = em.emulator.seed(em.tenantId).listeners[1]!.id;
     const cases: [DeploymentT, Body, (string | number)[]][] = [
-      [git, { source_config: { integration_id: em.emulator.seed(em.tenantId).integrations[1]!.id } }, ["body", "source_config", "integration_id"]],
-      [git, { source_config: { repo_url: "https://github.com/example/other" } }, ["body", "source_config", "repo_url"]],
+      [
+        git,
+        { source_config: { integration_id: em.emulator.seed(em.tenantId).integrations[1]!.id } },
+        ["body", "source_config", "integration_id"],
+      ],
+      [
+        git,
+        { source_config: { repo_url: "https://github.com/example/other" } },
+        ["body", "source_config", "repo_url"],
+      ],
       [git, { source_config: { deployment_type: "prod" } }, ["body", "source_config", "deployment_type"]],
-      [git, { source_config: { custom_url: "https://mine.example.com" } }, ["body", "source_config", "custom_url"]],
+      [
+        git,
+        { source_config: { custom_url: "https://mine.example.com" } },
+        ["body", "source_config", "custom_url"],
+      ],
       [external, { source_config: { listener_id: otherListener } }, ["body", "source_config", "listener_id"]],
       [
         external,
@@ -164,7 +191,9 @@ describe("spec section 7 on patch", () => {
       expect(response.json.detail.map((i: { loc: unknown }) => i.loc)).toContainEqual(loc);
     }
     // Restating the current value is not a change.
-    const same = await em.patch(`/v2/deployments/${git.id}`, { source_config: { repo_url: git.source_config.repo_url } });
+    const same = await em.patch(`/v2/deployments/${git.id}`, {
+      source_config: { repo_url: git.source_config.repo_url },
+    });
     expect(same.status).toBe(200);
   });
 
@@ -210,7 +239,10 @@ describe("malformed input never gets a 500", () => {
         ["POST", "/v2/deployments"],
         ["PATCH", `/v2/deployments/${deployment.id}`],
       ] as const) {
-        const response = await em.request(method, path, { rawBody: raw, headers: { "Content-Type": "application/json" } });
+        const response = await em.request(method, path, {
+          rawBody: raw,
+          headers: { "Content-Type": "application/json" },
+        });
         expect(response.status).toBe(400);
         expect(typeof response.json.detail).toBe("string");
       }
@@ -228,7 +260,13 @@ describe("malformed input never gets a 500", () => {
     expect(empty.status).toBe(422);
     expect(empty.json.detail).toEqual([{ loc: ["body"], msg: "is required", type: "missing" }]);
 
-    const wrongTypes = { name: 7, source: "gitrepo", source_config: [], source_revision_config: "x", secrets: {} };
+    const wrongTypes = {
+      name: 7,
+      source: "gitrepo",
+      source_config: [],
+      source_revision_config: "x",
+      secrets: {},
+    };
     const response = await em.post("/v2/deployments", wrongTypes);
     expect(response.status).toBe(422);
     expect(response.json).toEqual({ detail: modelCreateIssues(wrongTypes) });
@@ -254,11 +292,27 @@ describe("malformed input never gets a 500", () => {
       fc.jsonValue(),
       // A valid body with one part replaced by anything: reaches deeper into the rules.
       fc
-        .tuple(fc.constantFrom("name", "source", "source_config", "source_revision_config", "secrets", "secret_references"), fc.jsonValue())
+        .tuple(
+          fc.constantFrom(
+            "name",
+            "source",
+            "source_config",
+            "source_revision_config",
+            "secrets",
+            "secret_references",
+          ),
+          fc.jsonValue(),
+        )
         .map(([key, value]) => ({ ...valid, name: `prop-${Math.random()}`, [key]: value })),
       fc.record({
-        source_config: fc.dictionary(fc.constantFrom("resource_spec", "listener_config", "custom_url", "build_on_push"), fc.jsonValue()),
-        source_revision_config: fc.dictionary(fc.constantFrom("image_uri", "repo_ref", "source_tarball_path"), fc.jsonValue()),
+        source_config: fc.dictionary(
+          fc.constantFrom("resource_spec", "listener_config", "custom_url", "build_on_push"),
+          fc.jsonValue(),
+        ),
+        source_revision_config: fc.dictionary(
+          fc.constantFrom("image_uri", "repo_ref", "source_tarball_path"),
+          fc.jsonValue(),
+        ),
       }),
     );
     await fc.assert(

@@ -6,6 +6,7 @@ import type { DeploymentT, RevisionT } from "../model/schemas.js";
 import { iso } from "./clock.js";
 import { revisionStateAt } from "./lifecycle.js";
 import type { StoredDeployment, StoredRevision } from "./state.js";
+import { versionOf } from "./versions.js";
 
 /** The agent-server image version emulated deployments report once one revision is deployed. */
 export const EMULATED_IMAGE_VERSION = "0.0.0-emulated";
@@ -30,7 +31,30 @@ export function deploymentStatusAt(deployment: StoredDeployment, now: number): D
 }
 
 export function deploymentView(deployment: StoredDeployment, now: number): DeploymentT {
-  const { status, active, activeSince } = deploymentStatusAt(deployment, now);
+  return buildView(deployment, deploymentStatusAt(deployment, now));
+}
+
+/**
+ * Serialised views, reused while nothing they show has changed: serialising is most of what
+ * a list request costs. What a view shows changes only with a change to the deployment (its
+ * version, see versions.ts) or when another revision becomes the active one.
+ */
+const jsonCache = new WeakMap<StoredDeployment, { key: string; json: string }>();
+
+export function deploymentJson(deployment: StoredDeployment, now: number): string {
+  const state = deploymentStatusAt(deployment, now);
+  const key = `${versionOf(deployment)}|${state.active?.id ?? ""}|${state.activeSince ?? ""}`;
+  const cached = jsonCache.get(deployment);
+  if (cached?.key === key) return cached.json;
+  const json = JSON.stringify(buildView(deployment, state));
+  jsonCache.set(deployment, { key, json });
+  return json;
+}
+
+function buildView(
+  deployment: StoredDeployment,
+  { status, active, activeSince }: DeploymentStatusNow,
+): DeploymentT {
   const latest = deployment.revisions.at(-1) ?? null;
   // The deployment changed when its active revision went live, not only when it was patched.
   const updatedAt = Math.max(deployment.updated_at, activeSince ?? 0);

@@ -88,11 +88,13 @@ export async function buildBody(kind: BodyKind, options: BodyOptions, ctx: Ctx):
         const origin = origins.get(formatPath(path.slice(0, length)));
         if (origin) return origin === `--set ${field}` ? `${origin}: ${issue.msg}` : `${origin} (${field}): ${issue.msg}`;
       }
+      const flag = FIELD_FLAGS.find((f) => f.on.includes(kind) && formatPath([...f.path]) === field);
+      const message = issue.type === "missing" && flag ? `${issue.msg} (give --${flag.flag})` : issue.msg;
       if (file) {
         const line = await file.lineOf(path);
-        return `${file.name}${line ? `:${line}` : ""}: ${field || "(top level)"}: ${issue.msg}`;
+        return `${file.name}${line ? `:${line}` : ""}: ${field || "(top level)"}: ${message}`;
       }
-      return field ? `${field}: ${issue.msg}` : issue.msg;
+      return field ? `${field}: ${message}` : message;
     },
   };
 }

@@ -68,7 +68,9 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new UsageError(`${name}: expected a mapping of request fields (name, source, source_config, ...) at the top level`);
   }
-  return data as Record<string, unknown>;
+  // Editors find the schema through a `$schema` key in the file (see `cpctl schema`); it is not a field.
+  const { $schema: _schema, ...fields } = data as Record<string, unknown>;
+  return fields;
 }
 
 /** Finds the line of a path by parsing the text as YAML (JSON is YAML), only when asked. */

@@ -12,7 +12,15 @@ import {
   SOURCES,
 } from "./index.js";
 
-const IN_PROGRESS = ["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING", "UNKNOWN"];
+const IN_PROGRESS = [
+  "CREATING",
+  "QUEUED",
+  "AWAITING_BUILD",
+  "BUILDING",
+  "AWAITING_DEPLOY",
+  "DEPLOYING",
+  "UNKNOWN",
+];
 const FAILURES = ["CREATE_FAILED", "BUILD_FAILED", "DEPLOY_FAILED", "SKIPPED", "INTERRUPTED"];
 
 describe("revision statuses", () => {
@@ -22,7 +30,8 @@ describe("revision statuses", () => {
     expect([...REVISION_FAILURES].sort()).toEqual([...FAILURES].sort());
   });
   it("DEPLOYED and the five failures are terminal", () => {
-    for (const status of ["DEPLOYED", ...FAILURES]) expect(isTerminalRevisionStatus(status), status).toBe(true);
+    for (const status of ["DEPLOYED", ...FAILURES])
+      expect(isTerminalRevisionStatus(status), status).toBe(true);
   });
   it("UNKNOWN and every in-progress status are not terminal", () => {
     for (const status of IN_PROGRESS) expect(isTerminalRevisionStatus(status), status).toBe(false);
@@ -33,14 +42,22 @@ describe("revision statuses", () => {
     expect(REVISION_FAILURES).not.toContain("DEPLOYED");
   });
   it("unknown strings are not terminal", () => {
-    for (const status of ["", "deployed", "FAILED", "DONE"]) expect(isTerminalRevisionStatus(status), status).toBe(false);
+    for (const status of ["", "deployed", "FAILED", "DONE"])
+      expect(isTerminalRevisionStatus(status), status).toBe(false);
   });
 });
 
 describe("revisionStages", () => {
   it("built sources pass through AWAITING_BUILD and BUILDING", () => {
     for (const source of ["gitrepo", "internal_source"] as const) {
-      expect(revisionStages(source)).toEqual(["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING"]);
+      expect(revisionStages(source)).toEqual([
+        "CREATING",
+        "QUEUED",
+        "AWAITING_BUILD",
+        "BUILDING",
+        "AWAITING_DEPLOY",
+        "DEPLOYING",
+      ]);
     }
   });
   it("container sources go from QUEUED to AWAITING_DEPLOY", () => {

@@ -6,8 +6,8 @@ import type { FieldIssue } from "../errors.js";
 import {
   Deployment,
   type DeploymentT,
-  ROUNDED_CPU_FIELDS,
   type ResourceSpecRequestT,
+  ROUNDED_CPU_FIELDS,
   SOURCES,
   type Source,
   type Validated,
@@ -57,7 +57,7 @@ const tenthsOf = (cores: number) => Math.floor((hundredths(cores) + 5) / 10);
 
 const isTag = (ref: unknown) => typeof ref === "string" && ref.startsWith("refs/tags/");
 
-// Values that break a field's own type or format: the schema refuses them before any rule.
+// Values that break a field's own type or format: the schema refuses them.
 const INVALID = {
   uuid: "not-a-uuid",
   empty: "",
@@ -70,8 +70,18 @@ const isInvalid = (value: unknown) => (Object.values(INVALID) as unknown[]).incl
 interface Verdict {
   /** Problems with a single field's type, format or bounds: the schema's. */
   shape: string[];
-  /** Problems between fields, found only once every field is well formed. */
+  /** Problems between fields. */
   rules: string[];
+}
+
+/**
+ * Where the model must report an issue: every shape problem, and every rule problem except
+ * where the shape problem of the same field (or of a field inside or around it) says it all.
+ */
+function expectedLocs({ shape, rules }: Verdict): string[] {
+  const covered = (loc: string) =>
+    shape.some((other) => loc === other || loc.startsWith(`${other}.`) || other.startsWith(`${loc}.`));
+  return [...shape, ...rules.filter((loc) => !covered(loc))];
 }
 
 const at = (...loc: (string | number)[]) => ["body", ...loc].join(".");
@@ -101,8 +111,6 @@ function oracleCreate(body: Json): Verdict {
       shape.push(at("source_config", "resource_spec", field));
     }
   }
-  if (shape.length) return { shape, rules };
-
   for (const [parent, values, table] of [
     ["source_config", config, ORACLE_SOURCE_CONFIG],
     ["source_revision_config", revision, ORACLE_REVISION_CONFIG],
@@ -122,10 +130,12 @@ function oracleCreate(body: Json): Verdict {
     if (config.integration_id == null) rules.push(at("source_config", "integration_id"));
     if (config.repo_url == null) rules.push(at("source_config", "repo_url"));
   }
-  if (source === "external_container" && revision.image_uri == null) rules.push(at("source_revision_config", "image_uri"));
+  if (source === "external_container" && revision.image_uri == null)
+    rules.push(at("source_revision_config", "image_uri"));
 
   // "Cannot be true when repo_ref is a tag (starts with refs/tags/)."
-  if (config.build_on_push === true && isTag(revision.repo_ref)) rules.push(at("source_config", "build_on_push"));
+  if (config.build_on_push === true && isTag(revision.repo_ref))
+    rules.push(at("source_config", "build_on_push"));
 
   // A limit below its request, as stored (both rounded to one decimal).
   for (const [request, limit] of [
@@ -195,7 +205,8 @@ const resourceSpec = (leaning: boolean) =>
 const ABSENT = Symbol("absent");
 
 /** Any value from the pools, with equal chances. */
-const anyOf = ([valid, invalid]: [unknown[], unknown[]]) => fc.constantFrom(ABSENT, null, ...valid, ...invalid);
+const anyOf = ([valid, invalid]: [unknown[], unknown[]]) =>
+  fc.constantFrom(ABSENT, null, ...valid, ...invalid);
 
 /**
  * A value leaning to what the oracle's source table allows. It is only a bias: every
@@ -208,7 +219,10 @@ const leaningTo = (allowed: boolean, [valid, invalid]: [unknown[], unknown[]]) =
         { weight: 1, arbitrary: fc.constantFrom(ABSENT, null) },
         { weight: invalid.length ? 1 : 0, arbitrary: fc.constantFrom(ABSENT, ...invalid) },
       )
-    : fc.oneof({ weight: 10, arbitrary: fc.constantFrom(ABSENT, null) }, { weight: 1, arbitrary: fc.constantFrom(...valid) });
+    : fc.oneof(
+        { weight: 10, arbitrary: fc.constantFrom(ABSENT, null) },
+        { weight: 1, arbitrary: fc.constantFrom(...valid) },
+      );
 
 function withoutAbsent(values: Record<string, unknown>): Json {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ABSENT));
@@ -226,15 +240,18 @@ const bodyFor = (source: Source, leaning: boolean) => {
   );
   const revision: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [field, pools] of Object.entries(REVISION_POOLS)) {
-    revision[field] = leaning ? leaningTo(ORACLE_REVISION_CONFIG[field]!.includes(source), pools) : anyOf(pools);
+    revision[field] = leaning
+      ? leaningTo(ORACLE_REVISION_CONFIG[field]!.includes(source), pools)
+      : anyOf(pools);
   }
   const refs = [{ name: "DB_PASSWORD", secret_name: "db", secret_key: "pw" }];
   const secretReferences =
     leaning && source !== "external_container"
       ? fc.constantFrom(ABSENT, ABSENT, ABSENT, null, [], refs)
       : fc.constantFrom(ABSENT, null, [], refs);
-  return fc.record({ config: fc.record(config), revision: fc.record(revision), refs: secretReferences }).map(
-    ({ config, revision, refs }): Json => {
+  return fc
+    .record({ config: fc.record(config), revision: fc.record(revision), refs: secretReferences })
+    .map(({ config, revision, refs }): Json => {
       const body: Json = {
         name: "my-agent",
         source,
@@ -244,8 +261,7 @@ const bodyFor = (source: Source, leaning: boolean) => {
       };
       if (refs !== ABSENT) body.secret_references = refs;
       return body;
-    },
-  );
+    });
 };
 
 /** Half the bodies anything-goes, half leaning to valid, so both verdicts are well sampled. */
@@ -267,7 +283,7 @@ describe("create bodies against the oracle", () => {
       fc.property(createBody, (body) => {
         const verdict = oracleCreate(body);
         const result = validateCreateRequest(body);
-        const forbidden = verdict.shape.length ? verdict.shape : verdict.rules;
+        const forbidden = expectedLocs(verdict);
         if (forbidden.length) {
           // Whatever the oracle forbids is refused, with an issue at each expected location.
           expect(result.ok).toBe(false);
@@ -318,7 +334,9 @@ const currentDeployment = fc
     return Deployment.parse({
       name: "my-agent",
       source,
-      source_config: git ? { integration_id: UUID_1, repo_url: "https://github.com/acme/agent", build_on_push } : {},
+      source_config: git
+        ? { integration_id: UUID_1, repo_url: "https://github.com/acme/agent", build_on_push }
+        : {},
       source_revision_config: git
         ? { repo_ref, agent_config_path: "agent.json" }
         : source === "internal_source"
@@ -369,7 +387,8 @@ function oraclePatch(patch: Json, current: DeploymentT): string[] {
       forbidden.push(at("source_revision_config", field));
     }
   }
-  if (config.build_on_push != null && current.source !== "gitrepo") forbidden.push(at("source_config", "build_on_push"));
+  if (config.build_on_push != null && current.source !== "gitrepo")
+    forbidden.push(at("source_config", "build_on_push"));
   // "Not changeable by PATCH."
   const integration = config.integration_id;
   if (integration != null && integration !== current.source_config.integration_id) {
@@ -379,7 +398,11 @@ function oraclePatch(patch: Json, current: DeploymentT): string[] {
   const buildOnPush = config.build_on_push ?? current.source_config.build_on_push;
   const ref = revision.repo_ref ?? current.source_revision_config.repo_ref;
   if ((config.build_on_push != null || revision.repo_ref != null) && buildOnPush === true && isTag(ref)) {
-    forbidden.push(config.build_on_push != null ? at("source_config", "build_on_push") : at("source_revision_config", "repo_ref"));
+    forbidden.push(
+      config.build_on_push != null
+        ? at("source_config", "build_on_push")
+        : at("source_revision_config", "repo_ref"),
+    );
   }
   return forbidden;
 }
@@ -439,14 +462,30 @@ const nearMiss = (values: fc.Arbitrary<unknown>) =>
       revision_source: fc.oneof(fc.constantFrom("gitrepo", "internal_source"), values),
       source_config: fc.oneof(
         fc.dictionary(
-          fc.constantFrom("integration_id", "repo_url", "build_on_push", "resource_spec", "listener_config", "custom_url", "cpu"),
+          fc.constantFrom(
+            "integration_id",
+            "repo_url",
+            "build_on_push",
+            "resource_spec",
+            "listener_config",
+            "custom_url",
+            "cpu",
+          ),
           values,
         ),
-        fc.record({ resource_spec: fc.dictionary(fc.constantFrom("cpu", "cpu_limit", "volumes", "sidecars", "min_scale"), values) }),
+        fc.record({
+          resource_spec: fc.dictionary(
+            fc.constantFrom("cpu", "cpu_limit", "volumes", "sidecars", "min_scale"),
+            values,
+          ),
+        }),
         values,
       ),
       source_revision_config: fc.oneof(
-        fc.dictionary(fc.constantFrom("repo_ref", "agent_config_path", "image_uri", "source_tarball_path"), values),
+        fc.dictionary(
+          fc.constantFrom("repo_ref", "agent_config_path", "image_uri", "source_tarball_path"),
+          values,
+        ),
         values,
       ),
       secrets: fc.oneof(fc.array(fc.record({ name: fc.constantFrom("A", "B"), value: fc.string() })), values),
@@ -528,10 +567,17 @@ const validSpec = fc
   .map((pairs) => {
     const spec: Json = {};
     for (const [request, limit] of PAIRS) {
-      const chosen = (pairs as Record<string, { request: number; limit?: number; extra?: number } | undefined>)[request];
+      const chosen = (
+        pairs as Record<string, { request: number; limit?: number; extra?: number } | undefined>
+      )[request];
       if (!chosen) continue;
       spec[request] = chosen.request;
-      const limitValue = request === "db_cpu" ? (chosen.extra === undefined ? undefined : chosen.request + chosen.extra) : chosen.limit;
+      const limitValue =
+        request === "db_cpu"
+          ? chosen.extra === undefined
+            ? undefined
+            : chosen.request + chosen.extra
+          : chosen.limit;
       if (limitValue !== undefined) spec[limit] = limitValue;
     }
     return spec as Partial<ResourceSpecRequestT>;
@@ -577,7 +623,8 @@ describe("withResourceDefaults over valid specs", () => {
         const out = withResourceDefaults(spec) as Json;
         for (const field of ROUNDED_CPU_FIELDS) {
           const value = out[field];
-          if (value != null) expect(String(value), `${field} of ${JSON.stringify(spec)}`).toMatch(ONE_DECIMAL);
+          if (value != null)
+            expect(String(value), `${field} of ${JSON.stringify(spec)}`).toMatch(ONE_DECIMAL);
         }
       }),
       RUNS,

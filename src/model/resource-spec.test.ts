@@ -33,7 +33,13 @@ describe("withResourceDefaults", () => {
     );
   });
   it("defaults limits to 2 x their request", () => {
-    const out = withResourceDefaults({ cpu: 1.5, memory_mb: 512, redis_cpu: 0.5, db_cpu: 2, db_memory_mb: 1024 });
+    const out = withResourceDefaults({
+      cpu: 1.5,
+      memory_mb: 512,
+      redis_cpu: 0.5,
+      db_cpu: 2,
+      db_memory_mb: 1024,
+    });
     expect(out).toMatchObject({
       cpu_limit: 3,
       memory_limit_mb: 1024,
@@ -96,7 +102,12 @@ describe("withResourceDefaults", () => {
     expect(withResourceDefaults({ cpu: 1, cpu_limit: null }).cpu_limit).toBe(2);
   });
   it("rounds CPU values to one decimal before deriving limits", () => {
-    expect(withResourceDefaults({ cpu: 0.25 })).toMatchObject({ cpu: 0.3, cpu_limit: 0.6, queue_cpu: 0.3, queue_cpu_limit: 0.6 });
+    expect(withResourceDefaults({ cpu: 0.25 })).toMatchObject({
+      cpu: 0.3,
+      cpu_limit: 0.6,
+      queue_cpu: 0.3,
+      queue_cpu_limit: 0.6,
+    });
     expect(withResourceDefaults({ cpu: 0.15 })).toMatchObject({ cpu: 0.2, cpu_limit: 0.4 });
     expect(withResourceDefaults({ cpu: 1.04, cpu_limit: 2.06 })).toMatchObject({ cpu: 1.0, cpu_limit: 2.1 });
     expect(withResourceDefaults({ redis_cpu: 0.35 })).toMatchObject({ redis_cpu: 0.4, redis_cpu_limit: 0.8 });
@@ -115,7 +126,11 @@ describe("withResourceDefaults", () => {
     expect(spec).toEqual({ cpu: 0.25 });
   });
   it("is idempotent", () => {
-    for (const spec of [{ cpu: 0.25 }, { cpu: 1.04, memory_mb: 100, redis_cpu: 0.15 }, { queue_cpu: 7.95, db_cpu: 0.33 }]) {
+    for (const spec of [
+      { cpu: 0.25 },
+      { cpu: 1.04, memory_mb: 100, redis_cpu: 0.15 },
+      { queue_cpu: 7.95, db_cpu: 0.33 },
+    ]) {
       const once = withResourceDefaults(spec);
       expect(withResourceDefaults(once)).toEqual(once);
     }

@@ -8,15 +8,15 @@ import {
   type DeploymentT,
   NON_CHANGEABLE_FIELDS,
   type PatchRequest,
+  patchTriggersRevision,
   REVISION_FIELD_SOURCES,
   REVISION_SOURCES,
   REVISION_TRIGGERS,
+  revisionTriggers,
   SECRET_REFERENCES_SOURCES,
   SOURCE_CONFIG_FIELD_SOURCES,
   SOURCES,
   type Source,
-  patchTriggersRevision,
-  revisionTriggers,
   type Validated,
   validateCreateRequest,
   validatePatchRequest,
@@ -39,7 +39,10 @@ const BASE: Record<Source, { source_config: Json; source_revision_config: Json }
   },
   internal_source: {
     source_config: {},
-    source_revision_config: { agent_config_path: "agent.json", source_tarball_path: "uploads/abc/src.tar.gz" },
+    source_revision_config: {
+      agent_config_path: "agent.json",
+      source_tarball_path: "uploads/abc/src.tar.gz",
+    },
   },
   external_container: {
     source_config: {},
@@ -245,7 +248,14 @@ describe("source_config fields valid only for certain sources (patch)", () => {
   );
   it("leaves the changeable fields of spec 2.2", () => {
     expect(changeable.map(([field]) => field).sort()).toEqual(
-      ["build_command", "build_on_push", "custom_url", "install_command", "listener_config", "resource_spec"].sort(),
+      [
+        "build_command",
+        "build_on_push",
+        "custom_url",
+        "install_command",
+        "listener_config",
+        "resource_spec",
+      ].sort(),
     );
   });
   for (const [field, allowed] of changeable) {
@@ -280,8 +290,17 @@ describe("secret_references only for external_container", () => {
     } else {
       it(`refuses secret_references for ${source} (create and patch)`, () => {
         const msg = new RegExp(`applies only to external_container deployments, not ${source}; remove it`);
-        expectOnlyIssue(create(source, { secret_references: refs }), ["secret_references"], msg, "source_mismatch");
-        expectOnlyIssue(validatePatchRequest({ secret_references: refs }, deployment(source)), ["secret_references"], msg);
+        expectOnlyIssue(
+          create(source, { secret_references: refs }),
+          ["secret_references"],
+          msg,
+          "source_mismatch",
+        );
+        expectOnlyIssue(
+          validatePatchRequest({ secret_references: refs }, deployment(source)),
+          ["secret_references"],
+          msg,
+        );
       });
       it(`accepts null or empty secret_references for ${source}`, () => {
         expectOk(create(source, { secret_references: null }));
@@ -294,7 +313,8 @@ describe("secret_references only for external_container", () => {
 // --- build_on_push and tags -----------------------------------------------------------------
 
 describe("build_on_push cannot be true with a tag repo_ref", () => {
-  const TAG_MSG = /build_on_push cannot be true when repo_ref is a tag \(refs\/tags\/v1\.0\).*set build_on_push to false or use a branch name/;
+  const TAG_MSG =
+    /build_on_push cannot be true when repo_ref is a tag \(refs\/tags\/v1\.0\).*set build_on_push to false or use a branch name/;
 
   it("refuses a tag with build_on_push true on create, blaming build_on_push", () => {
     const result = create("gitrepo", {
@@ -304,34 +324,82 @@ describe("build_on_push cannot be true with a tag repo_ref", () => {
     expectOnlyIssue(result, ["source_config", "build_on_push"], TAG_MSG, "value_error");
   });
   it("accepts a tag with build_on_push false or unset, and a branch with build_on_push true", () => {
-    expectOk(create("gitrepo", { source_config: { build_on_push: false }, source_revision_config: { repo_ref: "refs/tags/v1.0" } }));
-    expectOk(create("gitrepo", { source_config: { build_on_push: null }, source_revision_config: { repo_ref: "refs/tags/v1.0" } }));
-    expectOk(create("gitrepo", { source_config: { build_on_push: true }, source_revision_config: { repo_ref: "main" } }));
+    expectOk(
+      create("gitrepo", {
+        source_config: { build_on_push: false },
+        source_revision_config: { repo_ref: "refs/tags/v1.0" },
+      }),
+    );
+    expectOk(
+      create("gitrepo", {
+        source_config: { build_on_push: null },
+        source_revision_config: { repo_ref: "refs/tags/v1.0" },
+      }),
+    );
+    expectOk(
+      create("gitrepo", {
+        source_config: { build_on_push: true },
+        source_revision_config: { repo_ref: "main" },
+      }),
+    );
     // Only the full ref path is a tag: a branch may contain "tags".
-    expectOk(create("gitrepo", { source_config: { build_on_push: true }, source_revision_config: { repo_ref: "tags/v1.0" } }));
-    expectOk(create("gitrepo", { source_config: { build_on_push: true }, source_revision_config: { repo_ref: "refs/heads/main" } }));
+    expectOk(
+      create("gitrepo", {
+        source_config: { build_on_push: true },
+        source_revision_config: { repo_ref: "tags/v1.0" },
+      }),
+    );
+    expectOk(
+      create("gitrepo", {
+        source_config: { build_on_push: true },
+        source_revision_config: { repo_ref: "refs/heads/main" },
+      }),
+    );
   });
 
   it("patch: build_on_push true against a tag already on the deployment", () => {
-    const current = deployment("gitrepo", { source_config: { build_on_push: false }, source_revision_config: { repo_ref: "refs/tags/v1.0" } });
-    expectOnlyIssue(validatePatchRequest({ source_config: { build_on_push: true } }, current), ["source_config", "build_on_push"], TAG_MSG);
+    const current = deployment("gitrepo", {
+      source_config: { build_on_push: false },
+      source_revision_config: { repo_ref: "refs/tags/v1.0" },
+    });
+    expectOnlyIssue(
+      validatePatchRequest({ source_config: { build_on_push: true } }, current),
+      ["source_config", "build_on_push"],
+      TAG_MSG,
+    );
     // Moving to a branch in the same patch makes it fine.
-    expectOk(validatePatchRequest({ source_config: { build_on_push: true }, source_revision_config: { repo_ref: "main" } }, current));
+    expectOk(
+      validatePatchRequest(
+        { source_config: { build_on_push: true }, source_revision_config: { repo_ref: "main" } },
+        current,
+      ),
+    );
   });
   it("patch: a tag against build_on_push true already on the deployment, blaming repo_ref", () => {
-    const current = deployment("gitrepo", { source_config: { build_on_push: true }, source_revision_config: { repo_ref: "main" } });
+    const current = deployment("gitrepo", {
+      source_config: { build_on_push: true },
+      source_revision_config: { repo_ref: "main" },
+    });
     expectOnlyIssue(
       validatePatchRequest({ source_revision_config: { repo_ref: "refs/tags/v1.0" } }, current),
       ["source_revision_config", "repo_ref"],
       TAG_MSG,
     );
     // Turning build_on_push off in the same patch makes it fine.
-    expectOk(validatePatchRequest({ source_config: { build_on_push: false }, source_revision_config: { repo_ref: "refs/tags/v1.0" } }, current));
+    expectOk(
+      validatePatchRequest(
+        { source_config: { build_on_push: false }, source_revision_config: { repo_ref: "refs/tags/v1.0" } },
+        current,
+      ),
+    );
   });
   it("patch: both in the same patch", () => {
     const current = deployment("gitrepo");
     expectOnlyIssue(
-      validatePatchRequest({ source_config: { build_on_push: true }, source_revision_config: { repo_ref: "refs/tags/v1.0" } }, current),
+      validatePatchRequest(
+        { source_config: { build_on_push: true }, source_revision_config: { repo_ref: "refs/tags/v1.0" } },
+        current,
+      ),
       ["source_config", "build_on_push"],
       TAG_MSG,
     );
@@ -347,28 +415,48 @@ describe("agent_config_path", () => {
   for (const source of ["gitrepo", "internal_source"] as const) {
     it(`is required on create for ${source} (null or absent)`, () => {
       const msg = new RegExp(`is required for ${source} deployments.*--agent-config-path`);
-      expectOnlyIssue(create(source, { source_revision_config: { agent_config_path: null } }), ["source_revision_config", "agent_config_path"], msg, "missing");
+      expectOnlyIssue(
+        create(source, { source_revision_config: { agent_config_path: null } }),
+        ["source_revision_config", "agent_config_path"],
+        msg,
+        "missing",
+      );
       const body = createBody(source);
       delete (body.source_revision_config as Json).agent_config_path;
-      expectOnlyIssue(validateCreateRequest(body), ["source_revision_config", "agent_config_path"], msg, "missing");
+      expectOnlyIssue(
+        validateCreateRequest(body),
+        ["source_revision_config", "agent_config_path"],
+        msg,
+        "missing",
+      );
     });
   }
   for (const source of ["external_container", "internal_container"] as const) {
     const msg = new RegExp(`must be null for ${source} deployments: only built sources`);
     it(`must be null for ${source} on create`, () => {
-      expectOnlyIssue(create(source, { source_revision_config: { agent_config_path: "agent.json" } }), ["source_revision_config", "agent_config_path"], msg);
+      expectOnlyIssue(
+        create(source, { source_revision_config: { agent_config_path: "agent.json" } }),
+        ["source_revision_config", "agent_config_path"],
+        msg,
+      );
       expectOk(create(source, { source_revision_config: { agent_config_path: null } }));
     });
     it(`must be null when patching a ${source} deployment`, () => {
       expectOnlyIssue(
-        validatePatchRequest({ source_revision_config: { agent_config_path: "agent.json" } }, deployment(source)),
+        validatePatchRequest(
+          { source_revision_config: { agent_config_path: "agent.json" } },
+          deployment(source),
+        ),
         ["source_revision_config", "agent_config_path"],
         msg,
       );
     });
   }
   it("must be null when revision_source is internal_container, even on a built deployment", () => {
-    const patch = { revision_source: "internal_container", source_revision_config: { agent_config_path: "agent.json" } };
+    const patch = {
+      revision_source: "internal_container",
+      source_revision_config: { agent_config_path: "agent.json" },
+    };
     for (const current of ["gitrepo", "internal_source"] as const) {
       expectOnlyIssue(
         validatePatchRequest(patch, deployment(current)),
@@ -380,12 +468,17 @@ describe("agent_config_path", () => {
   it("is accepted when revision_source is a built source, even on a container deployment", () => {
     const patch = {
       revision_source: "internal_source",
-      source_revision_config: { agent_config_path: "agent.json", source_tarball_path: "uploads/x/src.tar.gz" },
+      source_revision_config: {
+        agent_config_path: "agent.json",
+        source_tarball_path: "uploads/x/src.tar.gz",
+      },
     };
     expectOk(validatePatchRequest(patch, deployment("internal_container")));
   });
   it("is not required on patch", () => {
-    expectOk(validatePatchRequest({ source_revision_config: { repo_ref: "develop" } }, deployment("gitrepo")));
+    expectOk(
+      validatePatchRequest({ source_revision_config: { repo_ref: "develop" } }, deployment("gitrepo")),
+    );
   });
 });
 
@@ -446,7 +539,12 @@ describe("resource_spec CPU bounds (spec 2.4 and 8)", () => {
     it(`${field}: 0.1 to 8 cores`, () => {
       for (const ok of [0.1, 0.5, 1, 7.99, 8]) expectOk(withSpec({ [field]: ok }));
       for (const bad of [0.09, 0, -1, 8.01, 9, 16]) {
-        expectOnlyIssue(withSpec({ [field]: bad }), [...SPEC, field], /must be between 0\.1 and 8 cores/, "value_error");
+        expectOnlyIssue(
+          withSpec({ [field]: bad }),
+          [...SPEC, field],
+          /must be between 0\.1 and 8 cores/,
+          "value_error",
+        );
       }
     });
   }
@@ -454,12 +552,20 @@ describe("resource_spec CPU bounds (spec 2.4 and 8)", () => {
     it(`${field}: 0.1 to 16 cores`, () => {
       for (const ok of [0.1, 8, 8.01, 15.99, 16]) expectOk(withSpec({ [field]: ok }));
       for (const bad of [0.09, 0, 16.01, 17, 32]) {
-        expectOnlyIssue(withSpec({ [field]: bad }), [...SPEC, field], /must be between 0\.1 and 16 cores/, "value_error");
+        expectOnlyIssue(
+          withSpec({ [field]: bad }),
+          [...SPEC, field],
+          /must be between 0\.1 and 16 cores/,
+          "value_error",
+        );
       }
     });
   }
   it("applies the bounds on patch too", () => {
-    const result = validatePatchRequest({ source_config: { resource_spec: { cpu: 8.01 } } }, deployment("external_container"));
+    const result = validatePatchRequest(
+      { source_config: { resource_spec: { cpu: 8.01 } } },
+      deployment("external_container"),
+    );
     expectOnlyIssue(result, [...SPEC, "cpu"], /between 0\.1 and 8 cores/);
   });
 });
@@ -480,7 +586,9 @@ describe("resource_spec limits and scales", () => {
       expectOnlyIssue(
         withSpec({ [request]: high, [limit]: low }),
         [...SPEC, limit],
-        new RegExp(`must be at least ${request} \\(${high}\\); a limit below its request cannot be scheduled`),
+        new RegExp(
+          `must be at least ${request} \\(${high}\\); a limit below its request cannot be scheduled`,
+        ),
         "value_error",
       );
       expectOk(withSpec({ [request]: high, [limit]: high }));
@@ -493,21 +601,27 @@ describe("resource_spec limits and scales", () => {
     // 0.15 rounds to 0.2, 0.14 to 0.1.
     expectIssue(withSpec({ cpu: 0.15, cpu_limit: 0.14 }), [...SPEC, "cpu_limit"], /must be at least cpu/);
   });
-  it.fails(
-    "BUG: refuses a limit below a request that takes its default (queue_cpu defaults to cpu, queue_memory_mb to memory_mb)",
-    () => {
-      // Stored as queue_cpu 4, queue_cpu_limit 2: a limit below its request (spec 2.4 defaults).
-      expectIssue(withSpec({ cpu: 4, queue_cpu_limit: 2 }), [...SPEC, "queue_cpu_limit"], /must be at least/);
-      expectIssue(withSpec({ memory_mb: 1024, queue_memory_limit_mb: 512 }), [...SPEC, "queue_memory_limit_mb"], /must be at least/);
-    },
-  );
+  it.fails("BUG: refuses a limit below a request that takes its default (queue_cpu defaults to cpu, queue_memory_mb to memory_mb)", () => {
+    // Stored as queue_cpu 4, queue_cpu_limit 2: a limit below its request (spec 2.4 defaults).
+    expectIssue(withSpec({ cpu: 4, queue_cpu_limit: 2 }), [...SPEC, "queue_cpu_limit"], /must be at least/);
+    expectIssue(
+      withSpec({ memory_mb: 1024, queue_memory_limit_mb: 512 }),
+      [...SPEC, "queue_memory_limit_mb"],
+      /must be at least/,
+    );
+  });
   for (const [min, max] of [
     ["min_scale", "max_scale"],
     ["queue_min_scale", "queue_max_scale"],
     ["orchestrator_min_scale", "orchestrator_max_scale"],
   ] as const) {
     it(`${min} above ${max} is refused`, () => {
-      expectOnlyIssue(withSpec({ [min]: 3, [max]: 2 }), [...SPEC, max], new RegExp(`must be at least ${min} \\(3\\)`), "value_error");
+      expectOnlyIssue(
+        withSpec({ [min]: 3, [max]: 2 }),
+        [...SPEC, max],
+        new RegExp(`must be at least ${min} \\(3\\)`),
+        "value_error",
+      );
       expectOk(withSpec({ [min]: 2, [max]: 2 }));
       expectOk(withSpec({ [min]: 0, [max]: 5 }));
     });
@@ -517,39 +631,92 @@ describe("resource_spec limits and scales", () => {
 describe("resource_spec volumes and containers", () => {
   const MOUNT_MSG = /names no volume: 'data' must match a name under resource_spec\.volumes/;
   it("volume_mounts must name a volume", () => {
-    expectOnlyIssue(withSpec({ volume_mounts: [{ name: "data", mountPath: "/data" }] }), [...SPEC, "volume_mounts", 0, "name"], MOUNT_MSG);
     expectOnlyIssue(
-      withSpec({ volumes: [{ name: "cache", emptyDir: {} }], volume_mounts: [{ name: "cache", mountPath: "/c" }, { name: "data", mountPath: "/data" }] }),
+      withSpec({ volume_mounts: [{ name: "data", mountPath: "/data" }] }),
+      [...SPEC, "volume_mounts", 0, "name"],
+      MOUNT_MSG,
+    );
+    expectOnlyIssue(
+      withSpec({
+        volumes: [{ name: "cache", emptyDir: {} }],
+        volume_mounts: [
+          { name: "cache", mountPath: "/c" },
+          { name: "data", mountPath: "/data" },
+        ],
+      }),
       [...SPEC, "volume_mounts", 1, "name"],
       MOUNT_MSG,
     );
-    expectOk(withSpec({ volumes: [{ name: "data", emptyDir: {} }], volume_mounts: [{ name: "data", mountPath: "/data" }] }));
+    expectOk(
+      withSpec({
+        volumes: [{ name: "data", emptyDir: {} }],
+        volume_mounts: [{ name: "data", mountPath: "/data" }],
+      }),
+    );
   });
   it("a container's volumeMounts must name a volume", () => {
     const sidecar = { name: "proxy", image: "envoy:1", volumeMounts: [{ name: "data", mountPath: "/data" }] };
-    expectOnlyIssue(withSpec({ sidecars: [sidecar] }), [...SPEC, "sidecars", 0, "volumeMounts", 0, "name"], MOUNT_MSG);
-    expectOnlyIssue(withSpec({ init_containers: [sidecar] }), [...SPEC, "init_containers", 0, "volumeMounts", 0, "name"], MOUNT_MSG);
+    expectOnlyIssue(
+      withSpec({ sidecars: [sidecar] }),
+      [...SPEC, "sidecars", 0, "volumeMounts", 0, "name"],
+      MOUNT_MSG,
+    );
+    expectOnlyIssue(
+      withSpec({ init_containers: [sidecar] }),
+      [...SPEC, "init_containers", 0, "volumeMounts", 0, "name"],
+      MOUNT_MSG,
+    );
     expectOk(withSpec({ volumes: [{ name: "data", emptyDir: {} }], sidecars: [sidecar] }));
   });
   it("volume names are unique", () => {
     expectOnlyIssue(
-      withSpec({ volumes: [{ name: "data", emptyDir: {} }, { name: "data", emptyDir: {} }] }),
+      withSpec({
+        volumes: [
+          { name: "data", emptyDir: {} },
+          { name: "data", emptyDir: {} },
+        ],
+      }),
       [...SPEC, "volumes", 1, "name"],
       /duplicates volume name 'data'; names must be unique within the pod/,
     );
   });
   it("container names are unique across init_containers and sidecars", () => {
     const a = { name: "helper", image: "busybox" };
-    expectOnlyIssue(withSpec({ init_containers: [a], sidecars: [a] }), [...SPEC, "sidecars", 0, "name"], /duplicates container name 'helper'; names must be unique/);
-    expectOnlyIssue(withSpec({ sidecars: [a, { ...a, image: "other" }] }), [...SPEC, "sidecars", 1, "name"], /duplicates container name 'helper'/);
-    expectOnlyIssue(withSpec({ init_containers: [a, a] }), [...SPEC, "init_containers", 1, "name"], /duplicates container name 'helper'/);
+    expectOnlyIssue(
+      withSpec({ init_containers: [a], sidecars: [a] }),
+      [...SPEC, "sidecars", 0, "name"],
+      /duplicates container name 'helper'; names must be unique/,
+    );
+    expectOnlyIssue(
+      withSpec({ sidecars: [a, { ...a, image: "other" }] }),
+      [...SPEC, "sidecars", 1, "name"],
+      /duplicates container name 'helper'/,
+    );
+    expectOnlyIssue(
+      withSpec({ init_containers: [a, a] }),
+      [...SPEC, "init_containers", 1, "name"],
+      /duplicates container name 'helper'/,
+    );
     expectOk(withSpec({ init_containers: [a], sidecars: [{ ...a, name: "helper-2" }] }));
   });
   it("EnvVar valueFrom cannot be used with a non-empty value", () => {
     const env = (value: string | null | undefined) => ({
-      sidecars: [{ name: "s", image: "i", env: [{ name: "OK", value: "1" }, { name: "X", value, valueFrom: { secretKeyRef: { name: "s", key: "k" } } }] }],
+      sidecars: [
+        {
+          name: "s",
+          image: "i",
+          env: [
+            { name: "OK", value: "1" },
+            { name: "X", value, valueFrom: { secretKeyRef: { name: "s", key: "k" } } },
+          ],
+        },
+      ],
     });
-    expectOnlyIssue(withSpec(env("v")), [...SPEC, "sidecars", 0, "env", 1, "valueFrom"], /cannot be used when value is non-empty; give one of value or valueFrom/);
+    expectOnlyIssue(
+      withSpec(env("v")),
+      [...SPEC, "sidecars", 0, "env", 1, "valueFrom"],
+      /cannot be used when value is non-empty; give one of value or valueFrom/,
+    );
     expectOk(withSpec(env("")));
     expectOk(withSpec(env(null)));
     expectOk(withSpec(env(undefined)));
@@ -563,7 +730,11 @@ describe("listener_config", () => {
       ["source_config", "listener_config", "k8s_namespace"],
       /needs a listener: give source_config\.listener_id/,
     );
-    expectOk(create("external_container", { source_config: { listener_id: LISTENER_ID, listener_config: { k8s_namespace: "team-a" } } }));
+    expectOk(
+      create("external_container", {
+        source_config: { listener_id: LISTENER_ID, listener_config: { k8s_namespace: "team-a" } },
+      }),
+    );
   });
 });
 
@@ -573,8 +744,16 @@ describe("secrets and secret_references", () => {
   const s = (name: string) => ({ name, value: "v" });
   const r = (name: string) => ({ name, secret_name: "k8s-secret", secret_key: "key" });
   it("duplicate secret names are refused", () => {
-    expectOnlyIssue(create("gitrepo", { secrets: [s("A"), s("B"), s("A")] }), ["secrets", 2, "name"], /duplicates secret 'A'; each name may appear once/);
-    expectOnlyIssue(validatePatchRequest({ secrets: [s("A"), s("A")] }, deployment("gitrepo")), ["secrets", 1, "name"], /duplicates secret 'A'/);
+    expectOnlyIssue(
+      create("gitrepo", { secrets: [s("A"), s("B"), s("A")] }),
+      ["secrets", 2, "name"],
+      /duplicates secret 'A'; each name may appear once/,
+    );
+    expectOnlyIssue(
+      validatePatchRequest({ secrets: [s("A"), s("A")] }, deployment("gitrepo")),
+      ["secrets", 1, "name"],
+      /duplicates secret 'A'/,
+    );
   });
   it("duplicate secret references are refused", () => {
     expectOnlyIssue(
@@ -593,9 +772,17 @@ describe("secrets and secret_references", () => {
   });
   it("a secret_reference cannot shadow a secret, one side from the deployment (patch)", () => {
     const withRef = deployment("external_container", { secret_references: [r("TOKEN")] });
-    expectOnlyIssue(validatePatchRequest({ secrets: [s("TOKEN")] }, withRef), ["secret_references", 0, "name"], /already set by secrets/);
+    expectOnlyIssue(
+      validatePatchRequest({ secrets: [s("TOKEN")] }, withRef),
+      ["secret_references", 0, "name"],
+      /already set by secrets/,
+    );
     const withSecret = deployment("external_container", { secrets: [s("TOKEN")] });
-    expectOnlyIssue(validatePatchRequest({ secret_references: [r("TOKEN")] }, withSecret), ["secret_references", 0, "name"], /already set by secrets/);
+    expectOnlyIssue(
+      validatePatchRequest({ secret_references: [r("TOKEN")] }, withSecret),
+      ["secret_references", 0, "name"],
+      /already set by secrets/,
+    );
     // Replacing the secrets removes the clash.
     expectOk(validatePatchRequest({ secrets: [s("OTHER")], secret_references: [r("TOKEN")] }, withSecret));
   });
@@ -613,18 +800,31 @@ describe("non-changeable PATCH fields (spec 2.2)", () => {
       "source_config.listener_config.k8s_namespace",
     ]);
   });
-  const IMMUTABLE = /cannot be changed after creation \(it is .*\); create a new deployment to use another value/;
+  const IMMUTABLE =
+    /cannot be changed after creation \(it is .*\); create a new deployment to use another value/;
   const git = deployment("gitrepo", { source_config: { deployment_type: "dev" } });
-  const ext = deployment("external_container", { source_config: { listener_id: LISTENER_ID, listener_config: { k8s_namespace: "team-a" } } });
+  const ext = deployment("external_container", {
+    source_config: { listener_id: LISTENER_ID, listener_config: { k8s_namespace: "team-a" } },
+  });
   const cases: [string, DeploymentT, Json, Json][] = [
     ["integration_id", git, { integration_id: OTHER_UUID }, { integration_id: INTEGRATION_ID }],
-    ["repo_url", git, { repo_url: "https://github.com/acme/other" }, { repo_url: "https://github.com/acme/agent" }],
+    [
+      "repo_url",
+      git,
+      { repo_url: "https://github.com/acme/other" },
+      { repo_url: "https://github.com/acme/agent" },
+    ],
     ["deployment_type", git, { deployment_type: "prod" }, { deployment_type: "dev" }],
     ["listener_id", ext, { listener_id: OTHER_UUID }, { listener_id: LISTENER_ID }],
   ];
   for (const [field, current, changed, same] of cases) {
     it(`${field}: refused when different, accepted when equal or null`, () => {
-      const hit = expectIssue(validatePatchRequest({ source_config: changed }, current), ["source_config", field], IMMUTABLE, "immutable");
+      const hit = expectIssue(
+        validatePatchRequest({ source_config: changed }, current),
+        ["source_config", field],
+        IMMUTABLE,
+        "immutable",
+      );
       expect(hit.msg).toContain(JSON.stringify((current.source_config as Json)[field]));
       expect(issuesOf(validatePatchRequest({ source_config: changed }, current))).toHaveLength(1);
       expectOk(validatePatchRequest({ source_config: same }, current));
@@ -642,7 +842,10 @@ describe("non-changeable PATCH fields (spec 2.2)", () => {
   });
   it("setting a field the deployment does not have counts as a change", () => {
     expectIssue(
-      validatePatchRequest({ source_config: { integration_id: INTEGRATION_ID } }, deployment("external_container")),
+      validatePatchRequest(
+        { source_config: { integration_id: INTEGRATION_ID } },
+        deployment("external_container"),
+      ),
       ["source_config", "integration_id"],
       /cannot be changed after creation \(it is unset\)/,
     );
@@ -669,7 +872,12 @@ describe("custom_url on gitrepo is read-only", () => {
   });
   it("is settable for external_container", () => {
     expectOk(create("external_container", { source_config: { custom_url: "https://x.example.com" } }));
-    expectOk(validatePatchRequest({ source_config: { custom_url: "https://y.example.com" } }, deployment("external_container")));
+    expectOk(
+      validatePatchRequest(
+        { source_config: { custom_url: "https://y.example.com" } },
+        deployment("external_container"),
+      ),
+    );
   });
 });
 
@@ -678,9 +886,15 @@ describe("custom_url on gitrepo is read-only", () => {
 describe("revisionTriggers / patchTriggersRevision (spec section 3)", () => {
   const triggers: [string, PatchRequest][] = [
     ["source_revision_config.repo_ref", { source_revision_config: { repo_ref: "main" } }],
-    ["source_revision_config.agent_config_path", { source_revision_config: { agent_config_path: "agent.json" } }],
+    [
+      "source_revision_config.agent_config_path",
+      { source_revision_config: { agent_config_path: "agent.json" } },
+    ],
     ["source_revision_config.image_uri", { source_revision_config: { image_uri: "img:1" } }],
-    ["source_revision_config.source_tarball_path", { source_revision_config: { source_tarball_path: "uploads/x" } }],
+    [
+      "source_revision_config.source_tarball_path",
+      { source_revision_config: { source_tarball_path: "uploads/x" } },
+    ],
     ["source_config.resource_spec", { source_config: { resource_spec: {} } }],
     ["secrets", { secrets: [] }],
   ];
@@ -694,7 +908,8 @@ describe("revisionTriggers / patchTriggersRevision (spec section 3)", () => {
     });
     it(`${path} null or absent does not`, () => {
       const parts = path.split(".");
-      const nulled: Json = parts.length === 1 ? { [parts[0]!]: null } : { [parts[0]!]: { [parts[1]!]: null } };
+      const nulled: Json =
+        parts.length === 1 ? { [parts[0]!]: null } : { [parts[0]!]: { [parts[1]!]: null } };
       expect(revisionTriggers(nulled as PatchRequest)).toEqual([]);
       expect(patchTriggersRevision(nulled as PatchRequest)).toBe(false);
     });

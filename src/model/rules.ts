@@ -66,12 +66,12 @@ export const REVISION_TRIGGERS = [
 ] as const;
 
 /** Required on create beyond the spec's own `agent_config_path` rule: a deployment needs something to run. */
-const REQUIRED_ON_CREATE: Partial<Record<Source, [string, string, string][]>> = {
+export const REQUIRED_ON_CREATE: Partial<Record<Source, [string, string, string][]>> = {
   gitrepo: [
-    ["source_config", "integration_id", "--integration-id (from `cpctl integrations list`)"],
-    ["source_config", "repo_url", "--repo-url"],
+    ["source_config", "integration_id", "the git integration's ID, from the integration listing"],
+    ["source_config", "repo_url", "the git repository URL"],
   ],
-  external_container: [["source_revision_config", "image_uri", "--image-uri"]],
+  external_container: [["source_revision_config", "image_uri", "the container image URI"]],
 };
 
 export function isTagRef(ref: string | null | undefined): boolean {
@@ -102,15 +102,15 @@ export function checkCreateRules(body: CreateRequest): FieldIssue[] {
     issues.push(
       issue(
         ["source_revision_config", "agent_config_path"],
-        `is required for ${source} deployments: the path of the agent configuration file (agent.json) in the source, e.g. --agent-config-path agent.json`,
+        `is required for ${source} deployments: the path of the agent configuration file (agent.json) in the source`,
         "missing",
       ),
     );
   }
-  for (const [parent, field, flag] of REQUIRED_ON_CREATE[source] ?? []) {
+  for (const [parent, field, what] of REQUIRED_ON_CREATE[source] ?? []) {
     const container = body[parent as "source_config" | "source_revision_config"] as Record<string, unknown>;
     if (container[field] == null) {
-      issues.push(issue([parent, field], `is required for ${source} deployments: give ${flag}`, "missing"));
+      issues.push(issue([parent, field], `is required for ${source} deployments: ${what}`, "missing"));
     }
   }
 

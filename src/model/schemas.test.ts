@@ -68,15 +68,18 @@ describe("deployment names", () => {
   });
   it("refuses surrounding white space", () => {
     for (const name of [" agent", "agent ", "\tagent", "agent\n", " "]) {
-      expect(issueAt(nameResult(name), "name").msg, JSON.stringify(name)).toMatch(/white space|must not be empty/);
+      expect(issueAt(nameResult(name), "name").msg, JSON.stringify(name)).toMatch(
+        /white space|must not be empty/,
+      );
     }
     expect(issueAt(nameResult(" agent"), "name").msg).toBe("must not start or end with white space");
   });
   it("refuses control characters", () => {
     for (const name of ["a\u0000b", "a\u0007b", "a\u001bb", "a\u007fb", "a\u0085b"]) {
-      expect(issuesOf(nameResult(name)).map((i) => i.msg), JSON.stringify(name)).toContain(
-        "must not contain control characters",
-      );
+      expect(
+        issuesOf(nameResult(name)).map((i) => i.msg),
+        JSON.stringify(name),
+      ).toContain("must not contain control characters");
     }
   });
   it("refuses a UUID-shaped name, in any case", () => {
@@ -87,7 +90,10 @@ describe("deployment names", () => {
   it("refuses a missing or non-string name", () => {
     const missing = body();
     delete missing.name;
-    expect(issueAt(validateCreateRequest(missing), "name")).toMatchObject({ msg: "is required", type: "missing" });
+    expect(issueAt(validateCreateRequest(missing), "name")).toMatchObject({
+      msg: "is required",
+      type: "missing",
+    });
     expect(issueAt(nameResult(42), "name").msg).toBe("must be a string, not a number (42)");
   });
 });
@@ -103,22 +109,30 @@ describe("unknown fields", () => {
   });
   it("points a resource field put directly under source_config to resource_spec", () => {
     const result = validateCreateRequest(body({ source_config: { cpu: 1 } }));
-    expect(issueAt(result, "source_config", "cpu").msg).toBe("is not a known field; did you mean 'resource_spec.cpu'?");
+    expect(issueAt(result, "source_config", "cpu").msg).toBe(
+      "is not a known field; did you mean 'resource_spec.cpu'?",
+    );
     for (const field of ["memory_mb", "max_scale", "sidecars"]) {
       const r = validateCreateRequest(body({ source_config: { [field]: 1 } }));
       expect(issueAt(r, "source_config", field).msg).toContain(`did you mean 'resource_spec.${field}'?`);
     }
   });
   it("suggests nested fields too", () => {
-    expect(issueAt(validateCreateRequest(body({ source_revision_config: { image_url: "x" } })), "source_revision_config", "image_url").msg).toBe(
-      "is not a known field; did you mean 'image_uri'?",
-    );
+    expect(
+      issueAt(
+        validateCreateRequest(body({ source_revision_config: { image_url: "x" } })),
+        "source_revision_config",
+        "image_url",
+      ).msg,
+    ).toBe("is not a known field; did you mean 'image_uri'?");
     const spec = body({ source_config: { resource_spec: { cpu_limt: 1 } } });
     expect(issueAt(validateCreateRequest(spec), "source_config", "resource_spec", "cpu_limt").msg).toContain(
       "did you mean 'cpu_limit'?",
     );
     const secrets = body({ secrets: [{ name: "A", valu: "1" }] });
-    expect(issueAt(validateCreateRequest(secrets), "secrets", 0, "valu").msg).toContain("did you mean 'value'?");
+    expect(issueAt(validateCreateRequest(secrets), "secrets", 0, "valu").msg).toContain(
+      "did you mean 'value'?",
+    );
   });
   it("says to remove a field that resembles nothing", () => {
     const result = validateCreateRequest({ ...body(), completely_unrelated: true });
@@ -127,11 +141,15 @@ describe("unknown fields", () => {
   it("refuses unknown fields in a patch", () => {
     const result = validatePatchRequest({ source_config: { build_on_psh: true } }, CURRENT);
     expect(issueAt(result, "source_config", "build_on_psh").msg).toContain("did you mean 'build_on_push'?");
-    expect(issueAt(validatePatchRequest({ secretz: [] }, CURRENT), "secretz").msg).toContain("did you mean 'secrets'?");
+    expect(issueAt(validatePatchRequest({ secretz: [] }, CURRENT), "secretz").msg).toContain(
+      "did you mean 'secrets'?",
+    );
   });
   it.fails("BUG: suggests patch-only fields for a typo in a patch (revison_source -> revision_source)", () => {
     const result = validatePatchRequest({ revison_source: "gitrepo" }, CURRENT);
-    expect(issueAt(result, "revison_source").msg).toBe("is not a known field; did you mean 'revision_source'?");
+    expect(issueAt(result, "revison_source").msg).toBe(
+      "is not a known field; did you mean 'revision_source'?",
+    );
   });
   it("closest() only suggests near words", () => {
     expect(closest("source_confg", ["name", "source", "source_config"])).toBe("source_config");
@@ -156,12 +174,16 @@ describe("wrong types", () => {
     expect(issueAt(spec({ labels: [] }), "source_config", "resource_spec", "labels").msg).toMatch(
       /^must be an? (object|record), not an array$/,
     );
-    expect(issueAt(validateCreateRequest(body({ secrets: {} })), "secrets").msg).toBe("must be an array, not an object");
+    expect(issueAt(validateCreateRequest(body({ secrets: {} })), "secrets").msg).toBe(
+      "must be an array, not an object",
+    );
     expect(issueAt(validateCreateRequest(body({ source_config: "x" })), "source_config").msg).toBe(
       'must be an object, not a string ("x")',
     );
     const bop = validateCreateRequest(body({ source: "gitrepo", source_config: { build_on_push: "yes" } }));
-    expect(issueAt(bop, "source_config", "build_on_push").msg).toBe('must be a boolean, not a string ("yes")');
+    expect(issueAt(bop, "source_config", "build_on_push").msg).toBe(
+      'must be a boolean, not a string ("yes")',
+    );
   });
   it("shortens long quoted strings", () => {
     const msg = issueAt(spec({ cpu: "y".repeat(100) }), "source_config", "resource_spec", "cpu").msg;
@@ -172,22 +194,37 @@ describe("wrong types", () => {
       msg: 'must be one of "gitrepo", "external_container", "internal_container", "internal_source"',
       type: "enum",
     });
-    expect(issueAt(validatePatchRequest({ revision_source: "external_container" }, CURRENT), "revision_source").msg).toBe(
-      'must be one of "gitrepo", "internal_container", "internal_source"',
-    );
+    expect(
+      issueAt(validatePatchRequest({ revision_source: "external_container" }, CURRENT), "revision_source")
+        .msg,
+    ).toBe('must be one of "gitrepo", "internal_container", "internal_source"');
   });
   it("uses the field's own message for formats and bounds", () => {
     const git = body({ source: "gitrepo", source_config: { integration_id: "not-a-uuid" } });
-    expect(issueAt(validateCreateRequest(git), "source_config", "integration_id").msg).toMatch(/must be a UUID/);
-    expect(issueAt(spec({ min_scale: -1 }), "source_config", "resource_spec", "min_scale").msg).toBe("must be 0 or more");
-    expect(issueAt(spec({ memory_mb: 0 }), "source_config", "resource_spec", "memory_mb").msg).toBe("must be at least 1 (MB)");
-    expect(issueAt(spec({ db_cpu: 0 }), "source_config", "resource_spec", "db_cpu").msg).toBe("must be more than 0 cores");
+    expect(issueAt(validateCreateRequest(git), "source_config", "integration_id").msg).toMatch(
+      /must be a UUID/,
+    );
+    expect(issueAt(spec({ min_scale: -1 }), "source_config", "resource_spec", "min_scale").msg).toBe(
+      "must be 0 or more",
+    );
+    expect(issueAt(spec({ memory_mb: 0 }), "source_config", "resource_spec", "memory_mb").msg).toBe(
+      "must be at least 1 (MB)",
+    );
+    expect(issueAt(spec({ db_cpu: 0 }), "source_config", "resource_spec", "db_cpu").msg).toBe(
+      "must be more than 0 cores",
+    );
     const vol = spec({ volumes: [{ name: "Data_1" }] });
-    expect(issueAt(vol, "source_config", "resource_spec", "volumes", 0, "name").msg).toMatch(/must be a DNS label/);
+    expect(issueAt(vol, "source_config", "resource_spec", "volumes", 0, "name").msg).toMatch(
+      /must be a DNS label/,
+    );
     const env = body({ secrets: [{ name: "1BAD", value: "x" }] });
-    expect(issueAt(validateCreateRequest(env), "secrets", 0, "name").msg).toMatch(/must be an environment variable name/);
+    expect(issueAt(validateCreateRequest(env), "secrets", 0, "name").msg).toMatch(
+      /must be an environment variable name/,
+    );
     const empty = body({ source_revision_config: { image_uri: "" } });
-    expect(issueAt(validateCreateRequest(empty), "source_revision_config", "image_uri").msg).toBe("must not be empty");
+    expect(issueAt(validateCreateRequest(empty), "source_revision_config", "image_uri").msg).toBe(
+      "must not be empty",
+    );
   });
   it("requires the top-level fields of a create body", () => {
     const result = validateCreateRequest({});
@@ -198,7 +235,10 @@ describe("wrong types", () => {
     expect(issueAt(result, "source").msg).toMatch(/gitrepo/);
   });
   it.fails("BUG: a missing source says 'is required' like the other missing fields", () => {
-    expect(issueAt(validateCreateRequest({}), "source")).toMatchObject({ msg: "is required", type: "missing" });
+    expect(issueAt(validateCreateRequest({}), "source")).toMatchObject({
+      msg: "is required",
+      type: "missing",
+    });
   });
   it("refuses a body that is not an object", () => {
     for (const input of [null, [], "x", 1]) {
@@ -213,31 +253,51 @@ describe("patch shape", () => {
   it("accepts an empty patch and all-null fields", () => {
     expect(validatePatchShape({}).ok).toBe(true);
     expect(
-      validatePatchShape({ revision_source: null, source_config: null, source_revision_config: null, secrets: null, secret_references: null })
-        .ok,
+      validatePatchShape({
+        revision_source: null,
+        source_config: null,
+        source_revision_config: null,
+        secrets: null,
+        secret_references: null,
+      }).ok,
     ).toBe(true);
     expect(validatePatchRequest({}, CURRENT).ok).toBe(true);
   });
   it("refuses what the schema refuses, without a deployment", () => {
     expect(issueAt(validatePatchShape({ name: "new" }), "name").msg).toMatch(/^is not a known field/);
-    expect(issueAt(validatePatchShape({ source_config: { resource_spec: { cpu: 9 } } }), "source_config", "resource_spec", "cpu").msg).toBe(
-      "must be between 0.1 and 8 cores",
-    );
+    expect(
+      issueAt(
+        validatePatchShape({ source_config: { resource_spec: { cpu: 9 } } }),
+        "source_config",
+        "resource_spec",
+        "cpu",
+      ).msg,
+    ).toBe("must be between 0.1 and 8 cores");
   });
 });
 
 describe("describeIssue / formatPath", () => {
   it("formats paths and drops the leading body", () => {
-    expect(formatPath(["source_config", "resource_spec", "sidecars", 0, "name"])).toBe("source_config.resource_spec.sidecars[0].name");
-    expect(describeIssue({ loc: ["body", "secrets", 1, "name"], msg: "duplicates", type: "value_error" })).toBe("secrets[1].name: duplicates");
+    expect(formatPath(["source_config", "resource_spec", "sidecars", 0, "name"])).toBe(
+      "source_config.resource_spec.sidecars[0].name",
+    );
+    expect(
+      describeIssue({ loc: ["body", "secrets", 1, "name"], msg: "duplicates", type: "value_error" }),
+    ).toBe("secrets[1].name: duplicates");
     expect(describeIssue({ loc: ["body"], msg: "must be an object", type: "x" })).toBe("must be an object");
   });
 });
 
 describe("JSON Schema (z.toJSONSchema)", () => {
   it("is generated for the create and patch requests and lists the required fields", () => {
-    const schema = toJSONSchema(DeploymentCreateRequest) as { required?: string[]; properties?: Json; additionalProperties?: unknown };
-    expect([...(schema.required ?? [])].sort()).toEqual(["name", "secrets", "source", "source_config", "source_revision_config"].sort());
+    const schema = toJSONSchema(DeploymentCreateRequest) as {
+      required?: string[];
+      properties?: Json;
+      additionalProperties?: unknown;
+    };
+    expect([...(schema.required ?? [])].sort()).toEqual(
+      ["name", "secrets", "source", "source_config", "source_revision_config"].sort(),
+    );
     expect(Object.keys(schema.properties ?? {})).toContain("secret_references");
     expect(schema.additionalProperties).toBe(false);
     const patch = toJSONSchema(DeploymentPatchRequest) as { required?: string[] };

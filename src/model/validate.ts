@@ -3,6 +3,7 @@
 // starting at "body" as the service's does.
 import type * as z from "zod/mini";
 import type { FieldIssue } from "../errors.js";
+import { SOURCES } from "./enums.js";
 import { checkCreateRules, checkPatchRules } from "./rules.js";
 import {
   type CreateRequest,
@@ -20,7 +21,9 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; issues: FieldIs
 
 export function validateCreateRequest(input: unknown): Validated<CreateRequest> {
   const parsed = DeploymentCreateRequest.safeParse(input, PARSE_OPTIONS);
-  if (!parsed.success) return { ok: false, issues: fromZodIssues(parsed.error.issues) };
+  if (!parsed.success) {
+    return { ok: false, issues: withRuleIssues(fromZodIssues(parsed.error.issues), input, hasCreateShape, (body) => checkCreateRules(body as CreateRequest)) };
+  }
   const issues = checkCreateRules(parsed.data);
   return issues.length ? { ok: false, issues } : { ok: true, value: parsed.data };
 }
@@ -28,9 +31,50 @@ export function validateCreateRequest(input: unknown): Validated<CreateRequest> 
 /** `current` is the deployment being patched: some rules depend on what it already holds. */
 export function validatePatchRequest(input: unknown, current: DeploymentT): Validated<PatchRequest> {
   const parsed = DeploymentPatchRequest.safeParse(input, PARSE_OPTIONS);
-  if (!parsed.success) return { ok: false, issues: fromZodIssues(parsed.error.issues) };
+  if (!parsed.success) {
+    return { ok: false, issues: withRuleIssues(fromZodIssues(parsed.error.issues), input, isObject, (body) => checkPatchRules(body as PatchRequest, current)) };
+  }
   const issues = checkPatchRules(parsed.data, current);
   return issues.length ? { ok: false, issues } : { ok: true, value: parsed.data };
+}
+
+/**
+ * Adds the cross-field problems to the schema's, so that a person sees every problem at
+ * once rather than one batch per attempt. The rules only run when the body's outline is
+ * sound, and a rule's finding is dropped where the schema already reported that field.
+ */
+function withRuleIssues(
+  schemaIssues: FieldIssue[],
+  input: unknown,
+  outlineIsSound: (input: unknown) => boolean,
+  rules: (body: unknown) => FieldIssue[],
+): FieldIssue[] {
+  if (!outlineIsSound(input)) return schemaIssues;
+  let ruleIssues: FieldIssue[];
+  try {
+    ruleIssues = rules(input);
+  } catch {
+    return schemaIssues;
+  }
+  const reported = schemaIssues.map((issue) => formatPath(issue.loc));
+  const covered = (issue: FieldIssue) => {
+    const path = formatPath(issue.loc);
+    return reported.some((other) => path === other || path.startsWith(`${other}.`) || other.startsWith(`${path}.`));
+  };
+  return [...schemaIssues, ...ruleIssues.filter((issue) => !covered(issue))];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+function hasCreateShape(input: unknown): boolean {
+  return (
+    isObject(input) &&
+    (SOURCES as readonly unknown[]).includes(input.source) &&
+    isObject(input.source_config) &&
+    isObject(input.source_revision_config) &&
+    Array.isArray(input.secrets)
+  );
 }
 
 /** Schema-only check of a patch body, for when the deployment is not at hand (dry runs by ID). */

@@ -10,8 +10,13 @@
 // `em.apiKey` unless `auth: false` or other headers are given.
 import http, { type IncomingHttpHeaders } from "node:http";
 import { afterEach, beforeEach } from "vitest";
+import {
+  type EmulatorOptions,
+  ManualClock,
+  type RunningEmulator,
+  startEmulator,
+} from "../../src/emulator/server.js";
 import type { Source } from "../../src/model/enums.js";
-import { type EmulatorOptions, ManualClock, type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 
 export const TEST_API_KEY = "test-key";
 
@@ -64,7 +69,9 @@ export interface TestEmulator {
 const started = new Set<TestEmulator>();
 let nameCounter = 0;
 
-export async function startTestEmulator(options: EmulatorOptions & { apiKey?: string } = {}): Promise<TestEmulator> {
+export async function startTestEmulator(
+  options: EmulatorOptions & { apiKey?: string } = {},
+): Promise<TestEmulator> {
   const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock();
   const stageMs = options.stageMs ?? 0;
   const emulator = await startEmulator({ ...options, host: "127.0.0.1", port: 0, clock, stageMs });
@@ -82,7 +89,12 @@ export async function startTestEmulator(options: EmulatorOptions & { apiKey?: st
       body = JSON.stringify(requestOptions.body);
       headers["Content-Type"] ??= "application/json";
     }
-    return httpRequest(`${emulator.url}${path}`, { method, headers, body, timeoutMs: requestOptions.timeoutMs });
+    return httpRequest(`${emulator.url}${path}`, {
+      method,
+      headers,
+      body,
+      timeoutMs: requestOptions.timeoutMs,
+    });
   };
 
   const createBody = (source: Source, name = `dep-${++nameCounter}`): Record<string, unknown> => {
@@ -121,7 +133,13 @@ export async function startTestEmulator(options: EmulatorOptions & { apiKey?: st
           secrets: [],
         };
       case "internal_source":
-        return { name, source, source_config: {}, source_revision_config: { agent_config_path: "agent.json" }, secrets: [] };
+        return {
+          name,
+          source,
+          source_config: {},
+          source_revision_config: { agent_config_path: "agent.json" },
+          secrets: [],
+        };
     }
   };
 
@@ -146,7 +164,9 @@ export async function startTestEmulator(options: EmulatorOptions & { apiKey?: st
     settle: () => emulator.advanceClock(Math.max(1, stageMs * 10)),
     createBody,
     createDeployment: async (source, name, overrides = {}) => {
-      const response = await request("POST", "/v2/deployments", { body: { ...createBody(source, name), ...overrides } });
+      const response = await request("POST", "/v2/deployments", {
+        body: { ...createBody(source, name), ...overrides },
+      });
       if (response.status !== 201) {
         throw new Error(`create ${source} failed: ${response.status} ${response.text}`);
       }
@@ -181,27 +201,38 @@ export function useTestEmulator(options: EmulatorOptions & { apiKey?: string } =
 /** One HTTP exchange on a fresh connection (no pooling: nothing lingers after a test). */
 export function httpRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    timeoutMs?: number;
+  } = {},
 ): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: options.method ?? "GET", headers: options.headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("error", reject);
-      response.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
-      });
-    });
+    const request = http.request(
+      url,
+      { method: options.method ?? "GET", headers: options.headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("error", reject);
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
+        });
+      },
+    );
     request.on("error", reject);
     if (options.timeoutMs) {
-      request.setTimeout(options.timeoutMs, () => request.destroy(new Error(`timed out after ${options.timeoutMs} ms`)));
+      request.setTimeout(options.timeoutMs, () =>
+        request.destroy(new Error(`timed out after ${options.timeoutMs} ms`)),
+      );
     }
     request.end(options.body);
   });

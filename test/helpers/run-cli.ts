@@ -34,13 +34,19 @@ export interface RunCliOptions {
 export async function runCli(args: string[], options: RunCliOptions = {}): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
-  const tty = typeof options.tty === "object" ? options.tty : { stdin: options.tty, stdout: options.tty, stderr: options.tty };
+  const tty =
+    typeof options.tty === "object"
+      ? options.tty
+      : { stdin: options.tty, stdout: options.tty, stderr: options.tty };
   const code = await run({
     argv: args,
     io: {
       stdout: { write: (text) => void (stdout += text), isTTY: Boolean(tty.stdout), columns: 120 },
       stderr: { write: (text) => void (stderr += text), isTTY: Boolean(tty.stderr), columns: 120 },
-      stdin: { isTTY: Boolean(tty.stdin), stream: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) },
+      stdin: {
+        isTTY: Boolean(tty.stdin),
+        stream: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
+      },
     },
     env: options.env ?? {},
     cwd: options.cwd ?? freshDir("cwd"),
@@ -59,7 +65,10 @@ export function freshDir(label: string): string {
  * A clock whose sleeps return at once and move time forward; `onSleep` lets a test move the
  * emulator's clock in step, so a wait sees revisions progress without real waiting.
  */
-export function instantClock(start = Date.UTC(2026, 10, 21, 12), onSleep?: (ms: number) => void): Clock & { sleeps: number[] } {
+export function instantClock(
+  start = Date.UTC(2026, 10, 21, 12),
+  onSleep?: (ms: number) => void,
+): Clock & { sleeps: number[] } {
   let now = start;
   const sleeps: number[] = [];
   return {
@@ -78,6 +87,9 @@ export function instantClock(start = Date.UTC(2026, 10, 21, 12), onSleep?: (ms: 
 }
 
 /** The environment that points the CLI at a test emulator. */
-export function cliEnv(emulator: { url: string; apiKey: string }, extra: Record<string, string> = {}): Record<string, string> {
+export function cliEnv(
+  emulator: { url: string; apiKey: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return { CPCTL_BASE_URL: emulator.url, CPCTL_API_KEY: emulator.apiKey, ...extra };
 }

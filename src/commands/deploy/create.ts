@@ -47,14 +47,23 @@ export async function runCreate(ctx: Ctx, options: CreateOptions): Promise<Deplo
   await completeCreateBody(ctx, built.body);
   const checked = validateCreateRequest(built.body);
   if (!checked.ok) return rejectIssues(built, checked.issues, "the create request");
+  return sendCreate(ctx, checked.value, options);
+}
+
+/** Sends a validated create (or prints it for --dry-run), then waits if asked. */
+export async function sendCreate(
+  ctx: Ctx,
+  body: CreateRequest,
+  options: { dryRun?: boolean; wait?: boolean; timeout: number; interval: number },
+): Promise<DeploymentT | null> {
   const printer = await ctx.printer();
   if (options.dryRun) {
-    await printer.value(checked.value);
+    await printer.value(body);
     ctx.log.info("dry run: the request is valid; nothing was sent");
     return null;
   }
-  await guardMutation(ctx, `create deployment ${checked.value.name}`);
-  const deployment = await guardedCreate(ctx, checked.value, () => ctx.api().then((api) => createDeployment(api, checked.value)));
+  await guardMutation(ctx, `create deployment ${body.name}`);
+  const deployment = await guardedCreate(ctx, body, () => ctx.api().then((api) => createDeployment(api, body)));
   // Printed before any wait, so the ID is on stdout even if the wait fails or is interrupted.
   await printer.item(deployment, deploymentView);
   ctx.log.info(`created deployment ${deployment.name} (${deployment.id}); revision ${deployment.latest_revision_id ?? "none"}`);
@@ -72,5 +81,3 @@ export async function waitAfterMutation(ctx: Ctx, deployment: DeploymentT, optio
   assertDeployed(ctx, verdict);
   ctx.log.info(`revision ${verdict.revision_id} is ${verdict.status}`);
 }
-
-export type { CreateRequest };

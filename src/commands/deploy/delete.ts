@@ -1,0 +1,38 @@
+import { deleteDeployment } from "../../api/endpoints.js";
+import { guardMutation } from "../mutation.js";
+import { examples } from "../parsers.js";
+import { defineCommand } from "../spec.js";
+import { resolveDeployment } from "./resolve.js";
+
+export default defineCommand({
+  configure: (command) =>
+    command
+      .argument("<deployment>", "deployment ID, or its exact name")
+      .addHelpText(
+        "after",
+        `
+Asks for confirmation on a terminal; elsewhere (scripts, CI, --no-input) it needs --yes.
+Output: nothing on stdout by default; -o id prints the deleted ID, -o json (yaml, ndjson)
+prints {"id","name","deleted":true}. A confirmation line goes to stderr.${examples(
+          "cpctl deploy delete my-agent",
+          "cpctl deploy delete my-agent --yes -o id",
+        )}`,
+      ),
+  run: async (ctx, [ref]) => {
+    const deployment = await resolveDeployment(ctx, ref);
+    await guardMutation(ctx, `delete deployment ${deployment.name} (${deployment.id})`, { always: true });
+    await deleteDeployment(await ctx.api(), deployment.id);
+    const printer = await ctx.printer();
+    const result = { id: deployment.id, name: deployment.name, deleted: true };
+    switch (printer.options.format) {
+      case "table":
+        break;
+      case "id":
+        printer.line(deployment.id);
+        break;
+      default:
+        await printer.value(result);
+    }
+    ctx.log.info(`deleted deployment ${deployment.name} (${deployment.id})`);
+  },
+});

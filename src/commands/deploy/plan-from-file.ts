@@ -1,0 +1,43 @@
+// The shared first half of apply and diff: the file (and flags) as a valid create request,
+// the deployment of that name if there is one, and the plan between them.
+import type { Ctx } from "../../context.js";
+import { UsageError } from "../../errors.js";
+import { type BodyOptions, buildBody, rejectIssues } from "../../manifest/build.js";
+import { type Plan, planApply } from "../../manifest/plan.js";
+import type { CreateRequest, DeploymentT } from "../../model/schemas.js";
+import { validateCreateRequest } from "../../model/validate.js";
+import { deploymentsNamed } from "./resolve.js";
+
+export interface FilePlan {
+  desired: CreateRequest;
+  current: DeploymentT | null;
+  plan: Plan;
+}
+
+export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<FilePlan> {
+  const built = await buildBody("create", options, ctx);
+  const checked = validateCreateRequest(built.body);
+  if (!checked.ok) return rejectIssues(built, checked.issues, `${built.file?.name ?? "the deployment"}`);
+  const desired = checked.value;
+  const matches = await deploymentsNamed(ctx, desired.name);
+  if (matches.length > 1) {
+    throw new UsageError(`${matches.length} deployments are named '${desired.name}' (${matches.map((d) => d.id).join(", ")}); apply needs a unique name`);
+  }
+  const current = matches[0] ?? null;
+  const fileData = built.file?.data ?? {};
+  const plan = planApply(desired, current, {
+    secrets: fileData.secrets !== undefined || Boolean(options.secret?.length || options.secretsFile),
+    secretReferences: fileData.secret_references !== undefined || Boolean(options.secretRef?.length),
+  });
+  return { desired, current, plan };
+}
+
+/** The fixed fields a plan would have to change: apply refuses them, naming each. */
+export function immutableChangesError(plan: Plan): UsageError | null {
+  const fixed = plan.changes.filter((c) => c.immutable);
+  if (fixed.length === 0) return null;
+  return new UsageError(
+    `these fields cannot be changed after creation, and the file differs from the deployment in them: ${fixed.map((c) => c.path).join(", ")}; change the file back, or create a new deployment under another name`,
+    fixed.map((c) => ({ loc: ["body", ...c.path.split(".")], msg: "cannot be changed after creation", type: "immutable" })),
+  );
+}

@@ -1,0 +1,53 @@
+import { Option } from "@commander-js/extra-typings";
+import { allRevisions, listRevisions } from "../../api/endpoints.js";
+import { UsageError } from "../../errors.js";
+import { LIST_LIMIT_MAX, LIST_LIMIT_MIN, REVISION_STATUSES } from "../../model/enums.js";
+import { revisionView } from "../../output/views.js";
+import { examples, integerIn } from "../parsers.js";
+import { defineCommand } from "../spec.js";
+import { resolveDeploymentId } from "./resolve.js";
+
+export default defineCommand({
+  configure: (command) =>
+    command
+      .argument("<deployment>", "deployment ID, or its exact name")
+      .addOption(new Option("--status <status>", "only revisions in this status").choices(REVISION_STATUSES))
+      .option(
+        "--limit <n>",
+        `page size, ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX} (the server's default when not given)`,
+        integerIn(LIST_LIMIT_MIN, LIST_LIMIT_MAX),
+      )
+      .option("--offset <n>", "skip this many revisions (>= 0)", integerIn(0))
+      .option("--all", "follow the pages to the end (pages of 100; streamed with -o ndjson)")
+      .addHelpText(
+        "after",
+        `\nNewest first. -o id prints one revision ID a line.${examples(
+          "cpctl deploy revisions my-agent",
+          "cpctl deploy revisions my-agent --status BUILD_FAILED --limit 5",
+          "cpctl deploy revisions my-agent --all -o ndjson | jq -r '.id + \" \" + .status'",
+        )}`,
+      ),
+  run: async (ctx, [ref], options) => {
+    if (options.all && options.limit !== undefined) {
+      throw new UsageError("--limit and --all cannot be combined: --all fetches every page (100 at a time)");
+    }
+    const id = await resolveDeploymentId(ctx, ref);
+    const api = await ctx.api();
+    const printer = await ctx.printer();
+    if (!options.all) {
+      const page = await listRevisions(api, id, { limit: options.limit, offset: options.offset, status: options.status });
+      await printer.list(page.resources, revisionView);
+      return;
+    }
+    const writer = printer.listWriter(revisionView);
+    // allRevisions starts at the first revision: an --offset is skipped here.
+    let skip = options.offset ?? 0;
+    for await (const page of allRevisions(api, id, options.status)) {
+      for (const revision of page) {
+        if (skip > 0) skip--;
+        else await writer.push(revision);
+      }
+    }
+    await writer.end();
+  },
+});

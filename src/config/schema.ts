@@ -1,0 +1,95 @@
+// The shape of a config file, checked by hand (zod would cost ~90 ms of start-up):
+//
+//   defaultProfile: prod            # optional
+//   profiles:
+//     prod:
+//       baseUrl: https://api.example.com
+//       apiKey: ${env:CPCTL_PROD_API_KEY}
+//       confirm: true
+//
+// Errors name the file and the key. Values are checked for type here; what they mean (URL,
+// UUID, format) is checked once `${env:NAME}` is resolved, for the profile in use.
+import { UsageError } from "../errors.js";
+import { SETTING_KEYS } from "./settings.js";
+import { isSettingKey, type ProfileValues, suggestKey } from "./values.js";
+
+export type Scope = "user" | "project";
+
+export interface ConfigFile {
+  path: string;
+  scope: Scope;
+  /** Prefix of key paths in messages: "" or, in package.json, "cpctl.". */
+  keyPrefix: string;
+  defaultProfile: string | null;
+  /** Profile name -> its values, in file order. */
+  profiles: Map<string, ProfileValues>;
+  /** The file's text, when it is code (cpctl.config.mjs): to tell literal credentials from computed ones. */
+  sourceText: string | null;
+}
+
+const TOP_KEYS = ["defaultProfile", "profiles"];
+
+export function parseConfig(raw: unknown, path: string, scope: Scope, keyPrefix = "", sourceText: string | null = null): ConfigFile {
+  const fail = (key: string, problem: string): never => {
+    throw new UsageError(`${path}: ${keyPrefix}${key}: ${problem}`).withHint(
+      "See `cpctl config path` for the files cpctl reads, and docs/configuration.md for their format.",
+    );
+  };
+  const file: ConfigFile = { path, scope, keyPrefix, defaultProfile: null, profiles: new Map(), sourceText };
+  if (raw === undefined || raw === null) return file;
+  if (!isPlainObject(raw)) {
+    throw new UsageError(`${path}: ${keyPrefix ? `${keyPrefix.slice(0, -1)} ` : ""}must be a mapping with a 'profiles' key, not ${describe(raw)}`);
+  }
+  for (const key of Object.keys(raw)) {
+    if (!TOP_KEYS.includes(key)) {
+      const near = TOP_KEYS.find((known) => known.toLowerCase() === key.toLowerCase());
+      fail(key, `unknown key; ${near ? `did you mean '${near}'? ` : ""}a config file holds ${TOP_KEYS.join(" and ")}`);
+    }
+  }
+  const { defaultProfile, profiles } = raw;
+  if (defaultProfile !== undefined && defaultProfile !== null) {
+    if (typeof defaultProfile !== "string" || defaultProfile === "") fail("defaultProfile", `must be a profile name, not ${describe(defaultProfile)}`);
+    file.defaultProfile = defaultProfile as string;
+  }
+  if (profiles === undefined || profiles === null) return file;
+  if (!isPlainObject(profiles)) return fail("profiles", `must map profile names to settings, not ${describe(profiles)}`);
+  for (const [name, body] of Object.entries(profiles)) {
+    if (name.trim() === "") fail("profiles", "a profile name is empty");
+    file.profiles.set(name, parseProfile(body, `profiles.${name}`, fail));
+  }
+  return file;
+}
+
+function parseProfile(body: unknown, at: string, fail: (key: string, problem: string) => never): ProfileValues {
+  const values: ProfileValues = {};
+  if (body === null || body === undefined) return values;
+  if (!isPlainObject(body)) return fail(at, `must be a mapping of settings (${SETTING_KEYS.join(", ")}), not ${describe(body)}`);
+  for (const [key, value] of Object.entries(body)) {
+    if (!isSettingKey(key)) {
+      const near = suggestKey(key);
+      fail(`${at}.${key}`, `unknown key; ${near ? `did you mean '${near}'? ` : ""}a profile holds ${SETTING_KEYS.join(", ")}`);
+      continue;
+    }
+    if (value === null || value === undefined) continue;
+    if (key === "confirm") {
+      if (typeof value !== "boolean" && typeof value !== "string") fail(`${at}.${key}`, `must be true or false, not ${describe(value)}`);
+    } else if (typeof value !== "string") {
+      fail(`${at}.${key}`, `must be a string, not ${describe(value)}${typeof value === "number" ? " (put it in quotes)" : ""}`);
+    }
+    values[key] = value as string | boolean;
+  }
+  return values;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** What kind of value was found, never the value itself (it may be a credential). */
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (value === null) return "null";
+  if (typeof value === "boolean") return String(value);
+  if (typeof value === "string") return value === "" ? "an empty string" : "a string";
+  return typeof value === "object" ? "a mapping" : `a ${typeof value}`;
+}

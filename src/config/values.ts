@@ -1,0 +1,100 @@
+// The keys a profile may hold, what each accepts, and `${env:NAME}` references in values.
+// Shared by the loader (checking a file) and `config set` (checking before writing).
+import { isUuid } from "../model/enums.js";
+import { isOutputFormat, OUTPUT_FORMATS } from "../output/format.js";
+import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey } from "./settings.js";
+
+export type ProfileValue = string | boolean;
+export type ProfileValues = Partial<Record<SettingKey, ProfileValue>>;
+
+export function isSettingKey(key: string): key is SettingKey {
+  return (SETTING_KEYS as readonly string[]).includes(key);
+}
+
+export function isCredentialKey(key: SettingKey): boolean {
+  return CREDENTIAL_KEYS.includes(key);
+}
+
+/** A key spelled with other case or dashes (`base-url`, `apikey`): the key meant, for "did you mean". */
+export function suggestKey(key: string): SettingKey | undefined {
+  const norm = (text: string) => text.toLowerCase().replace(/[-_]/g, "");
+  return SETTING_KEYS.find((known) => norm(known) === norm(key));
+}
+
+const REFERENCE = /\$\$\{|\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** True when the value names an environment variable with `${env:NAME}`. */
+export function hasEnvReference(value: string): boolean {
+  for (const match of value.matchAll(REFERENCE)) if (match[1]) return true;
+  return false;
+}
+
+/** The variables a value refers to, in order. */
+export function envReferences(value: string): string[] {
+  return [...value.matchAll(REFERENCE)].flatMap((match) => (match[1] ? [match[1]] : []));
+}
+
+/** True when a credential value is (partly) written out rather than taken from `${env:NAME}`. */
+export function isLiteral(value: string): boolean {
+  return value.replace(REFERENCE, (match) => (match === "$${" ? "${" : "")).trim() !== "";
+}
+
+/**
+ * Replaces `${env:NAME}` with the variable's value; `$${` stands for a literal `${`. Returns
+ * the first variable that is not set instead of a value when there is one.
+ */
+export function interpolate(value: string, env: Readonly<Record<string, string | undefined>>): { value: string } | { unset: string } {
+  let unset: string | undefined;
+  const result = value.replace(REFERENCE, (match, name: string | undefined) => {
+    if (match === "$${") return "${";
+    const found = env[name!];
+    if (found === undefined) unset ??= name;
+    return found ?? "";
+  });
+  return unset === undefined ? { value: result } : { unset };
+}
+
+/** What is wrong with a (final, interpolated) value for `key`, or null when it is fine. */
+export function checkValue(key: SettingKey, value: ProfileValue): string | null {
+  if (key === "confirm") {
+    if (typeof value === "boolean" || value === "true" || value === "false") return null;
+    return `'${value}' is not true or false`;
+  }
+  if (typeof value !== "string") return `must be a string, not ${typeof value}`;
+  switch (key) {
+    case "baseUrl":
+      return checkUrl(value);
+    case "tenantId":
+      return isUuid(value) ? null : `'${value}' is not a tenant UUID (8-4-4-4-12 hexadecimal digits)`;
+    case "tenantHeader":
+      return /^[A-Za-z0-9-]+$/.test(value) ? null : `'${value}' is not an HTTP header name (letters, digits, '-')`;
+    case "output":
+      return isOutputFormat(value) ? null : `'${value}' is not an output format; use one of ${OUTPUT_FORMATS.join(", ")}`;
+    case "apiKey":
+    case "bearerToken":
+      return /[\r\n]/.test(value) ? "must be on one line" : null;
+  }
+}
+
+function checkUrl(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `'${value}' is not a URL; give the control plane address, e.g. https://api.example.com`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `'${value}' must be an http:// or https:// address`;
+  return null;
+}
+
+/** The host part of a base URL for messages: scheme, host, port and path, never a user or password. */
+export function displayUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    url.username = "";
+    url.password = "";
+    return url.toString().replace(/\/$/, "");
+  } catch {
+    return baseUrl;
+  }
+}

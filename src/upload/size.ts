@@ -1,0 +1,49 @@
+// Byte sizes as `--max-size` accepts them and as messages show them.
+//
+// A bare number is bytes. Binary units: K, M, G (and KiB, MiB, GiB) are powers of 1024;
+// decimal units: KB, MB, GB are powers of 1000. Case does not matter; `B` may follow.
+
+/** The emulator's default upload cap, and the CLI's default `--max-size`. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+const UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  k: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gib: 1024 ** 3,
+  kb: 1000,
+  mb: 1000 ** 2,
+  gb: 1000 ** 3,
+};
+
+const SIZE = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i;
+
+export const SIZE_HELP = "e.g. 50MiB, 1GiB, 500K (binary) or 20MB (decimal), or a number of bytes";
+
+/** Bytes, or null when the text is not a size (or is zero). */
+export function parseSize(text: string): number | null {
+  const match = SIZE.exec(text.trim());
+  if (!match) return null;
+  const unit = UNITS[match[2]!.toLowerCase()];
+  if (unit === undefined) return null;
+  const bytes = Math.floor(Number(match[1]) * unit);
+  return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : null;
+}
+
+/** A short human form in binary units: 512 B, 1.5 KiB, 100 MiB, 2.3 GiB. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = value >= 100 || Number.isInteger(value) ? String(Math.round(value)) : value.toFixed(1);
+  return `${text.replace(/\.0$/, "")} ${units[unit]}`;
+}

@@ -1,0 +1,95 @@
+// `deploy upload`'s second argument made ready to send: a directory packed (pack.ts), or a
+// .tar.gz/.tgz file taken as it is. Every local problem, the size limit included, becomes a
+// usage error here, before the command makes any request.
+import { stat } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
+import { UsageError } from "../errors.js";
+import { packDirectory, readTarball, SourceError, TooLargeError } from "./pack.js";
+import { formatBytes } from "./size.js";
+import { WalkError, type WalkResult } from "./walk.js";
+
+export interface PreparedSource {
+  kind: "directory" | "tarball";
+  /** The argument as given, for messages. */
+  display: string;
+  /** The gzipped tarball to send. */
+  data: Buffer;
+  sha256: string;
+  /** Directories only: what was packed, left out and skipped. */
+  walk: WalkResult | null;
+  /** Directories only: content bytes before compression. */
+  contentBytes: number | null;
+}
+
+export async function prepareSource(cwd: string, given: string, maxBytes: number): Promise<PreparedSource> {
+  const path = isAbsolute(given) ? given : join(cwd, given);
+  let isDirectory: boolean;
+  try {
+    const stats = await stat(path);
+    if (!stats.isDirectory() && !stats.isFile()) throw new UsageError(`${given} is neither a directory nor a regular file`);
+    isDirectory = stats.isDirectory();
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === "ENOENT" ? `${given}: no such file or directory` : `${given}: cannot read it (${code ?? String(error)})`,
+    );
+  }
+  try {
+    if (!isDirectory) {
+      const tarball = await readTarball(path, given, maxBytes);
+      return { kind: "tarball", display: given, ...tarball, walk: null, contentBytes: null };
+    }
+    const packed = await packDirectory(path, maxBytes);
+    if (!packed.walk.entries.some((entry) => entry.type === "file")) {
+      throw new UsageError(`${given} has no files to upload`).withHint(
+        packed.walk.ignored.length > 0
+          ? `Its .gitignore rules leave out everything: ${preview(packed.walk.ignored)}`
+          : "Give the directory that holds the agent's source.",
+      );
+    }
+    return { kind: "directory", display: given, ...packed };
+  } catch (error) {
+    throw asUsageError(error, given, maxBytes);
+  }
+}
+
+/** One line for stderr: what is about to be sent. */
+export function describeSource(source: PreparedSource): string {
+  if (!source.walk) return `${source.display}: ${formatBytes(source.data.length)} tarball, sent as it is`;
+  const files = source.walk.entries.filter((entry) => entry.type === "file").length;
+  const left: string[] = [];
+  if (source.walk.ignored.length) left.push(`${source.walk.ignored.length} by .gitignore`);
+  if (source.walk.excluded.length) left.push(`${source.walk.excluded.length} .git/node_modules`);
+  return (
+    `packed ${files} file${files === 1 ? "" : "s"} from ${source.display}: ${formatBytes(source.contentBytes ?? 0)}, ` +
+    `${formatBytes(source.data.length)} gzipped${left.length ? `; left out ${left.join(", ")}` : ""}`
+  );
+}
+
+function asUsageError(error: unknown, given: string, maxBytes: number): unknown {
+  if (error instanceof TooLargeError) return tooLarge(error, given, maxBytes);
+  if (error instanceof SourceError || error instanceof WalkError) return new UsageError(`${given}: ${error.message}`);
+  return error;
+}
+
+function tooLarge(error: TooLargeError, given: string, maxBytes: number): UsageError {
+  const limit = `${formatBytes(maxBytes)} (${maxBytes} bytes)`;
+  if (!error.atLeast) {
+    return new UsageError(
+      `${given} is ${formatBytes(error.bytes)} (${error.bytes} bytes), over the upload limit of ${limit}; nothing was sent`,
+    ).withHint("Raise the limit with --max-size (e.g. --max-size 200MiB) if the server accepts larger uploads.");
+  }
+  const largest = error.largest.map((file) => `${file.path} (${formatBytes(file.size)})`).join(", ");
+  return new UsageError(
+    `the tarball of ${given} is over the upload limit of ${limit} gzipped; nothing was sent`,
+  )
+    .withHint(
+      `The directory holds ${formatBytes(error.contentBytes ?? 0)} of files before compression${largest ? `; the largest: ${largest}` : ""}.`,
+    )
+    .withHint("Leave files out with .gitignore, or raise the limit with --max-size if the server accepts larger uploads.");
+}
+
+function preview(paths: readonly string[], count = 5): string {
+  return paths.length <= count ? paths.join(", ") : `${paths.slice(0, count).join(", ")} and ${paths.length - count} more`;
+}
