@@ -87,7 +87,6 @@ export function createContext(deps: ContextDeps): Ctx {
 
 async function resolveAll(deps: ContextDeps): Promise<Settings> {
   const { flags, env } = deps;
-  const profile = flags.profile ?? (env.CPCTL_PROFILE || null);
   const flagLayer: Layer = {
     kind: "flag",
     values: {
@@ -101,8 +100,14 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
         key as string
       ] ?? `flag for ${key}`,
   };
-  const config = await loadConfigLayers({ cwd: deps.cwd, homeDir: deps.homeDir, env, profile, warn: (m) => deps.io.stderr.write(`warning: ${m}\n`) });
-  return resolveSettings([flagLayer, environmentLayer(env), ...config.layers, defaultLayer()], config.profile);
+  const config = await loadConfigLayers({
+    cwd: deps.cwd,
+    homeDir: deps.homeDir,
+    env,
+    profileFlag: flags.profile,
+    warn: (m) => deps.io.stderr.write(`warning: ${m}\n`),
+  });
+  return resolveSettings([flagLayer, environmentLayer(env), ...config.layers, defaultLayer()], config.profile, config.profileOrigin);
 }
 
 async function readApiKeyFile(path: string, io: IO): Promise<string> {

@@ -193,7 +193,9 @@ function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: Se
     return code;
   }
   if (isMachineFormat(format)) {
-    const body = { error: { code: error.code, status: error.status, message: redact(error.message), details: error.details ?? null } };
+    // The shape is fixed by CLI.md; hints (such as the command that resumes a wait) join the message.
+    const message = [error.message, ...error.hints].join("\n");
+    const body = { error: { code: error.code, status: error.status, message: redact(message), details: error.details ?? null } };
     stderr.write(`${redact(JSON.stringify(body))}\n`);
   } else {
     stderr.write(`error: ${redact(error.message)}\n`);

@@ -1,14 +1,215 @@
-// Config files: filled in by the profiles work (issue 4). Until then no file layers.
-import type { Layer } from "./settings.js";
+// Config files: the user file ($XDG_CONFIG_HOME/cpctl/config.yaml) and the nearest project
+// file (.cpctlrc, .cpctlrc.yaml, .cpctlrc.json, cpctl.config.mjs, package.json "cpctl"),
+// read with cosmiconfig. They become the "project" and "user" layers of settings.ts for the
+// profile in use, which is chosen by --profile > CPCTL_PROFILE > project defaultProfile >
+// user defaultProfile. With no file present this costs a few stat calls and no imports.
+import { readFileSync, statSync } from "node:fs";
+import { basename } from "node:path";
+import { UsageError } from "../errors.js";
+import { type Env, findProjectFile, isFile, userConfigPath } from "./paths.js";
+import { type ConfigFile, parseConfig, type Scope } from "./schema.js";
+import { CREDENTIAL_KEYS, type Layer, type RawValues, SETTING_KEYS, type SettingKey } from "./settings.js";
+import { checkValue, envReferences, interpolate, isLiteral, type ProfileValues } from "./values.js";
+
+export const LOCAL_PROFILE = "local";
+/** The emulator's default address (`cpctl emulator` with no --host/--port). */
+export const LOCAL_BASE_URL = "http://127.0.0.1:8124";
 
 export interface ConfigLoadOptions {
   cwd: string;
   homeDir: string;
-  env: Readonly<Record<string, string | undefined>>;
-  profile: string | null;
+  env: Env;
+  /** The value of --profile, when given. CPCTL_PROFILE is read from `env`. */
+  profileFlag?: string | undefined;
   warn: (message: string) => void;
 }
 
-export async function loadConfigLayers(options: ConfigLoadOptions): Promise<{ layers: Layer[]; profile: string | null }> {
-  return { layers: [], profile: options.profile };
+export interface ConfigFiles {
+  userPath: string;
+  /** The nearest project file, or null when none was found. */
+  projectPath: string | null;
+  user: ConfigFile | null;
+  project: ConfigFile | null;
+}
+
+export interface ProfileChoice {
+  name: string | null;
+  /** How it was chosen: "--profile", "environment variable CPCTL_PROFILE", "defaultProfile in FILE". */
+  origin: string | null;
+}
+
+/** Used by the context: the layers of the profile in use, highest precedence first. */
+export async function loadConfigLayers(
+  options: ConfigLoadOptions,
+): Promise<{ layers: Layer[]; profile: string | null; profileOrigin: string | null }> {
+  const files = await readConfigFiles(options);
+  for (const warning of permissionWarnings(files)) options.warn(warning);
+  const choice = chooseProfile(files, options.profileFlag, options.env);
+  return { layers: profileLayers(files, choice.name, options.env), profile: choice.name, profileOrigin: choice.origin };
+}
+
+/** Finds and reads both files; cosmiconfig is loaded only when one of them exists. */
+export async function readConfigFiles(options: { cwd: string; homeDir: string; env: Env }): Promise<ConfigFiles> {
+  const userPath = userConfigPath(options.homeDir, options.env);
+  const projectPath = findProjectFile(options.cwd, options.homeDir);
+  const userPresent = isFile(userPath);
+  const files: ConfigFiles = { userPath, projectPath, user: null, project: null };
+  if (!userPresent && projectPath === null) return files;
+  const { cosmiconfig } = await import("cosmiconfig");
+  const explorer = cosmiconfig("cpctl", { cache: false });
+  const read = async (path: string, scope: Scope): Promise<ConfigFile> => {
+    let config: unknown;
+    try {
+      config = (await explorer.load(path))?.config;
+    } catch (error) {
+      throw new UsageError(`${path}: cannot read this config file: ${loadErrorMessage(error, path)}`).withHint(
+        "Fix the file, or move it aside; `cpctl config path` lists the files cpctl reads.",
+      );
+    }
+    const isPackage = basename(path) === "package.json";
+    const sourceText = path.endsWith(".mjs") ? readFileSync(path, "utf8") : null;
+    return parseConfig(config, path, scope, isPackage ? "cpctl." : "", sourceText);
+  };
+  [files.user, files.project] = await Promise.all([
+    userPresent ? read(userPath, "user") : null,
+    projectPath === null ? null : read(projectPath, "project"),
+  ]);
+  return files;
+}
+
+function loadErrorMessage(error: unknown, path: string): string {
+  const text = error instanceof Error ? error.message : String(error);
+  // cosmiconfig prefixes "YAML Error in PATH:\n" / "JSON Error in PATH:\n": the path is already said.
+  return text.replace(`Error in ${path}:\n`, "Error: ").replace(/\s*\n\s*/g, " ").trim();
+}
+
+/** Profile names from both files and the built-in one, each once: user file order, then project-only, then `local`. */
+export function profileNames(files: ConfigFiles): string[] {
+  const names = new Set<string>();
+  for (const file of [files.user, files.project]) for (const name of file?.profiles.keys() ?? []) names.add(name);
+  names.add(LOCAL_PROFILE);
+  return [...names];
+}
+
+/** The effective defaultProfile (project over user) and the file that says so. */
+export function defaultProfile(files: ConfigFiles): { name: string; file: ConfigFile } | null {
+  for (const file of [files.project, files.user]) if (file?.defaultProfile) return { name: file.defaultProfile, file };
+  return null;
+}
+
+/**
+ * --profile > CPCTL_PROFILE > project defaultProfile > user defaultProfile. An unknown name
+ * is a usage error listing the known ones (unless `lenient`, for `config list`).
+ */
+export function chooseProfile(files: ConfigFiles, profileFlag: string | undefined, env: Env, lenient = false): ProfileChoice {
+  let choice: ProfileChoice = { name: null, origin: null };
+  let where = "";
+  const fallback = defaultProfile(files);
+  if (profileFlag !== undefined) {
+    if (profileFlag.trim() === "") throw new UsageError("--profile: the profile name is empty");
+    choice = { name: profileFlag, origin: "--profile" };
+  } else if (env.CPCTL_PROFILE) {
+    choice = { name: env.CPCTL_PROFILE, origin: "environment variable CPCTL_PROFILE" };
+  } else if (fallback) {
+    choice = { name: fallback.name, origin: `defaultProfile in ${fallback.file.path}` };
+    where = ` (in ${fallback.file.path})`;
+  }
+  if (choice.name === null || profileNames(files).includes(choice.name)) return choice;
+  if (lenient) return { name: null, origin: null };
+  const from = choice.origin === "--profile" ? "--profile" : choice.origin?.startsWith("environment") ? "CPCTL_PROFILE" : "defaultProfile";
+  throw new UsageError(
+    `unknown profile '${choice.name}' (from ${from}${where}); known profiles: ${profileNames(files).join(", ")}`,
+  ).withHint(
+    `Define it under 'profiles:' in ${files.userPath} or a project file, e.g. \`cpctl config set baseUrl URL --profile ${choice.name}\`.`,
+  );
+}
+
+/** The layers of one profile: project file, user file, then the built-in `local` profile (as a default). */
+export function profileLayers(files: ConfigFiles, name: string | null, env: Env): Layer[] {
+  if (name === null) return [];
+  const layers: Layer[] = [];
+  for (const file of [files.project, files.user]) {
+    const values = file?.profiles.get(name);
+    if (file && values) layers.push(fileLayer(file, name, values, env));
+  }
+  if (name === LOCAL_PROFILE) {
+    layers.push({ kind: "default", values: { baseUrl: LOCAL_BASE_URL }, describe: () => `built-in profile ${LOCAL_PROFILE}` });
+  }
+  return layers;
+}
+
+/** `profiles.prod.baseUrl` (or `cpctl.profiles.prod.baseUrl` in package.json). */
+export function keyPath(file: ConfigFile, profile: string, key: string): string {
+  return `${file.keyPrefix}profiles.${profile}.${key}`;
+}
+
+function fileLayer(file: ConfigFile, profile: string, raw: ProfileValues, env: Env): Layer {
+  const values: RawValues = {};
+  const via: Partial<Record<SettingKey, string>> = {};
+  for (const key of SETTING_KEYS) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    const at = `${file.path}: ${keyPath(file, profile, key)}`;
+    let final: string | boolean = value;
+    if (typeof value === "string") {
+      const result = interpolate(value, env);
+      if ("unset" in result) {
+        throw new UsageError(
+          `${at} (profile ${profile}): the environment variable ${result.unset} is not set (used as \${env:${result.unset}}); export it, or change the file`,
+        );
+      }
+      final = result.value;
+      const names = envReferences(value);
+      if (names.length) via[key] = names.map((n) => `\${env:${n}}`).join(", ");
+    }
+    // An empty value (e.g. an empty variable) is "not set": lower layers apply.
+    if (final === "") continue;
+    const problem = checkValue(key, final);
+    if (problem) throw new UsageError(`${at} (profile ${profile}): ${problem}`);
+    values[key] = key === "confirm" ? final === true || final === "true" : final;
+  }
+  return {
+    kind: file.scope,
+    values,
+    describe: (key) => `${keyPath(file, profile, key)} in ${file.path}${via[key] ? ` (from ${via[key]})` : ""}`,
+  };
+}
+
+/**
+ * A warning for each file that holds a literal credential (not `${env:NAME}`) and that group
+ * or others can read. In a cpctl.config.mjs a value counts as literal when it appears in the
+ * file's text (a value computed from process.env does not).
+ */
+export function permissionWarnings(files: ConfigFiles): string[] {
+  if (process.platform === "win32") return [];
+  const warnings: string[] = [];
+  for (const file of [files.user, files.project]) {
+    if (!file) continue;
+    const literal = firstLiteralCredential(file);
+    if (!literal) continue;
+    let mode: number;
+    try {
+      mode = statSync(file.path).mode;
+    } catch {
+      continue;
+    }
+    if ((mode & 0o077) === 0) continue;
+    warnings.push(
+      `${file.path} holds a literal credential (${literal}) and can be read by others (mode ${(mode & 0o777).toString(8).padStart(4, "0")}): ` +
+        `run \`chmod 600 ${file.path}\`, or write the value as \${env:NAME} and export NAME`,
+    );
+  }
+  return warnings;
+}
+
+function firstLiteralCredential(file: ConfigFile): string | null {
+  for (const [profile, values] of file.profiles) {
+    for (const key of CREDENTIAL_KEYS) {
+      const value = values[key];
+      if (typeof value !== "string" || !isLiteral(value)) continue;
+      if (file.sourceText !== null && !file.sourceText.includes(value)) continue;
+      return keyPath(file, profile, key);
+    }
+  }
+  return null;
 }

@@ -31,6 +31,8 @@ export interface Layer {
 
 export interface Settings {
   profile: string | null;
+  /** How the profile was chosen ("--profile", "environment variable CPCTL_PROFILE", "defaultProfile in FILE"). */
+  profileOrigin?: string | null;
   baseUrl: string | null;
   apiKey: string | null;
   bearerToken: string | null;
@@ -71,7 +73,7 @@ export function defaultLayer(): Layer {
 }
 
 /** Layers must come highest precedence first. */
-export function resolveSettings(layers: Layer[], profile: string | null): Settings {
+export function resolveSettings(layers: Layer[], profile: string | null, profileOrigin: string | null = null): Settings {
   const origin: Partial<Record<SettingKey, string>> = {};
   const pick = (key: SettingKey): string | boolean | undefined => {
     for (const layer of layers) {
@@ -105,6 +107,7 @@ export function resolveSettings(layers: Layer[], profile: string | null): Settin
   const confirm = pick("confirm");
   return {
     profile,
+    profileOrigin,
     baseUrl: baseUrl?.replace(/\/+$/, "") ?? null,
     apiKey: text("apiKey"),
     bearerToken: text("bearerToken"),

@@ -9,6 +9,7 @@ import {
   NON_CHANGEABLE_FIELDS,
   type PatchRequest,
   patchTriggersRevision,
+  REQUIRED_ON_CREATE,
   REVISION_FIELD_SOURCES,
   REVISION_SOURCES,
   REVISION_TRIGGERS,
@@ -414,7 +415,7 @@ describe("agent_config_path", () => {
   });
   for (const source of ["gitrepo", "internal_source"] as const) {
     it(`is required on create for ${source} (null or absent)`, () => {
-      const msg = new RegExp(`is required for ${source} deployments.*--agent-config-path`);
+      const msg = new RegExp(`is required for ${source} deployments: the path of the agent configuration file \\(agent\\.json\\)`);
       expectOnlyIssue(
         create(source, { source_revision_config: { agent_config_path: null } }),
         ["source_revision_config", "agent_config_path"],
@@ -485,11 +486,20 @@ describe("agent_config_path", () => {
 // --- required on create ---------------------------------------------------------------------
 
 describe("required on create", () => {
+  it("lists what each source needs beyond agent_config_path", () => {
+    const required = Object.fromEntries(
+      Object.entries(REQUIRED_ON_CREATE).map(([source, fields]) => [source, fields!.map(([parent, field]) => `${parent}.${field}`)]),
+    );
+    expect(required).toEqual({
+      gitrepo: ["source_config.integration_id", "source_config.repo_url"],
+      external_container: ["source_revision_config.image_uri"],
+    });
+  });
   it("gitrepo needs integration_id", () => {
     expectOnlyIssue(
       create("gitrepo", { source_config: { integration_id: null } }),
       ["source_config", "integration_id"],
-      /is required for gitrepo deployments: give --integration-id/,
+      /is required for gitrepo deployments: the git integration's ID, from the integration listing/,
       "missing",
     );
   });
@@ -497,7 +507,7 @@ describe("required on create", () => {
     expectOnlyIssue(
       create("gitrepo", { source_config: { repo_url: null } }),
       ["source_config", "repo_url"],
-      /is required for gitrepo deployments: give --repo-url/,
+      /is required for gitrepo deployments: the git repository URL/,
       "missing",
     );
   });
@@ -505,7 +515,7 @@ describe("required on create", () => {
     expectOnlyIssue(
       create("external_container", { source_revision_config: { image_uri: null } }),
       ["source_revision_config", "image_uri"],
-      /is required for external_container deployments: give --image-uri/,
+      /is required for external_container deployments: the container image URI/,
       "missing",
     );
   });
@@ -940,5 +950,50 @@ describe("revisionTriggers / patchTriggersRevision (spec section 3)", () => {
       "source_config.resource_spec",
       "secrets",
     ]);
+  });
+});
+
+// --- schema and rule problems together ------------------------------------------------------
+
+describe("schema and rule problems are reported together", () => {
+  it("a malformed field does not hide a rule broken elsewhere (create)", () => {
+    const result = create("external_container", {
+      source_config: { resource_spec: { cpu: "x" } },
+      source_revision_config: { agent_config_path: "agent.json" },
+    });
+    expectIssue(result, [...SPEC, "cpu"], /must be a number, not a string \("x"\)/);
+    expectIssue(result, ["source_revision_config", "agent_config_path"], /must be null for external_container/);
+    expect(issuesOf(result)).toHaveLength(2);
+  });
+  it("a malformed field does not hide a rule broken elsewhere (patch)", () => {
+    const result = validatePatchRequest(
+      { source_config: { resource_spec: { cpu: 99 } }, source_revision_config: { agent_config_path: "agent.json" } },
+      deployment("external_container"),
+    );
+    expectIssue(result, [...SPEC, "cpu"], /between 0\.1 and 8 cores/);
+    expectIssue(result, ["source_revision_config", "agent_config_path"], /must be null/);
+    expect(issuesOf(result)).toHaveLength(2);
+  });
+  it("a field is reported once, by the schema, when both find fault with it", () => {
+    // Empty and not allowed for the source: the schema's message stands alone.
+    expectOnlyIssue(
+      create("external_container", { source_revision_config: { agent_config_path: "" } }),
+      ["source_revision_config", "agent_config_path"],
+      /^must not be empty$/,
+    );
+    // Malformed but present: not also reported as missing.
+    expectOnlyIssue(create("gitrepo", { source_config: { repo_url: "" } }), ["source_config", "repo_url"], /^must not be empty$/);
+    expectOnlyIssue(
+      create("gitrepo", { source_config: { integration_id: "nope" } }),
+      ["source_config", "integration_id"],
+      /must be a UUID/,
+    );
+  });
+  it("rules are not run on a body whose outline is wrong", () => {
+    const body = createBody("external_container", { source_revision_config: { agent_config_path: "agent.json" } });
+    for (const broken of [{ source: "docker" }, { source_config: "x" }, { secrets: null }]) {
+      const issues = issuesOf(validateCreateRequest({ ...body, ...broken }));
+      expect(issues.map((i) => i.loc[1])).not.toContain("source_revision_config");
+    }
   });
 });

@@ -86,7 +86,7 @@ export async function pollRevision(
       }
       // Retry-After may ask for more than our own gap, never for more than the time left.
       await clock.sleep(Math.min(Math.max(delay, serverDelayMs), remaining), signal);
-      delay = Math.min(delay * BACKOFF_FACTOR, settings.maxIntervalMs);
+      delay = Math.round(Math.min(delay * BACKOFF_FACTOR, settings.maxIntervalMs));
     }
   } catch (error) {
     if (error instanceof InterruptedError || signal.aborted) return verdict("interrupted");

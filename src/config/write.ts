@@ -1,0 +1,101 @@
+// `cpctl config set`: changes one key of one profile in the user config file and keeps the
+// rest of the file (other keys, comments, order) as it was. The new text goes to a temporary
+// file beside it that is then renamed over it, so a crash never leaves a torn file. A new
+// file (and its directory) is created readable by its owner only.
+import { randomBytes } from "node:crypto";
+import { lstat, mkdir, open, realpath, rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { OperationError, UsageError } from "../errors.js";
+import type { SettingKey } from "./settings.js";
+
+export interface WriteResult {
+  /** The file written (the target of a symbolic link, when the user file is one). */
+  path: string;
+  created: boolean;
+}
+
+export async function setProfileValue(
+  path: string,
+  profile: string,
+  key: SettingKey,
+  value: string | boolean,
+): Promise<WriteResult> {
+  const target = await followLink(path);
+  const existing = await readExisting(target);
+  const { parseDocument, isMap, isScalar } = await import("yaml");
+  const doc = parseDocument(existing?.text ?? "");
+  const error = doc.errors[0];
+  if (error) {
+    const line = error.linePos?.[0]?.line;
+    throw new UsageError(
+      `${target}${line ? `:${line}` : ""}: the file is not valid YAML (${error.message.split("\n")[0]}); fix it by hand: config set keeps the rest of the file and will not rewrite a broken one`,
+    );
+  }
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) doc.contents = doc.createNode({});
+  if (!isMap(doc.contents)) throw new UsageError(`${target}: the file must be a mapping with a 'profiles' key; fix it by hand`);
+  const profiles = doc.get("profiles", true);
+  if (profiles === undefined || profiles === null || (isScalar(profiles) && profiles.value === null)) {
+    doc.set("profiles", doc.createNode({}));
+  } else if (!isMap(profiles)) {
+    throw new UsageError(`${target}: profiles must map profile names to settings; fix it by hand`);
+  }
+  const body = doc.getIn(["profiles", profile], true);
+  if (body === undefined || body === null || (isScalar(body) && body.value === null)) {
+    doc.setIn(["profiles", profile], doc.createNode({ [key]: value }));
+  } else if (!isMap(body)) {
+    throw new UsageError(`${target}: profiles.${profile} must be a mapping of settings; fix it by hand`);
+  } else {
+    doc.setIn(["profiles", profile, key], value);
+  }
+  await writeAtomically(target, doc.toString({ lineWidth: 0 }), existing?.mode ?? 0o600);
+  return { path: target, created: existing === null };
+}
+
+async function followLink(path: string): Promise<string> {
+  try {
+    return (await lstat(path)).isSymbolicLink() ? await realpath(path) : path;
+  } catch {
+    return path;
+  }
+}
+
+async function readExisting(path: string): Promise<{ text: string; mode: number } | null> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new OperationError(`${path}: cannot read the config file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  try {
+    const [text, info] = await Promise.all([handle.readFile("utf8"), handle.stat()]);
+    return { text, mode: info.mode & 0o777 };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
+  const dir = dirname(path);
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new OperationError(`cannot create ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  const temp = join(dir, `.${randomBytes(6).toString("hex")}.cpctl-tmp`);
+  try {
+    const handle = await open(temp, "wx", mode);
+    try {
+      await handle.chmod(mode); // the umask may have taken bits away from an existing file's mode
+      await handle.writeFile(text, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw new OperationError(`cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+}
+

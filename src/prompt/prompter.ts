@@ -1,0 +1,83 @@
+// The questions the CLI can ask, behind a small interface so that the flows are tested with
+// scripted answers and the real prompts (@inquirer/prompts, about 90 ms to import) load only
+// when a question is actually asked on a terminal.
+import type { Ctx } from "../context.js";
+import { InterruptedError, OperationError } from "../errors.js";
+import { colorEnabled } from "../output/format.js";
+
+export interface Choice<T extends string> {
+  value: T;
+  name: string;
+  description?: string;
+}
+
+export interface Prompter {
+  /** Free text; `validate` returns true or the message to show. */
+  input(question: { message: string; default?: string; validate?: (value: string) => true | string }): Promise<string>;
+  select<T extends string>(question: { message: string; choices: Choice<T>[]; default?: T }): Promise<T>;
+  confirm(question: { message: string; default: boolean }): Promise<boolean>;
+}
+
+/** Prompts on the terminal: stderr when it is one (stdout keeps only results), else stdout. */
+export async function terminalPrompter(ctx: Ctx): Promise<Prompter> {
+  const output =
+    (ctx.io.stderr.isTTY && ctx.io.stderr.stream) || (ctx.io.stdout.isTTY && ctx.io.stdout.stream) || undefined;
+  if (!output) throw new OperationError("cannot prompt: no terminal to show the question on", "no_terminal");
+  const prompts = await import("@inquirer/prompts");
+  const context = { input: ctx.io.stdin.stream, output, signal: ctx.signal, clearPromptOnDone: false };
+  const color = colorEnabled({ isTTY: true, env: ctx.env, colorFlag: ctx.flags.color !== false });
+  const theme = color ? undefined : PLAIN_THEME;
+  return {
+    input: (q) => asked(prompts.input({ message: q.message, default: q.default, validate: q.validate, theme }, context)),
+    select: <T extends string>(q: { message: string; choices: Choice<T>[]; default?: T }) =>
+      asked(
+        prompts.select<T>(
+          { message: q.message, choices: q.choices, default: q.default, theme: theme as never },
+          context,
+        ) as Promise<T>,
+      ),
+    confirm: (q) => asked(prompts.confirm({ message: q.message, default: q.default, theme }, context)),
+  };
+}
+
+/** Ctrl-C (or SIGTERM) at a prompt: exit 130 with one short line, no stack. */
+async function asked<T>(answer: Promise<T>): Promise<T> {
+  try {
+    return await answer;
+  } catch (error) {
+    throw promptError(error);
+  }
+}
+
+export function promptError(error: unknown): unknown {
+  const name = error instanceof Error ? error.name : "";
+  if (name === "ExitPromptError" || name === "AbortPromptError" || name === "CancelPromptError") {
+    return new InterruptedError("interrupted at a prompt: nothing was changed");
+  }
+  return error;
+}
+
+const plain = (text: string) => text;
+
+/**
+ * Inquirer's default theme colours through node:util styleText, which knows nothing of
+ * --no-color. Without colour every style is the identity.
+ */
+const PLAIN_THEME = {
+  prefix: { idle: "?", done: "✔" },
+  spinner: { interval: 80, frames: ["-", "\\", "|", "/"] },
+  style: {
+    answer: plain,
+    message: plain,
+    error: (text: string) => `> ${text}`,
+    defaultAnswer: (text: string) => `(${text})`,
+    help: plain,
+    highlight: plain,
+    key: (text: string) => `<${text}>`,
+    disabled: plain,
+    description: plain,
+    keysHelpTip: (keys: [string, string][]) => keys.map(([key, action]) => `${key} ${action}`).join(" • "),
+    // The default side of (Y/n): upper case instead of colour.
+    confirmDefault: (text: string) => text.charAt(0).toUpperCase() + text.slice(1),
+  },
+};
