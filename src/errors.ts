@@ -60,7 +60,8 @@ export class ApiError extends CliError {
     super(message);
     this.status = status;
     this.code = apiErrorCode(status);
-    this.details = body;
+    // A body that is not JSON (an HTML page from a proxy) is no detail worth printing.
+    this.details = typeof body === "string" ? null : body;
   }
 }
 

@@ -29,7 +29,7 @@ it("answers >= 2,000 list requests/s with 50 connections", async () => {
       contents: [
         'import { startEmulator } from "./server.js";',
         "const em = await startEmulator({ port: 0, stageMs: 0 });",
-        "process.stdout.write(`listening on ${em.url}\\n`);",
+        "process.stdout.write('listening on ' + em.url + '\\n');",
       ].join("\n"),
       resolveDir: dirname(fileURLToPath(import.meta.url)),
       loader: "ts",

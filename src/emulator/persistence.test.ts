@@ -156,7 +156,7 @@ describe("kill -9", () => {
         contents: [
           'import { startEmulator } from "./server.js";',
           "const em = await startEmulator({ port: 0, statePath: process.argv[2], stageMs: 0 });",
-          "process.stdout.write(`listening on ${em.url}\\n`);",
+          "process.stdout.write('listening on ' + em.url + '\\n');",
         ].join("\n"),
         resolveDir: dirname(fileURLToPath(import.meta.url)),
         loader: "ts",

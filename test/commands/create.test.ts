@@ -174,7 +174,10 @@ describe("deploy create from flags", () => {
     expect(unset.code).toBe(2);
     expect(unset.stderr).toContain("deploy.yaml:5: source_config.repo_url: the environment variable REPO is not set");
 
-    writeFileSync(join(dir, "bad.yaml"), "name: b\nsource: gitrepo\nsource_config:\n  repo_url: x\n  build_on_pushh: true\n");
+    writeFileSync(
+      join(dir, "bad.yaml"),
+      `name: b\nsource: gitrepo\nsource_config:\n  repo_url: x\n  build_on_pushh: true\n  integration_id: ${integration}\nsource_revision_config:\n  agent_config_path: agent.json\n`,
+    );
     const typo = await runCli(["deploy", "create", "-f", "bad.yaml", "--dry-run"], { env: cliEnv(em), cwd: dir });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("bad.yaml:5: source_config.build_on_pushh: is not a known field; did you mean 'build_on_push'?");

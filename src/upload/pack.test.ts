@@ -1,0 +1,222 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { UsageError } from "../errors.js";
+import { packDirectory, readTarball, SourceError, TooLargeError } from "./pack.js";
+import { prepareSource } from "./source.js";
+import { FIXED_MTIME } from "./tar.js";
+import { readTarGz } from "./untar.js";
+import { walkSource } from "./walk.js";
+
+function tree(files: Record<string, string | Buffer>): string {
+  const root = mkdtempSync(join(tmpdir(), "cpctl-pack-"));
+  for (const [path, content] of Object.entries(files)) {
+    const absolute = join(root, path);
+    if (path.endsWith("/")) {
+      mkdirSync(absolute, { recursive: true });
+      continue;
+    }
+    mkdirSync(dirname(absolute), { recursive: true });
+    writeFileSync(absolute, content);
+  }
+  return root;
+}
+
+const PROJECT = {
+  ".gitignore": ["*.log", "!important.log", "/secret.txt", "cache", "out/", "build/", "!build/keep.js", ""].join("\n"),
+  "agent.json": "{}",
+  "app.py": "print('hi')\n",
+  "debug.log": "noise",
+  "important.log": "kept by negation",
+  "secret.txt": "anchored to the root",
+  "x.tmp": "*.tmp is only sub's rule",
+  "bin/run.sh": "#!/bin/sh\n",
+  "build/out.js": "ignored directory",
+  "build/keep.js": "cannot be re-included: its directory is excluded",
+  "cache/data": "ignored",
+  "out/a.txt": "ignored: out/ names a directory",
+  "emptydir/": "",
+  "sub/.gitignore": ["*.tmp", "!debug.log", ""].join("\n"),
+  "sub/secret.txt": "not the root's /secret.txt",
+  "sub/out": "a file named out: out/ matches directories only",
+  "sub/debug.log": "re-included by sub/.gitignore",
+  "sub/a.tmp": "ignored by sub/.gitignore",
+  "sub/deeper/b.tmp": "ignored: sub's unanchored pattern reaches down",
+  "sub/deeper/.gitignore": "!c.tmp\n",
+  "sub/deeper/c.tmp": "re-included by the deepest .gitignore",
+  ".git/HEAD": "ref: refs/heads/main",
+  "node_modules/left-pad/index.js": "always excluded",
+  "sub/node_modules/x.js": "always excluded, at any depth",
+  "sub/vendor/.git": "gitdir: ../.git/modules/vendor",
+  "sub/vendor/lib.py": "kept",
+};
+
+const EXPECTED_PATHS = [
+  ".gitignore",
+  "agent.json",
+  "app.py",
+  "bin/",
+  "bin/run.sh",
+  "emptydir/",
+  "important.log",
+  "sub/",
+  "sub/.gitignore",
+  "sub/debug.log",
+  "sub/deeper/",
+  "sub/deeper/.gitignore",
+  "sub/deeper/c.tmp",
+  "sub/out",
+  "sub/secret.txt",
+  "sub/vendor/",
+  "sub/vendor/lib.py",
+  "x.tmp",
+];
+
+function project(): string {
+  const root = tree(PROJECT);
+  chmodSync(join(root, "bin/run.sh"), 0o775);
+  chmodSync(join(root, "app.py"), 0o600);
+  symlinkSync("app.py", join(root, "link.py"));
+  symlinkSync("/etc", join(root, "sub/etc"));
+  return root;
+}
+
+describe("walkSource", () => {
+  it("honours root and nested .gitignore files, negation included, and always leaves out .git and node_modules", async () => {
+    const walk = await walkSource(project());
+    expect(walk.entries.map((e) => (e.type === "directory" ? `${e.path}/` : e.path))).toEqual(EXPECTED_PATHS);
+    expect(walk.ignored.sort()).toEqual(
+      ["build/", "cache/", "debug.log", "out/", "secret.txt", "sub/a.tmp", "sub/deeper/b.tmp"].sort(),
+    );
+    expect(walk.excluded.sort()).toEqual([".git/", "node_modules/", "sub/node_modules/", "sub/vendor/.git"]);
+  });
+
+  it("skips symbolic links and reports them", async () => {
+    const walk = await walkSource(project());
+    expect(walk.skipped).toEqual([
+      { path: "link.py", reason: "symlink" },
+      { path: "sub/etc", reason: "symlink" },
+    ]);
+  });
+
+  it("normalises modes as git does", async () => {
+    const walk = await walkSource(project());
+    const mode = (path: string) => walk.entries.find((e) => e.path === path)?.mode;
+    expect(mode("bin/run.sh")).toBe(0o755);
+    expect(mode("app.py")).toBe(0o644);
+    expect(mode("sub")).toBe(0o755);
+  });
+
+  it("does not report an ignored symbolic link", async () => {
+    const root = tree({ ".gitignore": "*.lnk\n", "a.txt": "a" });
+    symlinkSync("a.txt", join(root, "b.lnk"));
+    expect((await walkSource(root)).skipped).toEqual([]);
+  });
+});
+
+describe("packDirectory", () => {
+  it("packs what the walk keeps, readable by the system tar", async () => {
+    const root = project();
+    const packed = await packDirectory(root, 10 * 1024 * 1024);
+    const entries = readTarGz(packed.data);
+    expect(entries.map((e) => e.path)).toEqual(EXPECTED_PATHS);
+    expect(entries.find((e) => e.path === "sub/deeper/c.tmp")?.content.toString()).toBe(PROJECT["sub/deeper/c.tmp"]);
+    expect(new Set(entries.map((e) => e.mtime))).toEqual(new Set([FIXED_MTIME]));
+    const listing = execFileSync("tar", ["-tzf", "-"], { input: packed.data, encoding: "utf8" });
+    expect(listing.split("\n").filter(Boolean)).toEqual(EXPECTED_PATHS);
+  });
+
+  it("gives the same bytes for the same files, whatever their mtimes and wherever they are", async () => {
+    const root = project();
+    const first = await packDirectory(root, 10 * 1024 * 1024);
+    const copy = mkdtempSync(join(tmpdir(), "cpctl-pack-copy-"));
+    cpSync(root, copy, { recursive: true, verbatimSymlinks: true });
+    utimesSync(join(copy, "app.py"), new Date(2001, 1, 1), new Date(2001, 1, 1));
+    const second = await packDirectory(copy, 10 * 1024 * 1024);
+    expect(second.data.equals(first.data)).toBe(true);
+    expect(second.sha256).toBe(first.sha256);
+  });
+
+  it("changes when a file's content changes", async () => {
+    const root = project();
+    const before = await packDirectory(root, 10 * 1024 * 1024);
+    writeFileSync(join(root, "app.py"), "print('bye')\n");
+    expect((await packDirectory(root, 10 * 1024 * 1024)).sha256).not.toBe(before.sha256);
+  });
+
+  it("stops at the size limit with the largest files named", async () => {
+    const root = tree({ "small.txt": "s", "data/big.bin": randomBytes(200_000), "data/medium.bin": randomBytes(50_000) });
+    const error = await packDirectory(root, 64 * 1024).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TooLargeError);
+    const tooLarge = error as TooLargeError;
+    expect(tooLarge.limit).toBe(64 * 1024);
+    expect(tooLarge.bytes).toBeGreaterThan(64 * 1024);
+    expect(tooLarge.atLeast).toBe(true);
+    expect(tooLarge.largest.map((f) => f.path)).toEqual(["data/big.bin", "data/medium.bin", "small.txt"]);
+  });
+});
+
+describe("readTarball", () => {
+  it("takes a .tar.gz or .tgz as it is", async () => {
+    const root = tree({ "a.tgz": gzipSync("tar bytes"), "b.TAR.GZ": gzipSync("x") });
+    const tarball = await readTarball(join(root, "a.tgz"), "a.tgz", 1024);
+    expect(tarball.data.equals(gzipSync("tar bytes"))).toBe(true);
+    await expect(readTarball(join(root, "b.TAR.GZ"), "b.TAR.GZ", 1024)).resolves.toBeTruthy();
+  });
+
+  it("refuses other names and data that is not gzip", async () => {
+    const root = tree({ "source.zip": "PK", "fake.tgz": "not gzip" });
+    await expect(readTarball(join(root, "source.zip"), "source.zip", 1024)).rejects.toThrow(SourceError);
+    await expect(readTarball(join(root, "fake.tgz"), "fake.tgz", 1024)).rejects.toThrow(/not gzip data .*1f 8b/);
+  });
+
+  it("checks the size before reading", async () => {
+    const root = tree({ "big.tgz": Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(2000)]) });
+    const error = (await readTarball(join(root, "big.tgz"), "big.tgz", 1000).catch((e: unknown) => e)) as TooLargeError;
+    expect(error).toBeInstanceOf(TooLargeError);
+    expect(error).toMatchObject({ bytes: 2002, limit: 1000, atLeast: false });
+  });
+});
+
+describe("prepareSource", () => {
+  it("turns every local problem into a usage error", async () => {
+    const root = tree({ "notes.txt": "x", "empty/": "", "ignored/.gitignore": "*\n", "ignored/a.txt": "a" });
+    const failure = (path: string) => prepareSource(root, path, 1024).catch((e: unknown) => e as UsageError);
+    expect(await failure("missing")).toMatchObject({ message: "missing: no such file or directory" });
+    expect((await failure("notes.txt")).message).toMatch(/neither a directory nor a \.tar\.gz\/\.tgz tarball/);
+    expect((await failure("empty")).message).toBe("empty has no files to upload");
+    const everythingIgnored = await failure("ignored");
+    expect(everythingIgnored.message).toBe("ignored has no files to upload");
+    expect(everythingIgnored.hints.join("\n")).toMatch(/\.gitignore rules leave out everything: \.gitignore, a\.txt/);
+    for (const path of ["missing", "notes.txt", "empty"]) expect(await failure(path)).toBeInstanceOf(UsageError);
+  });
+
+  it("names the size and the limit when a tarball is too large", async () => {
+    const root = tree({ "big.tgz": Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(3 * 1024 * 1024)]) });
+    const error = (await prepareSource(root, "big.tgz", 2 * 1024 * 1024).catch((e: unknown) => e)) as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe(
+      "big.tgz is 3 MiB (3145730 bytes), over the upload limit of 2 MiB (2097152 bytes); nothing was sent",
+    );
+    expect(error.hints.join("\n")).toMatch(/--max-size/);
+  });
+
+  it("names the limit and the largest files when a directory packs too large", async () => {
+    const root = tree({ "app.py": "x", "model.bin": randomBytes(300_000) });
+    const error = (await prepareSource(root, ".", 100 * 1024).catch((e: unknown) => e)) as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe("the tarball of . is over the upload limit of 100 KiB (102400 bytes) gzipped; nothing was sent");
+    expect(error.hints[0]).toMatch(/holds 293 KiB of files before compression; the largest: model\.bin \(293 KiB\), app\.py \(1 B\)/);
+  });
+
+  it("accepts an absolute path", async () => {
+    const root = tree({ "app.py": "x" });
+    const prepared = await prepareSource("/nonexistent-cwd", root, 1024 * 1024);
+    expect(prepared.kind).toBe("directory");
+    expect(readTarGz(prepared.data).map((e) => e.path)).toEqual(["app.py"]);
+  });
+});
