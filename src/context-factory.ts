@@ -107,7 +107,8 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
     profileFlag: flags.profile,
     warn: (m) => deps.io.stderr.write(`warning: ${m}\n`),
   });
-  return resolveSettings([flagLayer, environmentLayer(env), ...config.layers, defaultLayer()], config.profile, config.profileOrigin);
+  const settings = resolveSettings([flagLayer, environmentLayer(env), ...config.layers, defaultLayer()], config.profile, config.profileOrigin);
+  return { ...settings, config: config.files };
 }
 
 async function readApiKeyFile(path: string, io: IO): Promise<string> {

@@ -24,10 +24,14 @@ export interface ConfigLoadOptions {
   warn: (message: string) => void;
 }
 
-export interface ConfigFiles {
+export interface ConfigLocations {
   userPath: string;
+  userPresent: boolean;
   /** The nearest project file, or null when none was found. */
   projectPath: string | null;
+}
+
+export interface ConfigFiles extends ConfigLocations {
   user: ConfigFile | null;
   project: ConfigFile | null;
 }
@@ -38,22 +42,55 @@ export interface ProfileChoice {
   origin: string | null;
 }
 
-/** Used by the context: the layers of the profile in use, highest precedence first. */
-export async function loadConfigLayers(
-  options: ConfigLoadOptions,
-): Promise<{ layers: Layer[]; profile: string | null; profileOrigin: string | null }> {
-  const files = await readConfigFiles(options);
-  for (const warning of permissionWarnings(files)) options.warn(warning);
-  const choice = chooseProfile(files, options.profileFlag, options.env);
-  return { layers: profileLayers(files, choice.name, options.env), profile: choice.name, profileOrigin: choice.origin };
+/**
+ * A problem with the configuration. It carries what was found, so that `config path`,
+ * `config list` and `config set` can still work (and help fix the problem).
+ */
+export class ConfigError extends UsageError {
+  constructor(
+    cause: UsageError,
+    readonly locations: ConfigLocations,
+    /** The files as read, when reading them succeeded. */
+    readonly files: ConfigFiles | null,
+  ) {
+    super(cause.message, cause.details);
+    this.hints.push(...cause.hints);
+  }
 }
 
-/** Finds and reads both files; cosmiconfig is loaded only when one of them exists. */
-export async function readConfigFiles(options: { cwd: string; homeDir: string; env: Env }): Promise<ConfigFiles> {
+export interface LoadedConfig {
+  layers: Layer[];
+  profile: string | null;
+  profileOrigin: string | null;
+  files: ConfigFiles;
+}
+
+/** Used by the context: the layers of the profile in use, highest precedence first. */
+export async function loadConfigLayers(options: ConfigLoadOptions): Promise<LoadedConfig> {
+  const locations = locateConfigFiles(options);
+  let files: ConfigFiles | null = null;
+  try {
+    files = await readConfigFiles(locations);
+    for (const warning of permissionWarnings(files)) options.warn(warning);
+    const choice = chooseProfile(files, options.profileFlag, options.env);
+    const layers = profileLayers(files, choice.name, options.env);
+    return { layers, profile: choice.name, profileOrigin: choice.origin, files };
+  } catch (error) {
+    if (error instanceof UsageError && !(error instanceof ConfigError)) throw new ConfigError(error, locations, files);
+    throw error;
+  }
+}
+
+/** Where the files are, and whether they exist: a few stat calls, no reading. */
+export function locateConfigFiles(options: { cwd: string; homeDir: string; env: Env }): ConfigLocations {
   const userPath = userConfigPath(options.homeDir, options.env);
-  const projectPath = findProjectFile(options.cwd, options.homeDir);
-  const userPresent = isFile(userPath);
-  const files: ConfigFiles = { userPath, projectPath, user: null, project: null };
+  return { userPath, userPresent: isFile(userPath), projectPath: findProjectFile(options.cwd, options.homeDir) };
+}
+
+/** Reads the files found; cosmiconfig is loaded only when there is one. */
+export async function readConfigFiles(locations: ConfigLocations): Promise<ConfigFiles> {
+  const { userPath, userPresent, projectPath } = locations;
+  const files: ConfigFiles = { ...locations, user: null, project: null };
   if (!userPresent && projectPath === null) return files;
   const { cosmiconfig } = await import("cosmiconfig");
   const explorer = cosmiconfig("cpctl", { cache: false });

@@ -5,6 +5,7 @@
 import { UsageError } from "../errors.js";
 import { isUuid } from "../model/enums.js";
 import { isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "../output/format.js";
+import type { ConfigFiles } from "./files.js";
 
 export const SETTING_KEYS = [
   "baseUrl",
@@ -42,6 +43,8 @@ export interface Settings {
   confirm: boolean;
   /** For each key that has a value, the layer it came from. */
   origin: Partial<Record<SettingKey, string>>;
+  /** The config files found and read (for `cpctl config ...`). */
+  config?: ConfigFiles;
 }
 
 export const DEFAULT_TENANT_HEADER = "X-Tenant-Id";

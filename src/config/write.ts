@@ -4,8 +4,9 @@
 // file (and its directory) is created readable by its owner only.
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, open, realpath, rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { OperationError, UsageError } from "../errors.js";
+import type { Document } from "yaml";
 import type { SettingKey } from "./settings.js";
 
 export interface WriteResult {
@@ -23,7 +24,7 @@ export async function setProfileValue(
   const target = await followLink(path);
   const existing = await readExisting(target);
   const { parseDocument, isMap, isScalar } = await import("yaml");
-  const doc = parseDocument(existing?.text ?? "");
+  const doc: Document = parseDocument(existing?.text ?? "");
   const error = doc.errors[0];
   if (error) {
     const line = error.linePos?.[0]?.line;
@@ -82,7 +83,7 @@ async function writeAtomically(path: string, text: string, mode: number): Promis
   } catch (error) {
     throw new OperationError(`cannot create ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  const temp = join(dir, `.${randomBytes(6).toString("hex")}.cpctl-tmp`);
+  const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(temp, "wx", mode);
     try {

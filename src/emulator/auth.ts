@@ -42,20 +42,18 @@ export function authenticate(headers: IncomingHttpHeaders, config: AuthConfig): 
   const tenantHeader = headerValue(headers[config.tenantHeader.toLowerCase()]);
   const authorization = headerValue(headers.authorization);
 
-  let bearer: string | null = null;
-  if (authorization !== null) {
-    const match = /^Bearer\s+(\S.*)$/i.exec(authorization);
-    if (!match) {
-      throw unauthenticated(
-        config,
-        "the Authorization header must use the Bearer scheme (Authorization: Bearer <token>)",
-      );
-    }
-    bearer = match[1]!.trim();
-  }
+  // Another Authorization scheme (Basic, ...) is no credential here; it is only worth a
+  // word when nothing else was sent.
+  const bearerMatch = authorization === null ? null : /^Bearer\s+(\S.*)$/i.exec(authorization);
+  const bearer = bearerMatch ? bearerMatch[1]!.trim() : null;
 
   if (apiKey === null && bearer === null && tenantHeader === null) {
-    throw unauthenticated(config, "no credentials were sent");
+    throw unauthenticated(
+      config,
+      authorization === null
+        ? "no credentials were sent"
+        : "the Authorization header must use the Bearer scheme (Authorization: Bearer <token>)",
+    );
   }
   if (tenantHeader !== null && !isUuid(tenantHeader)) {
     throw new HttpError(

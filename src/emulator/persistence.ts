@@ -10,7 +10,9 @@
 // Synchronous calls on purpose: the emulator is single-threaded, so each mutation's write
 // completes before the next request is looked at, and writes can never land out of order.
 import {
+  accessSync,
   closeSync,
+  constants,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -57,8 +59,54 @@ export class StateFile {
   /** Uploaded tarballs live in `<state file>.uploads/`, one file per upload ID. */
   readonly uploadsDir: string;
 
+  private readonly lockPath: string;
+  private locked = false;
+
   constructor(readonly path: string) {
     this.uploadsDir = `${path}.uploads`;
+    this.lockPath = `${path}.lock`;
+  }
+
+  /**
+   * Claims the file for this process: two emulators writing one state file would each
+   * overwrite the other's changes. A lock left by a process that is gone (kill -9) is taken
+   * over. Also checks, before anything is served, that the directory can be written.
+   */
+  lock(): void {
+    const dir = dirname(this.path);
+    try {
+      accessSync(dir, constants.W_OK);
+    } catch {
+      throw new Error(
+        `cannot start: the directory of the state file (${dir}) does not exist or cannot be written`,
+      );
+    }
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(this.lockPath, "wx", 0o600);
+        writeFileSync(fd, String(process.pid));
+        closeSync(fd);
+        this.locked = true;
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const owner = Number(readFileSync(this.lockPath, "utf8").trim());
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new Error(
+          `cannot start: the state file ${this.path} is in use by another emulator (process ${owner}); stop it or use another --state file`,
+        );
+      }
+      rmSync(this.lockPath, { force: true });
+    }
+    throw new Error(
+      `cannot start: could not lock the state file ${this.path} (${this.lockPath} keeps coming back)`,
+    );
+  }
+
+  unlock(): void {
+    if (this.locked) rmSync(this.lockPath, { force: true });
+    this.locked = false;
   }
 
   /**
@@ -135,4 +183,14 @@ function corrupt(path: string, problem: string): Error {
     `cannot start: the emulator state file ${path} is unusable: ${problem}. ` +
       "Move it away to start with an empty state (or fix it); the emulator will not overwrite it.",
   );
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is just not ours to signal.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

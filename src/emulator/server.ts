@@ -29,7 +29,7 @@ import { StateFile } from "./persistence.js";
 import { type EmulatorResponse, HttpError } from "./responses.js";
 import { type RouteContext, Router } from "./router.js";
 import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./seed.js";
-import type { FailRule } from "./state.js";
+import type { EmulatorState, FailRule } from "./state.js";
 import { MemoryTarballs, Store } from "./store.js";
 import { addUploadRoutes } from "./uploads.js";
 
@@ -120,7 +120,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   // Load first: a corrupt state file refuses the start before a port is taken.
   const stateFile = options.statePath ? new StateFile(options.statePath) : null;
-  const saved = stateFile?.load() ?? null;
+  stateFile?.lock();
+  let saved: EmulatorState | null;
+  try {
+    saved = stateFile?.load() ?? null;
+  } catch (error) {
+    stateFile?.unlock();
+    throw error;
+  }
   const clock = options.clock ?? new OffsetClock(saved?.clock_offset_ms ?? 0);
   const store = new Store(saved, {
     stageMs: options.stageMs ?? DEFAULT_STAGE_MS,
@@ -257,6 +264,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       );
     });
     server.listen(options.port ?? DEFAULT_PORT, host, () => resolve());
+  }).catch((error: unknown) => {
+    stateFile?.unlock();
+    throw error;
   });
   const port = (server.address() as AddressInfo).port;
   url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -269,7 +279,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       new Promise<void>((resolve) => {
         for (const timer of pending) clearTimeout(timer);
         pending.clear();
-        server.close(() => resolve());
+        server.close(() => {
+          stateFile?.unlock();
+          resolve();
+        });
         server.closeAllConnections();
       }),
     now: () => clock.now(),

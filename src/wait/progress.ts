@@ -1,9 +1,14 @@
-// How a wait shows progress on stderr. Off a terminal: one timestamped line per status
-// change and a heartbeat line every minute, never spinner frames. On a terminal: a spinner
-// with the status and elapsed time (ora, loaded only then).
+// How a wait shows progress on stderr.
+// - On a terminal (stderr a TTY, TERM not dumb): an ora spinner (loaded only then) with the
+//   revision status and the elapsed time, ticking every second; when the wait ends it leaves
+//   one line with the final status. Colour only where ctx.paint allows it (never with
+//   NO_COLOR, --no-color or TERM=dumb, never off a terminal).
+// - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
+//   without one (so CI jobs do not time out for silence); never spinner frames or colour.
 import type { Ctx } from "../context.js";
+import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { formatDuration } from "../util/duration.js";
-import type { WaitReporter } from "./poll.js";
+import { HEARTBEAT_MS, type WaitReporter } from "./poll.js";
 
 export async function createReporter(ctx: Ctx, revisionId: string): Promise<WaitReporter> {
   const stream = ctx.io.stderr.stream;
@@ -11,42 +16,123 @@ export async function createReporter(ctx: Ctx, revisionId: string): Promise<Wait
   return lineReporter(ctx, revisionId);
 }
 
-export function lineReporter(ctx: Ctx, revisionId: string): WaitReporter {
-  const say = (text: string) => ctx.io.stderr.write(`${new Date(ctx.clock.now()).toISOString()} revision ${revisionId}: ${text}\n`);
+/**
+ * Tracks the last status and elapsed time the poller told, so that time keeps moving between
+ * polls (the spinner's ticking clock, the line reporter's own heartbeat).
+ */
+function tracker(ctx: Ctx) {
+  let status: string | null = null;
+  let elapsedMs = 0;
+  let at = ctx.clock.now();
   return {
-    status: (status, elapsedMs) => say(`${status} (${formatDuration(elapsedMs)})`),
-    heartbeat: (status, elapsedMs) => say(`still ${status ?? "waiting"} after ${formatDuration(elapsedMs)}`),
-    transient: (message, elapsedMs) => say(`poll failed, retrying (${formatDuration(elapsedMs)}): ${message.split("\n")[0]}`),
-    stop: () => {},
+    seen(next: string | null, elapsed: number) {
+      if (next !== null) status = next;
+      elapsedMs = elapsed;
+      at = ctx.clock.now();
+    },
+    get status() {
+      return status;
+    },
+    elapsed: () => elapsedMs + Math.max(0, ctx.clock.now() - at),
+  };
+}
+
+export interface LineReporterOptions {
+  /**
+   * Also write a heartbeat from a timer, 60 s after the last line, for when the poller is
+   * asleep (its gaps grow to 60 s, or a Retry-After asks for more). It starts with the first
+   * line, so nothing is left behind if the wait fails before it begins. Default true.
+   */
+  timer?: boolean;
+}
+
+export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporterOptions = {}): WaitReporter {
+  const state = tracker(ctx);
+  let lastLineAt = ctx.clock.now();
+  let timer: NodeJS.Timeout | undefined;
+  const say = (text: string) => {
+    lastLineAt = ctx.clock.now();
+    ctx.io.stderr.write(`${new Date(lastLineAt).toISOString()} revision ${revisionId}: ${text}\n`);
+    schedule();
+  };
+  const beat = () => say(`still ${state.status ?? "waiting"} after ${formatDuration(state.elapsed())}`);
+  const schedule = () => {
+    if (options.timer === false) return;
+    clearTimeout(timer);
+    // Real time, unref'd: it never keeps the process alive, and stop() clears it.
+    timer = setTimeout(beat, HEARTBEAT_MS);
+    timer.unref();
+  };
+  return {
+    status: (status, elapsedMs) => {
+      state.seen(status, elapsedMs);
+      say(`${status} (${formatDuration(elapsedMs)})`);
+    },
+    heartbeat: (status, elapsedMs) => {
+      state.seen(status, elapsedMs);
+      // The timer may have spoken already: at most one heartbeat a minute.
+      if (ctx.clock.now() - lastLineAt >= HEARTBEAT_MS) beat();
+    },
+    transient: (message, elapsedMs) => {
+      state.seen(null, elapsedMs);
+      say(`poll failed, retrying (${formatDuration(elapsedMs)}): ${firstLine(message)}`);
+    },
+    stop: () => {
+      clearTimeout(timer);
+      timer = undefined;
+    },
   };
 }
 
 async function spinnerReporter(ctx: Ctx, revisionId: string, stream: NodeJS.WritableStream): Promise<WaitReporter> {
   const { default: ora } = await import("ora");
   const short = revisionId.slice(0, 8);
-  const colour = ctx.flags.color !== false && ctx.env.NO_COLOR === undefined;
-  const spinner = ora({ stream: stream as NodeJS.WriteStream, text: `revision ${short}: waiting`, color: colour ? "cyan" : false, isEnabled: true, discardStdin: false }).start();
-  let status = "waiting";
-  let elapsed = 0;
-  const render = () => {
-    spinner.text = `revision ${short}: ${status} (${formatDuration(elapsed)})`;
+  const state = tracker(ctx);
+  const paint = ctx.paint;
+  let retrying: string | null = null;
+  const text = () =>
+    `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}`;
+  // Colour of the frames is ours to decide (ora's own detection looks at stdout), so none.
+  const spinner = ora({ stream: stream as NodeJS.WriteStream, text: text(), color: false, isEnabled: true, discardStdin: false });
+  let ticker: NodeJS.Timeout | undefined;
+  // Started on the first news from the poller, so that nothing is left spinning if the wait
+  // fails before it begins.
+  const show = () => {
+    spinner.text = text();
+    if (spinner.isSpinning) return;
+    spinner.start();
+    ticker = setInterval(() => {
+      spinner.text = text();
+    }, 1000);
+    ticker.unref();
   };
   return {
-    status: (next, elapsedMs) => {
-      status = next;
-      elapsed = elapsedMs;
-      render();
+    status: (status, elapsedMs) => {
+      state.seen(status, elapsedMs);
+      retrying = null;
+      show();
     },
-    heartbeat: (_status, elapsedMs) => {
-      elapsed = elapsedMs;
-      render();
+    heartbeat: (status, elapsedMs) => {
+      state.seen(status, elapsedMs);
+      show();
     },
     transient: (message, elapsedMs) => {
-      elapsed = elapsedMs;
-      spinner.text = `revision ${short}: ${status} (${formatDuration(elapsed)}), retrying: ${message.split("\n")[0]}`;
+      state.seen(null, elapsedMs);
+      retrying = firstLine(message);
+      show();
     },
     stop: () => {
-      spinner.stopAndPersist({ symbol: "•", text: `revision ${short}: ${status} (${formatDuration(elapsed)})` });
+      clearInterval(ticker);
+      ticker = undefined;
+      const status = state.status;
+      const symbol =
+        status === REVISION_SUCCESS ? paint.green("✔") : status && isTerminalRevisionStatus(status) ? paint.red("✖") : "•";
+      const final = `revision ${short}: ${status ?? "no status yet"} after ${formatDuration(state.elapsed())}`;
+      if (spinner.isSpinning) spinner.stopAndPersist({ symbol, text: final });
     },
   };
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0] ?? "";
 }
