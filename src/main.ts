@@ -44,6 +44,7 @@ async function buildProgram(
   deps: RunDeps,
   secrets: SecretRegistry,
   onFormat: (format: OutputFormat) => void,
+  configureAll = false,
 ): Promise<Command> {
   const program = new Command("cpctl")
     .description("Manage agent-server deployments through the deployment control plane API.")
@@ -70,24 +71,63 @@ async function buildProgram(
       outputError: () => {},
     })
     .addHelpText("after", rootHelpFooter)
-    .configureHelp({ sortSubcommands: false });
+    // `cpctl help CMD` would show CMD's help without its flags (its module is not loaded):
+    // `cpctl CMD --help` is the one way, and the root lists every command itself.
+    .helpCommand(false)
+    .configureHelp({ sortSubcommands: false, visibleCommands: rootHelpCommands });
 
   const words = commandWords(deps.argv);
   const matched = findEntry(words);
 
   for (const group of GROUPS) {
-    program.addCommand(
-      configureParent(new Command(group.name).description(group.summary), deps).helpGroup(`${group.heading}:`),
-    );
+    program.addCommand(configureParent(new Command(group.name).description(group.summary), deps).helpCommand(false));
   }
   for (const entry of COMMANDS) {
     const parent = entry.path.length === 2 ? (program.commands.find((c) => c.name() === entry.path[0]) as Command) : program;
     const command = configureParent(new Command(entry.path.at(-1)!).description(entry.summary), deps);
-    if (entry.path.length === 1) command.helpGroup(entry.path[0] === "emulator" ? "Local control plane:" : "Setup:");
+    command.addHelpText("afterAll", GLOBAL_OPTIONS_HINT);
     parent.addCommand(command);
     if (entry === matched) await attach(command, entry, program, deps, secrets, onFormat);
+    else if (configureAll) (await entry.load()).default.configure(command);
   }
   return program;
+}
+
+/**
+ * The whole command tree with every command's flags and arguments, for the completion
+ * scripts and the help checks. It loads every command module: never on a command's path.
+ */
+export async function commandTree(): Promise<Command> {
+  const sink = { write: () => {}, isTTY: false };
+  const deps = { argv: [], io: { stdout: sink, stderr: sink, stdin: { isTTY: false } } } as unknown as RunDeps;
+  return buildProgram(deps, new Set(), () => {}, true);
+}
+
+/** After each command's own help text and examples. */
+const GLOBAL_OPTIONS_HINT =
+  "\nGlobal options (-o/--output, --json, --profile, --base-url, --no-input, -y, --debug, ...): see `cpctl --help`.";
+
+/** The heading each command is listed under in `cpctl --help`. */
+export function helpHeading(entry: CommandEntry): string {
+  const group = GROUPS.find((g) => entry.path.length === 2 && g.name === entry.path[0]);
+  if (group) return group.heading;
+  return entry.path[0] === "emulator" ? "Local control plane" : "Setup";
+}
+
+const HEADING_ORDER = ["Deployments", "Discovery", "Setup", "Local control plane"];
+
+/**
+ * `cpctl --help` lists every command by its full name under its heading, from the registry
+ * alone (no command module is loaded). These commands exist only to be listed. (The root's
+ * help configuration is its own: commands added with addCommand do not inherit it.)
+ */
+function rootHelpCommands(): Command[] {
+  const listed = COMMANDS.map((entry) =>
+    new Command(entry.path.join(" ")).description(entry.summary).helpGroup(`${helpHeading(entry)}:`),
+  );
+  const rank = (command: Command) => HEADING_ORDER.indexOf(command.helpGroup().slice(0, -1));
+  // A stable sort: the registry's order within each heading.
+  return listed.sort((a, b) => rank(a) - rank(b));
 }
 
 /** Subcommands inherit the root's error handling and output routing. */
@@ -139,6 +179,16 @@ export function commandWords(argv: readonly string[]): string[] {
 function rootHelpFooter(): string {
   return [
     "",
+    "Environment:",
+    "  CPCTL_API_KEY                 API key, sent as X-Api-Key (no flag: keep keys out of argv)",
+    "  CPCTL_BEARER_TOKEN            bearer token, sent as Authorization: Bearer (no flag)",
+    "  CPCTL_BASE_URL, CPCTL_PROFILE, CPCTL_TENANT_ID, CPCTL_OUTPUT",
+    "                                as --base-url, --profile, --tenant-id, --output",
+    "  CPCTL_DEBUG=1                 as --debug",
+    "  NO_COLOR, TERM=dumb           as --no-color",
+    "  CI                            as --no-input",
+    "Precedence: flag > environment > project config > user config > default.",
+    "",
     "Examples:",
     "  cpctl emulator --port 8124 &                      # a local control plane",
     "  export CPCTL_BASE_URL=http://127.0.0.1:8124 CPCTL_API_KEY=dev",
@@ -147,7 +197,7 @@ function rootHelpFooter(): string {
     "",
     "Exit codes: 0 ok, 1 failure, 2 usage or validation, 3 auth refused, 4 not found,",
     "            5 revision failed, 6 wait timed out, 130 interrupted.",
-    "Run `cpctl <command> --help` for a command's flags and examples.",
+    "Run `cpctl <command> --help` (e.g. `cpctl deploy create --help`) for its flags and examples.",
   ].join("\n");
 }
 

@@ -47,7 +47,8 @@ export function redactHeaders(
 /**
  * Copy of a JSON value with every secret value replaced by `****`: any `value` key (at any
  * depth) inside an array named `secrets`, and the string values of an object named
- * `secrets` used as a name -> value map. `null` stays `null` (it says "no value").
+ * `secrets` used as a name -> value map. `null` stays `null` (it says "no value"). URLs
+ * have their secret-looking query parameters (a signature, a token) redacted.
  */
 export function maskSecretValues<T>(json: T): T {
   return maskNode(json, false) as T;
@@ -55,6 +56,8 @@ export function maskSecretValues<T>(json: T): T {
 
 function maskNode(node: unknown, insideSecrets: boolean): unknown {
   if (Array.isArray(node)) return node.map((item) => maskNode(item, insideSecrets));
+  // A URL in a body can carry a credential too: a pre-signed upload URL's signature.
+  if (typeof node === "string" && /^https?:\/\/[^\s]*\?/.test(node)) return redactUrl(node);
   if (node === null || typeof node !== "object") return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {

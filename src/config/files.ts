@@ -92,7 +92,9 @@ export async function readConfigFiles(locations: ConfigLocations): Promise<Confi
   const { userPath, userPresent, projectPath } = locations;
   const files: ConfigFiles = { ...locations, user: null, project: null };
   if (!userPresent && projectPath === null) return files;
-  const { cosmiconfig } = await import("cosmiconfig");
+  const loaded = await import("cosmiconfig");
+  // A CommonJS package: in the esbuild bundle its exports come only as `default`.
+  const { cosmiconfig } = loaded.default ?? loaded;
   const explorer = cosmiconfig("cpctl", { cache: false });
   const read = async (path: string, scope: Scope): Promise<ConfigFile> => {
     let config: unknown;
@@ -134,28 +136,31 @@ export function defaultProfile(files: ConfigFiles): { name: string; file: Config
   return null;
 }
 
-/**
- * --profile > CPCTL_PROFILE > project defaultProfile > user defaultProfile. An unknown name
- * is a usage error listing the known ones (unless `lenient`, for `config list`).
- */
-export function chooseProfile(files: ConfigFiles, profileFlag: string | undefined, env: Env, lenient = false): ProfileChoice {
-  let choice: ProfileChoice = { name: null, origin: null };
-  let where = "";
-  const fallback = defaultProfile(files);
+/** --profile > CPCTL_PROFILE > project defaultProfile > user defaultProfile, known or not. */
+export function pickProfile(files: ConfigFiles, profileFlag: string | undefined, env: Env): ProfileChoice {
   if (profileFlag !== undefined) {
     if (profileFlag.trim() === "") throw new UsageError("--profile: the profile name is empty");
-    choice = { name: profileFlag, origin: "--profile" };
-  } else if (env.CPCTL_PROFILE) {
-    choice = { name: env.CPCTL_PROFILE, origin: "environment variable CPCTL_PROFILE" };
-  } else if (fallback) {
-    choice = { name: fallback.name, origin: `defaultProfile in ${fallback.file.path}` };
-    where = ` (in ${fallback.file.path})`;
+    return { name: profileFlag, origin: "--profile" };
   }
+  if (env.CPCTL_PROFILE) return { name: env.CPCTL_PROFILE, origin: "environment variable CPCTL_PROFILE" };
+  const fallback = defaultProfile(files);
+  if (fallback) return { name: fallback.name, origin: `defaultProfile in ${fallback.file.path}` };
+  return { name: null, origin: null };
+}
+
+/** As pickProfile; an unknown name is a usage error listing the known ones (unless `lenient`: no profile then). */
+export function chooseProfile(files: ConfigFiles, profileFlag: string | undefined, env: Env, lenient = false): ProfileChoice {
+  const choice = pickProfile(files, profileFlag, env);
   if (choice.name === null || profileNames(files).includes(choice.name)) return choice;
   if (lenient) return { name: null, origin: null };
-  const from = choice.origin === "--profile" ? "--profile" : choice.origin?.startsWith("environment") ? "CPCTL_PROFILE" : "defaultProfile";
-  throw new UsageError(
-    `unknown profile '${choice.name}' (from ${from}${where}); known profiles: ${profileNames(files).join(", ")}`,
+  throw unknownProfile(files, choice);
+}
+
+export function unknownProfile(files: ConfigFiles, choice: ProfileChoice): UsageError {
+  const from =
+    choice.origin === "--profile" ? "--profile" : choice.origin?.startsWith("environment") ? "CPCTL_PROFILE" : choice.origin;
+  return new UsageError(
+    `unknown profile '${choice.name}' (from ${from}); known profiles: ${profileNames(files).join(", ")}`,
   ).withHint(
     `Define it under 'profiles:' in ${files.userPath} or a project file, e.g. \`cpctl config set baseUrl URL --profile ${choice.name}\`.`,
   );

@@ -41,10 +41,11 @@ export function parseConfig(raw: unknown, path: string, scope: Scope, keyPrefix 
     throw new UsageError(`${path}: ${keyPrefix ? `${keyPrefix.slice(0, -1)} ` : ""}must be a mapping with a 'profiles' key, not ${describe(raw)}`);
   }
   for (const key of Object.keys(raw)) {
-    if (!TOP_KEYS.includes(key)) {
-      const near = TOP_KEYS.find((known) => known.toLowerCase() === key.toLowerCase());
-      fail(key, `unknown key; ${near ? `did you mean '${near}'? ` : ""}a config file holds ${TOP_KEYS.join(" and ")}`);
-    }
+    if (TOP_KEYS.includes(key)) continue;
+    if (isSettingKey(key)) fail(key, `settings belong to a profile: put ${key} under profiles.NAME`);
+    const norm = (text: string) => text.toLowerCase().replace(/s$/, "");
+    const near = TOP_KEYS.find((known) => norm(known) === norm(key));
+    fail(key, `unknown key; ${near ? `did you mean '${near}'? ` : ""}a config file holds ${TOP_KEYS.join(" and ")}`);
   }
   const { defaultProfile, profiles } = raw;
   if (defaultProfile !== undefined && defaultProfile !== null) {

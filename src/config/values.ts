@@ -93,6 +93,8 @@ export function displayUrl(baseUrl: string): string {
     const url = new URL(baseUrl);
     url.username = "";
     url.password = "";
+    url.search = "";
+    url.hash = "";
     return url.toString().replace(/\/$/, "");
   } catch {
     return baseUrl;

@@ -13,6 +13,8 @@ export interface WriteResult {
   /** The file written (the target of a symbolic link, when the user file is one). */
   path: string;
   created: boolean;
+  /** The file's permission bits now. */
+  mode: number;
 }
 
 export async function setProfileValue(
@@ -48,8 +50,9 @@ export async function setProfileValue(
   } else {
     doc.setIn(["profiles", profile, key], value);
   }
-  await writeAtomically(target, doc.toString({ lineWidth: 0 }), existing?.mode ?? 0o600);
-  return { path: target, created: existing === null };
+  const mode = existing?.mode ?? 0o600;
+  await writeAtomically(target, doc.toString({ lineWidth: 0 }), mode);
+  return { path: target, created: existing === null, mode };
 }
 
 async function followLink(path: string): Promise<string> {

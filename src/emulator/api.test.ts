@@ -242,6 +242,23 @@ describe("general answers", () => {
     expect((await em.get("//v2/deployments")).status).toBe(404);
   });
 
+  it("answers a request that is not HTTP with a JSON 400", async () => {
+    const em = await startTestEmulator();
+    const { connect } = await import("node:net");
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(em.emulator.port, "127.0.0.1", () => socket.write("HELLO THERE\r\n\r\n"));
+      let text = "";
+      socket.on("data", (chunk) => {
+        text += chunk;
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toMatch(/Content-Type: application\/json/);
+    expect(JSON.parse(answer.split("\r\n\r\n")[1]!).detail).toMatch(/could not be parsed/);
+  });
+
   it("lists deployments in the spec's shape", async () => {
     const em = await startTestEmulator();
     await em.createDeployment("gitrepo");

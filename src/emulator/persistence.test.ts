@@ -135,6 +135,26 @@ describe("state file", () => {
     expect(readFileSync(foreign, "utf8")).toBe('{"hello":"world"}');
   });
 
+  it("refuses a second emulator on the same file, and a directory that is missing", async () => {
+    const path = statePath();
+    const first = await startEmulator({ port: 0, statePath: path });
+    await expect(startEmulator({ port: 0, statePath: path })).rejects.toThrow(
+      /in use by another emulator \(process \d+\)/,
+    );
+    await first.close();
+    const second = await startEmulator({ port: 0, statePath: path });
+    await second.close();
+    // A lock whose owner is gone (kill -9) is taken over.
+    writeFileSync(`${path}.lock`, "999999999");
+    const third = await startEmulator({ port: 0, statePath: path });
+    await third.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+
+    await expect(
+      startEmulator({ port: 0, statePath: join(dir, "no", "such", "state.json") }),
+    ).rejects.toThrow(/directory of the state file .* does not exist/);
+  });
+
   it("removes temp files a killed writer left behind", async () => {
     const path = statePath();
     const stale = join(dirname(path), `.${path.split("/").pop()}.999.1.tmp`);

@@ -28,8 +28,6 @@ export interface Route {
   method: string;
   pattern: string;
   key: string;
-  /** Under /_emulator/: no faults, not counted in the statistics. */
-  control: boolean;
   handler: Handler;
   segments: string[];
 }
@@ -47,7 +45,6 @@ export class Router {
       method,
       pattern,
       key: `${method} ${pattern}`,
-      control: pattern.startsWith("/_emulator/"),
       handler,
       segments: pattern.split("/"),
     });

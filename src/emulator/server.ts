@@ -3,8 +3,20 @@
 // handler, write the answer. Handlers return values (responses.ts), so a fault can delay,
 // cut or drop an answer that is already complete.
 //
-// Lean on purpose: a list request does a route match, a header lookup, a filter over the
-// tenant's deployments and one JSON.stringify, with no per-request allocation beyond that.
+// Lean on purpose: a list request is a route match, a cached tenant lookup, a filter over
+// the tenant's deployments and cached serialised views (views.ts) joined into one body.
+//
+// The other modules, one job each:
+//   router, responses, body      routing, answers and errors, reading bodies safely
+//   auth, query                  credentials -> tenant; list query parameters
+//   deployments, uploads,        the API routes: validate with src/model, then one store
+//   listings, state-rules        change; the rules that need state (emulator-only)
+//   store, state, persistence    the world, its changes, the state file (atomic writes)
+//   lifecycle, views, clock      revision status computed from the clock; response shapes
+//   seed, ids                    per-tenant listeners and integrations; identifiers
+//   faults, controls,            fault injection; the /_emulator/ controls (CONTROLS.md)
+//   control-routes
+//   cli-args, defaults           `cpctl emulator` flags -> options
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RevisionStatus } from "../model/enums.js";
@@ -169,6 +181,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     let path = q < 0 ? rawUrl : rawUrl.slice(0, q);
     if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
     const match = router.match(method, path);
+    // Controls are the operator's: no faults (they could lock themselves out), not counted.
     const isControl = path.startsWith("/_emulator/");
     if (!isControl) core.stats.count(match.kind === "found" ? match.route.key : `${method} (unmatched)`);
 
@@ -251,6 +264,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (!response.headersSent) send(response, internalError(error));
       else response.destroy();
     });
+  });
+
+  // Requests too broken to parse never reach `handle`; answer them in JSON too.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === "ECONNRESET") return void socket.destroy();
+    const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+    const body = JSON.stringify({
+      detail:
+        status === 431
+          ? "Request headers are too large."
+          : "Bad request: the HTTP request could not be parsed.",
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 
   await new Promise<void>((resolve, reject) => {

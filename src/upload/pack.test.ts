@@ -27,7 +27,16 @@ function tree(files: Record<string, string | Buffer>): string {
 }
 
 const PROJECT = {
-  ".gitignore": ["*.log", "!important.log", "/secret.txt", "cache", "out/", "build/", "!build/keep.js", ""].join("\n"),
+  ".gitignore": [
+    "*.log",
+    "!important.log",
+    "/secret.txt",
+    "cache",
+    "out/",
+    "build/",
+    "!build/keep.js",
+    "",
+  ].join("\n"),
   "agent.json": "{}",
   "app.py": "print('hi')\n",
   "debug.log": "noise",
@@ -124,7 +133,9 @@ describe("packDirectory", () => {
     const packed = await packDirectory(root, 10 * 1024 * 1024);
     const entries = readTarGz(packed.data);
     expect(entries.map((e) => e.path)).toEqual(EXPECTED_PATHS);
-    expect(entries.find((e) => e.path === "sub/deeper/c.tmp")?.content.toString()).toBe(PROJECT["sub/deeper/c.tmp"]);
+    expect(entries.find((e) => e.path === "sub/deeper/c.tmp")?.content.toString()).toBe(
+      PROJECT["sub/deeper/c.tmp"],
+    );
     expect(new Set(entries.map((e) => e.mtime))).toEqual(new Set([FIXED_MTIME]));
     const listing = execFileSync("tar", ["-tzf", "-"], { input: packed.data, encoding: "utf8" });
     expect(listing.split("\n").filter(Boolean)).toEqual(EXPECTED_PATHS);
@@ -149,7 +160,11 @@ describe("packDirectory", () => {
   });
 
   it("stops at the size limit with the largest files named", async () => {
-    const root = tree({ "small.txt": "s", "data/big.bin": randomBytes(200_000), "data/medium.bin": randomBytes(50_000) });
+    const root = tree({
+      "small.txt": "s",
+      "data/big.bin": randomBytes(200_000),
+      "data/medium.bin": randomBytes(50_000),
+    });
     const error = await packDirectory(root, 64 * 1024).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TooLargeError);
     const tooLarge = error as TooLargeError;
@@ -171,12 +186,16 @@ describe("readTarball", () => {
   it("refuses other names and data that is not gzip", async () => {
     const root = tree({ "source.zip": "PK", "fake.tgz": "not gzip" });
     await expect(readTarball(join(root, "source.zip"), "source.zip", 1024)).rejects.toThrow(SourceError);
-    await expect(readTarball(join(root, "fake.tgz"), "fake.tgz", 1024)).rejects.toThrow(/not gzip data .*1f 8b/);
+    await expect(readTarball(join(root, "fake.tgz"), "fake.tgz", 1024)).rejects.toThrow(
+      /not gzip data .*1f 8b/,
+    );
   });
 
   it("checks the size before reading", async () => {
     const root = tree({ "big.tgz": Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(2000)]) });
-    const error = (await readTarball(join(root, "big.tgz"), "big.tgz", 1000).catch((e: unknown) => e)) as TooLargeError;
+    const error = (await readTarball(join(root, "big.tgz"), "big.tgz", 1000).catch(
+      (e: unknown) => e,
+    )) as TooLargeError;
     expect(error).toBeInstanceOf(TooLargeError);
     expect(error).toMatchObject({ bytes: 2002, limit: 1000, atLeast: false });
   });
@@ -185,19 +204,34 @@ describe("readTarball", () => {
 describe("prepareSource", () => {
   it("turns every local problem into a usage error", async () => {
     const root = tree({ "notes.txt": "x", "empty/": "", "ignored/.gitignore": "*\n", "ignored/a.txt": "a" });
-    const failure = (path: string) => prepareSource(root, path, 1024).catch((e: unknown) => e as UsageError);
+    const failure = (path: string) =>
+      prepareSource(root, path, 1024).then(
+        () => {
+          throw new Error(`${path} was accepted`);
+        },
+        (e: unknown) => e as UsageError,
+      );
     expect(await failure("missing")).toMatchObject({ message: "missing: no such file or directory" });
-    expect((await failure("notes.txt")).message).toMatch(/neither a directory nor a \.tar\.gz\/\.tgz tarball/);
+    expect((await failure("notes.txt")).message).toMatch(
+      /neither a directory nor a \.tar\.gz\/\.tgz tarball/,
+    );
     expect((await failure("empty")).message).toBe("empty has no files to upload");
     const everythingIgnored = await failure("ignored");
     expect(everythingIgnored.message).toBe("ignored has no files to upload");
-    expect(everythingIgnored.hints.join("\n")).toMatch(/\.gitignore rules leave out everything: \.gitignore, a\.txt/);
-    for (const path of ["missing", "notes.txt", "empty"]) expect(await failure(path)).toBeInstanceOf(UsageError);
+    expect(everythingIgnored.hints.join("\n")).toMatch(
+      /\.gitignore rules leave out everything: \.gitignore, a\.txt/,
+    );
+    for (const path of ["missing", "notes.txt", "empty"])
+      expect(await failure(path)).toBeInstanceOf(UsageError);
   });
 
   it("names the size and the limit when a tarball is too large", async () => {
-    const root = tree({ "big.tgz": Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(3 * 1024 * 1024)]) });
-    const error = (await prepareSource(root, "big.tgz", 2 * 1024 * 1024).catch((e: unknown) => e)) as UsageError;
+    const root = tree({
+      "big.tgz": Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(3 * 1024 * 1024)]),
+    });
+    const error = (await prepareSource(root, "big.tgz", 2 * 1024 * 1024).catch(
+      (e: unknown) => e,
+    )) as UsageError;
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toBe(
       "big.tgz is 3 MiB (3145730 bytes), over the upload limit of 2 MiB (2097152 bytes); nothing was sent",
@@ -209,8 +243,12 @@ describe("prepareSource", () => {
     const root = tree({ "app.py": "x", "model.bin": randomBytes(300_000) });
     const error = (await prepareSource(root, ".", 100 * 1024).catch((e: unknown) => e)) as UsageError;
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe("the tarball of . is over the upload limit of 100 KiB (102400 bytes) gzipped; nothing was sent");
-    expect(error.hints[0]).toMatch(/holds 293 KiB of files before compression; the largest: model\.bin \(293 KiB\), app\.py \(1 B\)/);
+    expect(error.message).toBe(
+      "the tarball of . is over the upload limit of 100 KiB (102400 bytes) gzipped; nothing was sent",
+    );
+    expect(error.hints[0]).toMatch(
+      /holds 293 KiB of files before compression; the largest: model\.bin \(293 KiB\), app\.py \(1 B\)/,
+    );
   });
 
   it("accepts an absolute path", async () => {

@@ -80,10 +80,14 @@ export async function* tarStream(entries: readonly SourceFile[]): AsyncGenerator
         yield chunk;
       }
     } catch (error) {
-      throw new SourceError(`cannot read ${entry.path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      throw new SourceError(
+        `cannot read ${entry.path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
     }
     if (read !== entry.size) {
-      throw new SourceError(`${entry.path} changed while it was being packed (${entry.size} bytes listed, ${read} read); try again`);
+      throw new SourceError(
+        `${entry.path} changed while it was being packed (${entry.size} bytes listed, ${read} read); try again`,
+      );
     }
     yield padding(entry.size);
   }

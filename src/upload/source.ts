@@ -26,13 +26,16 @@ export async function prepareSource(cwd: string, given: string, maxBytes: number
   let isDirectory: boolean;
   try {
     const stats = await stat(path);
-    if (!stats.isDirectory() && !stats.isFile()) throw new UsageError(`${given} is neither a directory nor a regular file`);
+    if (!stats.isDirectory() && !stats.isFile())
+      throw new UsageError(`${given} is neither a directory nor a regular file`);
     isDirectory = stats.isDirectory();
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
-      code === "ENOENT" ? `${given}: no such file or directory` : `${given}: cannot read it (${code ?? String(error)})`,
+      code === "ENOENT"
+        ? `${given}: no such file or directory`
+        : `${given}: cannot read it (${code ?? String(error)})`,
     );
   }
   try {
@@ -69,7 +72,8 @@ export function describeSource(source: PreparedSource): string {
 
 function asUsageError(error: unknown, given: string, maxBytes: number): unknown {
   if (error instanceof TooLargeError) return tooLarge(error, given, maxBytes);
-  if (error instanceof SourceError || error instanceof WalkError) return new UsageError(`${given}: ${error.message}`);
+  if (error instanceof SourceError || error instanceof WalkError)
+    return new UsageError(`${given}: ${error.message}`);
   return error;
 }
 
@@ -78,7 +82,9 @@ function tooLarge(error: TooLargeError, given: string, maxBytes: number): UsageE
   if (!error.atLeast) {
     return new UsageError(
       `${given} is ${formatBytes(error.bytes)} (${error.bytes} bytes), over the upload limit of ${limit}; nothing was sent`,
-    ).withHint("Raise the limit with --max-size (e.g. --max-size 200MiB) if the server accepts larger uploads.");
+    ).withHint(
+      "Raise the limit with --max-size (e.g. --max-size 200MiB) if the server accepts larger uploads.",
+    );
   }
   const largest = error.largest.map((file) => `${file.path} (${formatBytes(file.size)})`).join(", ");
   return new UsageError(
@@ -87,9 +93,13 @@ function tooLarge(error: TooLargeError, given: string, maxBytes: number): UsageE
     .withHint(
       `The directory holds ${formatBytes(error.contentBytes ?? 0)} of files before compression${largest ? `; the largest: ${largest}` : ""}.`,
     )
-    .withHint("Leave files out with .gitignore, or raise the limit with --max-size if the server accepts larger uploads.");
+    .withHint(
+      "Leave files out with .gitignore, or raise the limit with --max-size if the server accepts larger uploads.",
+    );
 }
 
 function preview(paths: readonly string[], count = 5): string {
-  return paths.length <= count ? paths.join(", ") : `${paths.slice(0, count).join(", ")} and ${paths.length - count} more`;
+  return paths.length <= count
+    ? paths.join(", ")
+    : `${paths.slice(0, count).join(", ")} and ${paths.length - count} more`;
 }

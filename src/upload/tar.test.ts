@@ -32,7 +32,9 @@ function systemTar(tarball: Buffer): { listing: string[]; root: string } {
   const root = mkdtempSync(join(tmpdir(), "cpctl-untar-"));
   const archivePath = join(root, "archive.tar.gz");
   writeFileSync(archivePath, gzipSync(tarball));
-  const listing = execFileSync("tar", ["-tzf", archivePath], { encoding: "utf8" }).split("\n").filter(Boolean);
+  const listing = execFileSync("tar", ["-tzf", archivePath], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
   mkdirSync(join(root, "out"));
   execFileSync("tar", ["-xzf", archivePath, "-C", join(root, "out")]);
   return { listing, root: join(root, "out") };
@@ -68,13 +70,23 @@ describe("entryHeader", () => {
     expect(header.subarray(257, 263).toString("ascii")).toBe("ustar\0");
     expect(header.subarray(263, 265).toString("ascii")).toBe("00");
     const [entry] = readTar(Buffer.concat([header, Buffer.alloc(1234), padding(1234), endOfArchive()]));
-    expect(entry).toMatchObject({ path: "src/app.py", type: "0", mode: 0o755, size: 1234, mtime: FIXED_MTIME, uid: 0, gid: 0 });
+    expect(entry).toMatchObject({
+      path: "src/app.py",
+      type: "0",
+      mode: 0o755,
+      size: 1234,
+      mtime: FIXED_MTIME,
+      uid: 0,
+      gid: 0,
+    });
   });
 
   it("uses a PAX header for a path ustar cannot hold, and for non-ASCII names", () => {
     expect(entryHeader({ path: "x".repeat(150), type: "file", mode: 0o644, size: 0 }).length).toBe(3 * BLOCK);
     expect(entryHeader({ path: "café.txt", type: "file", mode: 0o644, size: 0 }).length).toBe(3 * BLOCK);
-    expect(entryHeader({ path: `${"d".repeat(120)}/file`, type: "file", mode: 0o644, size: 0 }).length).toBe(BLOCK);
+    expect(entryHeader({ path: `${"d".repeat(120)}/file`, type: "file", mode: 0o644, size: 0 }).length).toBe(
+      BLOCK,
+    );
   });
 
   it("refuses paths that are not clean relative paths", () => {

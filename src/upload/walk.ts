@@ -64,12 +64,18 @@ export async function walkSource(root: string): Promise<WalkResult> {
   return result;
 }
 
-async function walkDirectory(absolute: string, relative: string, inherited: Matcher[], result: WalkResult): Promise<void> {
+async function walkDirectory(
+  absolute: string,
+  relative: string,
+  inherited: Matcher[],
+  result: WalkResult,
+): Promise<void> {
   const children = await readDirectory(absolute, relative);
   children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const matchers = [...inherited];
   const gitignore = children.find((child) => child.name === ".gitignore" && child.isFile());
-  if (gitignore) matchers.push({ base: relative, rules: await loadGitignore(join(absolute, ".gitignore"), relative) });
+  if (gitignore)
+    matchers.push({ base: relative, rules: await loadGitignore(join(absolute, ".gitignore"), relative) });
 
   for (const child of children) {
     const path = relative ? `${relative}/${child.name}` : child.name;

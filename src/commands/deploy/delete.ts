@@ -6,18 +6,16 @@ import { resolveDeployment } from "./resolve.js";
 
 export default defineCommand({
   configure: (command) =>
-    command
-      .argument("<deployment>", "deployment ID, or its exact name")
-      .addHelpText(
-        "after",
-        `
+    command.argument("<deployment>", "deployment ID, or its exact name").addHelpText(
+      "after",
+      `
 Asks for confirmation on a terminal; elsewhere (scripts, CI, --no-input) it needs --yes.
 Output: nothing on stdout by default; -o id prints the deleted ID, -o json (yaml, ndjson)
 prints {"id","name","deleted":true}. A confirmation line goes to stderr.${examples(
-          "cpctl deploy delete my-agent",
-          "cpctl deploy delete my-agent --yes -o id",
-        )}`,
-      ),
+        "cpctl deploy delete my-agent",
+        "cpctl deploy delete my-agent --yes -o id",
+      )}`,
+    ),
   run: async (ctx, [ref]) => {
     const deployment = await resolveDeployment(ctx, ref);
     await guardMutation(ctx, `delete deployment ${deployment.name} (${deployment.id})`, { always: true });

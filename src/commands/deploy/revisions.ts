@@ -35,7 +35,11 @@ export default defineCommand({
     const api = await ctx.api();
     const printer = await ctx.printer();
     if (!options.all) {
-      const page = await listRevisions(api, id, { limit: options.limit, offset: options.offset, status: options.status });
+      const page = await listRevisions(api, id, {
+        limit: options.limit,
+        offset: options.offset,
+        status: options.status,
+      });
       await printer.list(page.resources, revisionView);
       return;
     }

@@ -4,8 +4,8 @@ import type { Ctx } from "../../context.js";
 import { NetworkError, UsageError, ValidationError } from "../../errors.js";
 import type { DeploymentT } from "../../model/schemas.js";
 import { describeIssue, validatePatchRequest } from "../../model/validate.js";
-import { describeSource, type PreparedSource, prepareSource } from "../../upload/source.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes, parseSize, SIZE_HELP } from "../../upload/size.js";
+import { describeSource, type PreparedSource, prepareSource } from "../../upload/source.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { sendPatch } from "./patch.js";
@@ -25,13 +25,19 @@ export default defineCommand({
   configure: (command) =>
     command
       .argument("<deployment>", "deployment ID, or its exact name (an internal_source deployment)")
-      .argument("<source>", "a directory (packed for you, honouring .gitignore) or a .tar.gz/.tgz file (sent as it is)")
+      .argument(
+        "<source>",
+        "a directory (packed for you, honouring .gitignore) or a .tar.gz/.tgz file (sent as it is)",
+      )
       .addOption(
-        new Option("--max-size <size>", `refuse a gzipped tarball larger than this (${SIZE_HELP})`)
+        new Option("--max-size <size>", "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB")
           .default(DEFAULT_MAX_UPLOAD_BYTES, "100MiB")
           .argParser(sizeOption),
       )
-      .option("--patch", "then set source_revision_config.source_tarball_path to the upload: starts a new revision")
+      .option(
+        "--patch",
+        "then set source_revision_config.source_tarball_path to the upload: starts a new revision",
+      )
       .option("--wait", "with --patch: wait for the new revision (as `deploy wait`)")
       .addOption(timeoutOption())
       .addOption(intervalOption())
@@ -51,7 +57,7 @@ write access. With --patch it then patches the path in and prints the deployment
 \`deploy patch\` does.${WAIT_HELP}${examples(
           "cpctl deploy upload my-agent ./agent --patch --wait",
           "cpctl deploy upload my-agent build/agent.tgz",
-          "cpctl deploy patch my-agent --source-tarball-path \"$(cpctl deploy upload my-agent .)\"",
+          'cpctl deploy patch my-agent --source-tarball-path "$(cpctl deploy upload my-agent .)"',
           "cpctl deploy upload my-agent . --dry-run      # list what would be packed",
         )}`,
       ),
@@ -79,9 +85,17 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
 
   const printer = await ctx.printer();
   if (options.dryRun) {
-    const files = source.walk ? source.walk.entries.filter((e) => e.type === "file").map((e) => e.path) : null;
+    const files = source.walk
+      ? source.walk.entries.filter((e) => e.type === "file").map((e) => e.path)
+      : null;
     await printer.value(
-      { deployment_id: deployment.id, source: source.kind, bytes: source.data.length, sha256: source.sha256, files },
+      {
+        deployment_id: deployment.id,
+        source: source.kind,
+        bytes: source.data.length,
+        sha256: source.sha256,
+        files,
+      },
       () => (files ?? [source.display]).join("\n"),
     );
     ctx.log.info("dry run: nothing was uploaded");
@@ -97,7 +111,9 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
     await uploadTarball(api, uploadUrl, source.data);
   } catch (error) {
     if (error instanceof NetworkError && error.kind === "timeout") {
-      error.withHint("A large upload can need more time than one request is given: raise --request-timeout (e.g. 10m).");
+      error.withHint(
+        "A large upload can need more time than one request is given: raise --request-timeout (e.g. 10m).",
+      );
     }
     throw error;
   }
@@ -105,7 +121,12 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
 
   if (!options.patch) {
     if (printer.options.format === "id" || printer.options.format === "table") printer.line(objectPath);
-    else await printer.value({ deployment_id: deployment.id, object_path: objectPath, bytes: source.data.length });
+    else
+      await printer.value({
+        deployment_id: deployment.id,
+        object_path: objectPath,
+        bytes: source.data.length,
+      });
     return;
   }
   const body = { source_revision_config: { source_tarball_path: objectPath } };

@@ -1,0 +1,458 @@
+#!/usr/bin/env node
+// `npm run bench` (prebench builds): the performance goals of docs/performance.md, measured
+// against their floors in the same run, on this machine, and printed as one table.
+//
+//   npm run bench                      # 21 alternating runs per figure
+//   npm run bench -- --runs 30         # more runs (15 to 30 is the useful range)
+//   npm run bench -- --quick           # a fast look: 7 runs, smaller load test
+//   npm run bench -- --skip-pack       # no npm pack / npm install
+//   npm run bench -- --json out.json   # also write every sample
+//
+// Every figure is whole-process wall time (spawn to exit) with stdout to /dev/null, floor and
+// subject run in alternation (floor, subject, floor, subject, ...) after two unrecorded
+// warm-up rounds; the table shows medians. NODE_EXTRA_CA_CERTS is removed from every child's
+// environment (see docs/performance.md). Misses are marked in the table; the exit code is 0
+// unless the benchmark itself could not run.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { seedDeployments, startEmulator } from "./bench/emulator.mjs";
+import { loadTest } from "./bench/load.mjs";
+import { alternate, benchEnv, capture, closeDevNull, command, median } from "./bench/measure.mjs";
+import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
+import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
+import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
+const BIN = join(ROOT, "bin", "cpctl.js");
+const NODE = process.execPath;
+
+const args = parseArgs(process.argv.slice(2));
+const RUNS = args.runs ?? (args.quick ? 7 : 21);
+const ALL_RUNS = Math.max(5, Math.round(RUNS / 3));
+const LOAD_REQUESTS = args.quick ? 5_000 : 20_000;
+const SMALL = 1_000;
+const LARGE = 10_000;
+const PAGE = 100;
+
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+if (!existsSync(join(ROOT, "dist", "cli.js"))) {
+  console.error("dist/cli.js is missing: run `npm run bench` (it builds first) or `npm run build`.");
+  process.exit(1);
+}
+
+const work = mkdtempSync(join(tmpdir(), "cpctl-bench-"));
+const home = join(work, "home");
+const cwd = join(work, "cwd");
+mkdirSync(home);
+mkdirSync(cwd);
+const rows = [];
+const raw = { runs: RUNS, figures: {} };
+let emulator;
+
+try {
+  printHeader();
+
+  emulator = await startEmulator({ root: ROOT, env: benchEnv({ HOME: home }) });
+  console.log(`emulator: ${emulator.url} (pid ${emulator.pid}, memory only)`);
+  for (const [key, count] of [
+    ["bench-1k", SMALL],
+    ["bench-10k", LARGE],
+  ]) {
+    const seeded = await seedDeployments({ url: emulator.url, apiKey: key, count, prefix: key });
+    console.log(`seeded ${count.toLocaleString("en")} deployments for ${key} in ${formatMs(seeded.ms)} (${Math.round(seeded.perSecond)}/s, 64 concurrent POSTs)`);
+  }
+
+  const files = writeFixtures();
+  const cliEnv = (apiKey) =>
+    benchEnv({ HOME: home, CPCTL_BASE_URL: emulator.url, CPCTL_API_KEY: apiKey, BENCH_IMAGE_TAG: "1.4.2", OPENAI_API_KEY: "sk-bench", DB_PASSWORD: "bench-pw" });
+  const env = cliEnv("bench-10k");
+  const cpctl = (label, argv, apiKey = "bench-10k") => command(label, [NODE, BIN, ...argv], { env: cliEnv(apiKey), cwd });
+  const nodeE0 = command("node -e 0", [NODE, "-e", "0"], { env, cwd });
+
+  // --- start-up figures -------------------------------------------------------------------
+  const version = cpctl("cpctl --version", ["--version"]);
+  const help = cpctl("cpctl --help", ["--help"]);
+  const dryRun = cpctl("cpctl deploy create --dry-run -f FILE", ["deploy", "create", "--dry-run", "-f", files.deployment]);
+  const list = cpctl("cpctl deploy list -o json", ["deploy", "list", "-o", "json"]);
+  const bareList = command("node:http script, same request", [NODE, files.bareList], { env, cwd });
+
+  checkOutput(version, (out) => out.trim() === pkg.version, `prints ${pkg.version}`);
+  checkOutput(help, (out) => out.startsWith("Usage: cpctl"), "prints the usage");
+  checkOutput(dryRun, () => true, "validates the file");
+  checkOutput(list, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+  checkOutput(bareList, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+
+  timedRow("cpctl --version", nodeE0, version, 1.3);
+  timedRow("cpctl --help", nodeE0, help, 1.5);
+  timedRow("deploy list -o json (1 request)", bareList, list, 1.5);
+  timedRow("deploy create --dry-run -f FILE", nodeE0, dryRun, 2.0);
+
+  // --- deploy list --all -o ndjson: memory flat, time linear --------------------------------
+  allPagesRows(cpctl);
+
+  // --- the emulator's list throughput ------------------------------------------------------
+  await loadRow();
+
+  // --- the packed package ------------------------------------------------------------------
+  if (!args.skipPack) packRows(files);
+} catch (error) {
+  console.error(`\nbenchmark failed: ${error.stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  await emulator?.close();
+  closeDevNull();
+  cleanupRss();
+  rmSync(work, { recursive: true, force: true });
+}
+
+if (rows.length) {
+  console.log(`\n${renderTable(rows)}\n`);
+  console.log(summary(rows));
+  console.log(
+    `\nMedians of ${RUNS} alternating runs (${ALL_RUNS} for --all) after 2 warm-up rounds; whole process, spawn to exit, stdout to /dev/null.` +
+      `\nNODE_EXTRA_CA_CERTS was removed from every child's environment${process.env.NODE_EXTRA_CA_CERTS ? " (it is set here)" : ""}: it adds tens of ms to every Node start, floor included.`,
+  );
+  const load = loadavg()[0];
+  if (load > cpus().length * 0.75) {
+    console.log(`WARNING: load average ${load.toFixed(1)} on ${cpus().length} CPUs at the end: other work was running; the figures are noisy.`);
+  }
+}
+if (args.json) {
+  writeFileSync(args.json, `${JSON.stringify({ rows, ...raw }, null, 2)}\n`);
+  console.log(`samples written to ${args.json}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function printHeader() {
+  const cpu = cpus();
+  console.log(`cpctl ${pkg.version} benchmark: node ${process.version}, ${cpu.length} x ${cpu[0]?.model ?? "cpu"}, load average ${loadavg()[0].toFixed(2)}`);
+  console.log(
+    `NODE_EXTRA_CA_CERTS: removed from the benchmark's child processes (${process.env.NODE_EXTRA_CA_CERTS ? "set in this shell" : "not set in this shell"}).`,
+  );
+  if (process.env.NODE_OPTIONS) console.log(`NODE_OPTIONS is set (${process.env.NODE_OPTIONS}): it applies to floor and subject alike.`);
+  console.log(`runs: ${RUNS} per figure, alternating with the floor; HOME and cwd are empty temporary directories.`);
+}
+
+function writeFixtures() {
+  const deployment = join(work, "deployment.yaml");
+  writeFileSync(
+    deployment,
+    `# support-agent, production: a self-hosted container on the team's cluster.
+name: support-agent-prod
+source: external_container
+source_config:
+  listener_id: 6f1c2a7e-8f1d-4c3a-9b7e-1a2b3c4d5e6f
+  listener_config:
+    k8s_namespace: production
+  resource_spec:
+    min_scale: 2
+    max_scale: 6
+    cpu: 2
+    memory_mb: 4096
+    labels:
+      team: support
+      cost-center: cx-42
+    annotations:
+      owner: support-platform@example.com
+source_revision_config:
+  image_uri: ghcr.io/acme/support-agent:\${env:BENCH_IMAGE_TAG}
+secrets:
+  - name: OPENAI_API_KEY
+    value: \${env:OPENAI_API_KEY}
+  - name: DATABASE_URL
+    value: postgres://agent:\${env:DB_PASSWORD}@db.internal:5432/support
+  - name: LOG_LEVEL
+    value: info
+`,
+  );
+  // The floor of `deploy list -o json`: the same request with node:http, the same output.
+  const bareList = join(work, "bare-list.mjs");
+  writeFileSync(
+    bareList,
+    `import http from "node:http";
+const url = new URL("/v2/deployments", process.env.CPCTL_BASE_URL);
+const headers = { Accept: "application/json", "X-Api-Key": process.env.CPCTL_API_KEY };
+http
+  .get(url, { headers }, (response) => {
+    let text = "";
+    response.setEncoding("utf8");
+    response.on("data", (chunk) => (text += chunk));
+    response.on("end", () => {
+      if (response.statusCode !== 200) process.exitCode = 1;
+      else process.stdout.write(JSON.stringify(JSON.parse(text).resources, null, 2) + "\\n");
+    });
+  })
+  .on("error", (error) => {
+    console.error(error.message);
+    process.exitCode = 1;
+  });
+`,
+  );
+  return { deployment, bareList };
+}
+
+/** Runs once with output captured; throws (the figure is then NOT MEASURED) if wrong. */
+function checkOutput(cmd, ok, what) {
+  const result = capture(cmd);
+  let good = false;
+  try {
+    good = result.code === 0 && ok(result.stdout);
+  } catch {
+    good = false;
+  }
+  cmd.check = good ? null : `${cmd.label} should exit 0 and ${what}; got exit ${result.code ?? result.signal}: ${(result.stderr || result.stdout).trim().split("\n").slice(0, 3).join(" / ")}`;
+}
+
+function timedRow(figure, floor, subject, goal) {
+  process.stdout.write(`timing ${figure} against ${floor.label} ... `);
+  const failed = floor.check ?? subject.check;
+  if (failed) {
+    console.log("not measured");
+    rows.push({ figure, goal: `<= ${goal.toFixed(2)}x`, pass: null, note: failed });
+    return;
+  }
+  try {
+    const [floorMs, subjectMs] = alternate([floor, subject], { runs: RUNS });
+    const ratio = median(subjectMs) / median(floorMs);
+    raw.figures[figure] = { floor: floor.label, floorMs, subjectMs };
+    console.log(`${formatMs(median(subjectMs))} vs ${formatMs(median(floorMs))}`);
+    rows.push({
+      figure,
+      median: formatMs(median(subjectMs)),
+      floor: `${formatMs(median(floorMs))} (${floor.label})`,
+      ratio: `${ratio.toFixed(2)}x`,
+      goal: `<= ${goal.toFixed(2)}x`,
+      pass: ratio <= goal,
+    });
+  } catch (error) {
+    console.log("failed");
+    rows.push({ figure, goal: `<= ${goal.toFixed(2)}x`, pass: null, note: error.message.split("\n")[0] });
+  }
+}
+
+function allPagesRows(cpctl) {
+  const onePage = cpctl("deploy list --limit 100 -o ndjson", ["deploy", "list", "--limit", String(PAGE), "-o", "ndjson"], "bench-10k");
+  const small = cpctl(`deploy list --all -o ndjson (${SMALL})`, ["deploy", "list", "--all", "-o", "ndjson"], "bench-1k");
+  const large = cpctl(`deploy list --all -o ndjson (${LARGE})`, ["deploy", "list", "--all", "-o", "ndjson"], "bench-10k");
+  const lines = (expected) => (out) => out.split("\n").filter(Boolean).length === expected;
+  checkOutput(onePage, lines(PAGE), `print ${PAGE} lines`);
+  checkOutput(small, lines(SMALL), `print ${SMALL} lines`);
+  checkOutput(large, lines(LARGE), `print ${LARGE} lines`);
+  const figureRss = `--all -o ndjson peak RSS, ${LARGE / 1000}k vs ${SMALL / 1000}k`;
+  const figureTime = `--all -o ndjson ms/page, ${LARGE / PAGE} vs ${SMALL / PAGE} pages`;
+  const failed = onePage.check ?? small.check ?? large.check;
+  if (failed) {
+    rows.push({ figure: figureRss, goal: "<= 1.25x", pass: null, note: failed });
+    rows.push({ figure: figureTime, goal: "linear", pass: null, note: failed });
+    return;
+  }
+  process.stdout.write(`timing deploy list --all (${rssMethod()} for peak RSS) ... `);
+  const samples = { one: [], small: [], large: [] };
+  const devNull = openSync("/dev/null", "w");
+  try {
+    for (let round = 0; round < ALL_RUNS + 1; round++) {
+      for (const [key, cmd] of [
+        ["one", onePage],
+        ["small", small],
+        ["large", large],
+      ]) {
+        const sample = peakRss(cmd, { stdoutFd: devNull });
+        if (round > 0) samples[key].push(sample);
+      }
+    }
+  } finally {
+    closeSync(devNull);
+  }
+  raw.figures["--all"] = samples;
+  const ms = (key) => median(samples[key].map((s) => s.ms));
+  const kb = (key) => median(samples[key].map((s) => s.kb));
+  // Net time per page: the run minus a one-page run of the same command, over the extra pages.
+  const perPage = (key, pages) => (ms(key) - ms("one")) / (pages - 1);
+  const smallPerPage = perPage("small", SMALL / PAGE);
+  const largePerPage = perPage("large", LARGE / PAGE);
+  const rssRatio = kb("large") / kb("small");
+  const timeRatio = largePerPage / smallPerPage;
+  console.log(`${formatMs(ms("large"))} (${formatMb(kb("large"))}) vs ${formatMs(ms("small"))} (${formatMb(kb("small"))}); one page ${formatMs(ms("one"))}`);
+  rows.push({
+    figure: figureRss,
+    median: formatMb(kb("large")),
+    floor: `${formatMb(kb("small"))} (${SMALL / 1000}k)`,
+    ratio: `${rssRatio.toFixed(2)}x`,
+    goal: "<= 1.25x",
+    pass: rssRatio <= 1.25,
+  });
+  rows.push({
+    figure: figureTime,
+    median: `${largePerPage.toFixed(2)} ms/page`,
+    floor: `${smallPerPage.toFixed(2)} ms/page`,
+    ratio: `${timeRatio.toFixed(2)}x`,
+    goal: "linear (<= 1.5x)",
+    pass: timeRatio <= 1.5,
+    note: `whole runs ${formatMs(ms("large"))} and ${formatMs(ms("small"))}, one page ${formatMs(ms("one"))}`,
+  });
+  console.log(
+    `  ms/page (net of a one-page run of ${formatMs(ms("one"))}): ${largePerPage.toFixed(2)} over ${LARGE / PAGE} pages, ${smallPerPage.toFixed(2)} over ${SMALL / PAGE}; ` +
+      `raw (whole run / pages): ${(ms("large") / (LARGE / PAGE)).toFixed(2)} and ${(ms("small") / (SMALL / PAGE)).toFixed(2)}`,
+  );
+}
+
+async function loadRow() {
+  const figure = "emulator list req/s, 50 keep-alive conns";
+  process.stdout.write(`load test: ${LOAD_REQUESTS.toLocaleString("en")} x GET /v2/deployments (first page of 20, 10k tenant), 50 connections ... `);
+  try {
+    const result = await loadTest({
+      url: `${emulator.url}/v2/deployments`,
+      headers: { "X-Api-Key": "bench-10k" },
+      connections: 50,
+      requests: LOAD_REQUESTS,
+      maxMs: 60_000,
+    });
+    raw.figures.load = result;
+    const good = result.failed === 0 && !result.timedOut;
+    console.log(`${Math.round(result.perSecond)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, ${result.bytesPerAnswer} bytes/answer`);
+    rows.push({
+      figure,
+      median: `${Math.round(result.perSecond).toLocaleString("en")} req/s`,
+      floor: `${result.ok.toLocaleString("en")} in ${formatMs(result.ms)}`,
+      ratio: "-",
+      goal: ">= 2,000 req/s",
+      pass: good ? result.perSecond >= 2000 : null,
+      note: good ? undefined : `${result.failed} failed${result.timedOut ? ", stopped at the time limit" : ""} (${result.error ?? ""})`,
+    });
+  } catch (error) {
+    console.log("failed");
+    rows.push({ figure, goal: ">= 2,000 req/s", pass: null, note: error.message });
+  }
+}
+
+function packRows(files) {
+  const packDir = join(work, "pack");
+  const cache = join(work, "empty-npm-cache");
+  mkdirSync(cache, { recursive: true });
+  const env = npmEnv(benchEnv({ HOME: home }), cache);
+  console.log("\npacked package (npm pack; npm install --offline --no-audit --no-fund with an empty npm cache):");
+  let packed;
+  try {
+    packed = pack(ROOT, join(packDir, "out"), env);
+  } catch (error) {
+    rows.push({ figure: "npm pack", goal: "packs", pass: null, note: error.message.split("\n")[0] });
+    return;
+  }
+  const deps = Object.keys(pkg.dependencies ?? {});
+  const maps = packed.files.filter((f) => f.endsWith(".map")).length;
+  console.log(`  ${packed.tarball.split("/").pop()}: ${(packed.size / 1024).toFixed(0)} kB packed, ${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked, ${packed.files.length} files (${maps} source maps)`);
+  console.log(`  package.json "dependencies": ${deps.length ? deps.join(", ") : "none"}`);
+  const scan = scanBundle(join(ROOT, "dist"));
+  console.log(
+    `  dist/ imports from outside itself: ${scan.foreignImports.length ? scan.foreignImports.join(", ") : "nothing but node: builtins"}; ` +
+      `CommonJS require: ${scan.createRequire ? "createRequire (can reach node_modules)" : "builtins only (process.getBuiltinModule)"}`,
+  );
+
+  const asIs = installTarball(packed.tarball, join(packDir, "as-is"), env);
+  const extra = asIs.installed.filter((n) => n !== pkg.name);
+  console.log(
+    asIs.ok
+      ? `  install as packed: ok in ${formatMs(asIs.ms)}, ${extra.length ? `${extra.length} packages besides cpctl` : "nothing besides cpctl"}`
+      : `  install as packed: FAILED in ${formatMs(asIs.ms)}: ${asIs.reason}`,
+  );
+  rows.push({
+    figure: "npm install of the tarball, offline",
+    median: formatMs(asIs.ms),
+    floor: asIs.ok ? `${extra.length} other packages` : "failed",
+    ratio: "-",
+    goal: "no runtime deps to fetch",
+    pass: asIs.ok && extra.length === 0,
+    note: asIs.ok ? (extra.length ? `installs ${extra.length} packages the bundle already contains` : undefined) : `${asIs.reason}; package.json lists ${deps.length} runtime dependencies that the bundle already contains`,
+  });
+
+  let installDir = asIs.ok ? join(packDir, "as-is") : null;
+  let label = "";
+  if (deps.length) {
+    const variant = packWithoutRuntimeDependencies(packed.tarball, join(packDir, "variant"), env);
+    const trial = installTarball(variant.tarball, join(packDir, "no-deps"), env);
+    console.log(
+      `  the same tarball with "dependencies" moved to "devDependencies": ${trial.ok ? `installs offline in ${formatMs(trial.ms)}, ${trial.installed.length - 1} other packages` : `FAILED: ${trial.reason}`}`,
+    );
+    if (trial.ok) {
+      installDir = join(packDir, "no-deps");
+      label = " [deps moved to devDependencies]";
+      const ok = functionalCheck(installDir, files);
+      console.log(`  commands from that install (no node_modules but cpctl): ${ok.length ? `FAILED: ${ok.join("; ")}` : "--version, --help, deploy create --dry-run -f FILE, deploy list -o table: all ok"}`);
+    }
+  } else if (asIs.ok) {
+    const ok = functionalCheck(installDir, files);
+    console.log(`  commands from the install: ${ok.length ? `FAILED: ${ok.join("; ")}` : "--version, --help, deploy create --dry-run -f FILE, deploy list -o table: all ok"}`);
+  }
+  if (!installDir) {
+    rows.push({ figure: "npx cpctl --version, offline", goal: "runs", pass: null, note: "nothing could be installed offline" });
+    return;
+  }
+
+  const npxEnv = npmEnv(benchEnv({ HOME: home }), cache);
+  const npxFloor = command('npx -c "node -e 0"', ["npx", "--offline", "-c", "node -e 0"], { env: npxEnv, cwd: installDir });
+  const npx = command("npx cpctl --version", ["npx", "--offline", "cpctl", "--version"], { env: npxEnv, cwd: installDir });
+  const installedBin = command("node_modules/.bin/cpctl --version", [join(installDir, "node_modules", ".bin", "cpctl"), "--version"], {
+    env: benchEnv({ HOME: home }),
+    cwd: installDir,
+  });
+  const installedFloor = command("node -e 0", [NODE, "-e", "0"], { env: benchEnv({ HOME: home }), cwd: installDir });
+  checkOutput(npx, (out) => out.trim() === pkg.version, `print ${pkg.version}`);
+  checkOutput(installedBin, (out) => out.trim() === pkg.version, `print ${pkg.version}`);
+  const npxRuns = Math.max(5, Math.round(RUNS / 2));
+  process.stdout.write(`  timing npx cpctl --version (${npxRuns} runs) ... `);
+  if (npx.check) {
+    console.log("not measured");
+    rows.push({ figure: `npx cpctl --version, offline${label}`, goal: "runs offline", pass: false, note: npx.check });
+  } else {
+    const [floorMs, subjectMs] = alternate([npxFloor, npx], { runs: npxRuns, warmup: 1 });
+    raw.figures.npx = { floorMs, subjectMs };
+    console.log(`${formatMs(median(subjectMs))} vs ${formatMs(median(floorMs))}`);
+    rows.push({
+      figure: `npx cpctl --version, offline${label}`,
+      median: formatMs(median(subjectMs)),
+      floor: `${formatMs(median(floorMs))} (npx -c "node -e 0")`,
+      ratio: `${(median(subjectMs) / median(floorMs)).toFixed(2)}x`,
+      goal: "runs offline",
+      pass: true,
+    });
+  }
+  timedRow(`installed bin/cpctl --version${label}`, installedFloor, installedBin, 1.3);
+}
+
+/** Runs a few commands from an install (its own node_modules only); returns the failures. */
+function functionalCheck(installDir, files) {
+  const bin = join(installDir, "node_modules", ".bin", "cpctl");
+  const env = benchEnv({ HOME: home, CPCTL_BASE_URL: emulator.url, CPCTL_API_KEY: "bench-1k", BENCH_IMAGE_TAG: "1.4.2", OPENAI_API_KEY: "sk", DB_PASSWORD: "pw" });
+  const failures = [];
+  for (const argv of [["--version"], ["--help"], ["deploy", "create", "--dry-run", "-f", files.deployment], ["deploy", "list", "-o", "table"]]) {
+    const result = spawnSync(bin, argv, { cwd: installDir, env, encoding: "utf8", timeout: 30_000 });
+    if (result.status !== 0) failures.push(`${argv.join(" ")}: exit ${result.status}: ${result.stderr.trim().split("\n")[0]}`);
+  }
+  return failures;
+}
+
+function parseArgs(argv) {
+  const out = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--runs") out.runs = Number.parseInt(argv[++i], 10);
+    else if (arg === "--quick") out.quick = true;
+    else if (arg === "--skip-pack") out.skipPack = true;
+    else if (arg === "--json") out.json = argv[++i];
+    else if (arg === "--help" || arg === "-h") {
+      console.log("usage: npm run bench -- [--runs N] [--quick] [--skip-pack] [--json FILE]");
+      process.exit(0);
+    } else {
+      console.error(`unknown option ${arg} (try --help)`);
+      process.exit(2);
+    }
+  }
+  if (out.runs !== undefined && !(out.runs >= 3 && out.runs <= 200)) {
+    console.error("--runs must be a whole number from 3 to 200");
+    process.exit(2);
+  }
+  return out;
+}

@@ -1,0 +1,30 @@
+// `cpctl completion SHELL`: prints the completion script. The scripts are generated from the
+// command definitions themselves (every command module is loaded to read its flags), so they
+// can never disagree with the binary; the same scripts are checked in under completions/.
+import { Argument } from "@commander-js/extra-typings";
+import { COMPLETION_FILES, completionScript, SHELLS } from "../completion/index.js";
+import { treeFromProgram } from "../completion/tree.js";
+import { examples } from "./parsers.js";
+import { defineCommand } from "./spec.js";
+
+export default defineCommand({
+  configure: (command) =>
+    command
+      .addArgument(new Argument("<shell>", "the shell to complete for").choices(SHELLS))
+      .addHelpText(
+        "after",
+        `
+Completes commands, subcommands, flags and their values (sources, deployment types, output
+formats, statuses...). The same scripts are in the package under completions/ (${Object.values(COMPLETION_FILES).join(", ")}).${examples(
+          "source <(cpctl completion bash)                                  # bash, this shell",
+          "cpctl completion bash > ~/.local/share/bash-completion/completions/cpctl",
+          'cpctl completion zsh > "${fpath[1]}/_cpctl"                     # zsh, then a new shell',
+          "cpctl completion fish > ~/.config/fish/completions/cpctl.fish",
+        )}`,
+      ),
+  run: async (ctx, [shell]) => {
+    // The root program with every command configured; loaded here only (it is not small).
+    const { commandTree } = await import("../main.js");
+    ctx.io.stdout.write(completionScript(shell, treeFromProgram(await commandTree())));
+  },
+});

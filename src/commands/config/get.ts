@@ -1,0 +1,36 @@
+import { OperationError } from "../../errors.js";
+import { examples } from "../parsers.js";
+import { defineCommand } from "../spec.js";
+import { checkShownKey, SHOWN_KEYS, shownValue } from "./shared.js";
+
+export default defineCommand({
+  configure: (command) =>
+    command
+      .argument("<key>", `one of ${SHOWN_KEYS.join(", ")}`)
+      .addHelpText(
+        "after",
+        `
+Prints the value the next command would use (flags, environment, the profile's files and
+defaults all apply), alone on a line for scripts. Credentials print as **** unless
+--show-secrets is given. A key with no value prints nothing and exits 1.${examples(
+          "cpctl config get baseUrl",
+          "cpctl config get baseUrl --profile prod",
+          'curl -H "X-Api-Key: $(cpctl config get apiKey --show-secrets)" "$(cpctl config get baseUrl)/v2/listeners"',
+        )}`,
+      ),
+  run: async (ctx, [name]) => {
+    const key = checkShownKey(name);
+    const settings = await ctx.settings();
+    const shown = shownValue(settings, key, Boolean(ctx.flags.showSecrets));
+    if (shown.value === null) {
+      throw new OperationError(
+        `${key} is not set${settings.profile ? ` (profile ${settings.profile})` : " (no profile in use)"}; \`cpctl config show\` shows every setting`,
+        "not_set",
+      );
+    }
+    const printer = await ctx.printer();
+    const { format } = printer.options;
+    if (format === "table" || format === "id") return printer.line(String(shown.value));
+    await printer.value({ key, ...shown });
+  },
+});

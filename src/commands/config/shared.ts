@@ -1,0 +1,73 @@
+// What the `cpctl config` commands share: the config state even when the settings cannot be
+// resolved (so that `config path`, `list` and `set` help fix a broken setup), a printer that
+// does not depend on the profile, and credential masking.
+import { ConfigError, type ConfigFiles, type ConfigLocations } from "../../config/files.js";
+import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey, type Settings } from "../../config/settings.js";
+import { suggestKey } from "../../config/values.js";
+import type { Ctx } from "../../context.js";
+import { UsageError } from "../../errors.js";
+import { colorEnabled, isOutputFormat, type OutputFormat } from "../../output/format.js";
+import { MASK } from "../../output/mask.js";
+import { Printer } from "../../output/printer.js";
+
+export interface ConfigState {
+  settings: Settings | null;
+  files: ConfigFiles | null;
+  locations: ConfigLocations;
+  /** Why the settings could not be resolved. */
+  error: ConfigError | null;
+}
+
+/** The settings when they resolve; otherwise the config error and whatever it found. Other errors are thrown. */
+export async function configState(ctx: Ctx): Promise<ConfigState> {
+  try {
+    const settings = await ctx.settings();
+    const files = settings.config!;
+    return { settings, files, locations: files, error: null };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { settings: null, files: error.files, locations: error.locations, error };
+  }
+}
+
+/** A printer in the format of the flags and environment (the profile's own `output` may be what is broken). */
+export async function plainPrinter(ctx: Ctx, settings: Settings | null = null): Promise<Printer> {
+  if (settings) return ctx.printer();
+  const fromEnv = ctx.env.CPCTL_OUTPUT;
+  const format: OutputFormat = ctx.flags.json
+    ? "json"
+    : ctx.flags.output && isOutputFormat(ctx.flags.output)
+      ? ctx.flags.output
+      : fromEnv && isOutputFormat(fromEnv)
+        ? fromEnv
+        : "table";
+  return new Printer(ctx.io.stdout, {
+    format,
+    showSecrets: Boolean(ctx.flags.showSecrets),
+    color: colorEnabled({ isTTY: ctx.io.stdout.isTTY, env: ctx.env, colorFlag: ctx.flags.color !== false }),
+  });
+}
+
+/** Keys `config show` and `config get` know: the profile in use, then every setting. */
+export const SHOWN_KEYS = ["profile", ...SETTING_KEYS] as const;
+export type ShownKey = (typeof SHOWN_KEYS)[number];
+
+export function checkShownKey(key: string): ShownKey {
+  if ((SHOWN_KEYS as readonly string[]).includes(key)) return key as ShownKey;
+  const near = suggestKey(key);
+  throw new UsageError(`unknown key '${key}'${near ? `; did you mean '${near}'?` : ""}; the keys are ${SHOWN_KEYS.join(", ")}`);
+}
+
+export interface ShownValue {
+  value: string | boolean | null;
+  source: string | null;
+}
+
+/** A setting's value (masked when it is a credential, unless --show-secrets) and where it came from. */
+export function shownValue(settings: Settings, key: ShownKey, showSecrets: boolean): ShownValue {
+  if (key === "profile") return { value: settings.profile, source: settings.profile ? (settings.profileOrigin ?? null) : null };
+  const value = settings[key];
+  const source = settings.origin[key] ?? null;
+  if (value === null) return { value: null, source: null };
+  return { value: CREDENTIAL_KEYS.includes(key as SettingKey) && !showSecrets ? MASK : value, source };
+}
