@@ -4,7 +4,13 @@ import { readFile } from "node:fs/promises";
 import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
 import { loadConfigLayers } from "./config/files.js";
-import { defaultLayer, environmentLayer, type Layer, resolveSettings, type Settings } from "./config/settings.js";
+import {
+  defaultLayer,
+  environmentLayer,
+  type Layer,
+  resolveSettings,
+  type Settings,
+} from "./config/settings.js";
 import type { Clock, Ctx, Env, GlobalFlags } from "./context.js";
 import { UsageError } from "./errors.js";
 import { type IO, readAll } from "./io.js";
@@ -96,9 +102,12 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
       apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps.io) : undefined,
     },
     describe: (key) =>
-      ({ baseUrl: "--base-url", tenantId: "--tenant-id", output: flags.json ? "--json" : "--output", apiKey: "--api-key-file" })[
-        key as string
-      ] ?? `flag for ${key}`,
+      ({
+        baseUrl: "--base-url",
+        tenantId: "--tenant-id",
+        output: flags.json ? "--json" : "--output",
+        apiKey: "--api-key-file",
+      })[key as string] ?? `flag for ${key}`,
   };
   const config = await loadConfigLayers({
     cwd: deps.cwd,
@@ -107,7 +116,11 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
     profileFlag: flags.profile,
     warn: (m) => deps.io.stderr.write(`warning: ${m}\n`),
   });
-  const settings = resolveSettings([flagLayer, environmentLayer(env), ...config.layers, defaultLayer()], config.profile, config.profileOrigin);
+  const settings = resolveSettings(
+    [flagLayer, environmentLayer(env), ...config.layers, defaultLayer()],
+    config.profile,
+    config.profileOrigin,
+  );
   return { ...settings, config: config.files };
 }
 
@@ -117,10 +130,15 @@ async function readApiKeyFile(path: string, io: IO): Promise<string> {
     text = path === "-" ? await readAll(io.stdin) : await readFile(path, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`--api-key-file: cannot read ${path} (${reason}); give a readable file holding the key, or - for stdin`);
+    throw new UsageError(
+      `--api-key-file: cannot read ${path} (${reason}); give a readable file holding the key, or - for stdin`,
+    );
   }
   const key = text.trim();
-  if (!key) throw new UsageError(`--api-key-file: ${path === "-" ? "stdin" : path} is empty; it must hold the API key`);
+  if (!key)
+    throw new UsageError(
+      `--api-key-file: ${path === "-" ? "stdin" : path} is empty; it must hold the API key`,
+    );
   return key;
 }
 

@@ -32,7 +32,9 @@ export async function guardMutation(ctx: Ctx, action: string, options: GuardOpti
     : `${action.split(" ")[0]} asks for confirmation`;
   if (!ctx.interactive) {
     throw new UsageError(`${why}: pass --yes to ${action} without a prompt`).withHint(
-      ctx.flags.input === false ? "--no-input was given, so cpctl will not ask." : "cpctl asks only when stdin and stdout are a terminal (and CI is not set).",
+      ctx.flags.input === false
+        ? "--no-input was given, so cpctl will not ask."
+        : "cpctl asks only when stdin and stdout are a terminal (and CI is not set).",
     );
   }
   const ask = options.prompt ?? inquirerConfirm;

@@ -32,14 +32,19 @@ function setup(): Setup {
     userFile: join(home, ".config", "cpctl", "config.yaml"),
     write,
     warnings,
-    load: (options = {}) => loadConfigLayers({ cwd, homeDir: home, env: {}, warn: (m) => warnings.push(m), ...options }),
+    load: (options = {}) =>
+      loadConfigLayers({ cwd, homeDir: home, env: {}, warn: (m) => warnings.push(m), ...options }),
   };
 }
 
 async function settingsOf(s: Setup, options: Partial<ConfigLoadOptions> = {}) {
   const env = options.env ?? {};
   const loaded = await s.load(options);
-  return resolveSettings([environmentLayer(env), ...loaded.layers, defaultLayer()], loaded.profile, loaded.profileOrigin);
+  return resolveSettings(
+    [environmentLayer(env), ...loaded.layers, defaultLayer()],
+    loaded.profile,
+    loaded.profileOrigin,
+  );
 }
 
 async function failure(promise: Promise<unknown>): Promise<UsageError> {
@@ -92,6 +97,21 @@ describe("file formats", () => {
     expect(settings.origin.baseUrl).toBe(`${prefix}profiles.prod.baseUrl in ${path}`);
   });
 
+  test("cpctl.config.mjs: a syntax error is reported as such; a changed file is read again", async () => {
+    const s = setup();
+    const path = s.write(join(s.cwd, "cpctl.config.mjs"), "export default { profiles: { a: { output: 'json' } ;\n");
+    const error = await failure(s.load());
+    // The wording is Node's (under vitest, Vite's): it says the syntax is wrong, not that require() failed.
+    expect(error.message).toMatch(new RegExp(`^${path}: cannot read this config file: .*(Unexpected token|invalid JS syntax)`));
+    s.write(path, "export default { profiles: { a: { output: 'json' } } };\n");
+    expect((await settingsOf(s, { profileFlag: "a" })).output).toBe("json");
+    s.write(path, "export default { profiles: { a: { output: 'yaml' } } };\n");
+    const later = new Date(Date.now() + 5000);
+    const { utimesSync } = await import("node:fs");
+    utimesSync(path, later, later);
+    expect((await settingsOf(s, { profileFlag: "a" })).output).toBe("yaml");
+  });
+
   test("an empty file is an empty config", async () => {
     const s = setup();
     s.write(s.userFile, "");
@@ -108,7 +128,10 @@ describe("file formats", () => {
   test.each([
     ["profiles:\n  prod:\n    apikey: x\n", "profiles.prod.apikey: unknown key; did you mean 'apiKey'?"],
     ["profile:\n  prod: {}\n", "profile: unknown key; did you mean 'profiles'?"],
-    ["profiles:\n  prod:\n    tenantId: 12345\n", "profiles.prod.tenantId: must be a string, not a number (put it in quotes)"],
+    [
+      "profiles:\n  prod:\n    tenantId: 12345\n",
+      "profiles.prod.tenantId: must be a string, not a number (put it in quotes)",
+    ],
     ["profiles:\n  prod:\n    confirm: [yes]\n", "profiles.prod.confirm: must be true or false, not a list"],
     ["profiles: [prod]\n", "profiles: must map profile names to settings, not a list"],
     ["profiles:\n  prod: https://x\n", "profiles.prod: must be a mapping of settings"],
@@ -136,18 +159,24 @@ describe("file formats", () => {
   });
 });
 
-describe("${env:NAME} in values", () => {
+describe(`\${env:NAME} in values`, () => {
   test("is resolved, and the origin says which variable", async () => {
     const s = setup();
-    s.write(s.userFile, "profiles:\n  prod:\n    baseUrl: https://${env:HOST}\n    apiKey: ${env:PROD_KEY}\n    confirm: ${env:CONFIRM}\n");
-    const settings = await settingsOf(s, { profileFlag: "prod", env: { HOST: "h.example.com", PROD_KEY: "k-1", CONFIRM: "true" } });
+    s.write(
+      s.userFile,
+      `profiles:\n  prod:\n    baseUrl: https://\${env:HOST}\n    apiKey: \${env:PROD_KEY}\n    confirm: \${env:CONFIRM}\n`,
+    );
+    const settings = await settingsOf(s, {
+      profileFlag: "prod",
+      env: { HOST: "h.example.com", PROD_KEY: "k-1", CONFIRM: "true" },
+    });
     expect(settings).toMatchObject({ baseUrl: "https://h.example.com", apiKey: "k-1", confirm: true });
     expect(settings.origin.apiKey).toBe(`profiles.prod.apiKey in ${s.userFile} (from \${env:PROD_KEY})`);
   });
 
   test("an unset variable is an error naming the file, profile, key and variable", async () => {
     const s = setup();
-    s.write(s.userFile, "profiles:\n  prod:\n    apiKey: ${env:PROD_KEY}\n");
+    s.write(s.userFile, `profiles:\n  prod:\n    apiKey: \${env:PROD_KEY}\n`);
     const error = await failure(s.load({ profileFlag: "prod" }));
     expect(error.message).toBe(
       `${s.userFile}: profiles.prod.apiKey (profile prod): the environment variable PROD_KEY is not set (used as \${env:PROD_KEY}); export it, or change the file`,
@@ -156,13 +185,16 @@ describe("${env:NAME} in values", () => {
 
   test("only the profile in use needs its variables", async () => {
     const s = setup();
-    s.write(s.userFile, "profiles:\n  prod:\n    apiKey: ${env:PROD_KEY}\n  dev:\n    baseUrl: http://dev.example.com\n");
+    s.write(
+      s.userFile,
+      `profiles:\n  prod:\n    apiKey: \${env:PROD_KEY}\n  dev:\n    baseUrl: http://dev.example.com\n`,
+    );
     await expect(s.load({ profileFlag: "dev" })).resolves.toMatchObject({ profile: "dev" });
   });
 
   test("an empty variable leaves the value unset, so lower layers apply", async () => {
     const s = setup();
-    s.write(join(s.cwd, ".cpctlrc.yaml"), "profiles:\n  prod:\n    output: ${env:OUT}\n");
+    s.write(join(s.cwd, ".cpctlrc.yaml"), `profiles:\n  prod:\n    output: \${env:OUT}\n`);
     s.write(s.userFile, "profiles:\n  prod:\n    output: yaml\n");
     const settings = await settingsOf(s, { profileFlag: "prod", env: { OUT: "" } });
     expect(settings.output).toBe("yaml");
@@ -208,14 +240,17 @@ describe("precedence", () => {
   test("environment beats both files", async () => {
     const s = setup();
     both(s);
-    const settings = await settingsOf(s, { profileFlag: "prod", env: { CPCTL_BASE_URL: "https://env.example.com", CPCTL_OUTPUT: "json" } });
+    const settings = await settingsOf(s, {
+      profileFlag: "prod",
+      env: { CPCTL_BASE_URL: "https://env.example.com", CPCTL_OUTPUT: "json" },
+    });
     expect(settings).toMatchObject({ baseUrl: "https://env.example.com", output: "json" });
     expect(settings.origin.baseUrl).toBe("environment variable CPCTL_BASE_URL");
   });
 
   test("a file may override the built-in local profile", async () => {
     const s = setup();
-    s.write(s.userFile, "profiles:\n  local:\n    baseUrl: http://127.0.0.1:9999\n    apiKey: ${env:K}\n");
+    s.write(s.userFile, `profiles:\n  local:\n    baseUrl: http://127.0.0.1:9999\n    apiKey: \${env:K}\n`);
     const settings = await settingsOf(s, { profileFlag: "local", env: { K: "dev" } });
     expect(settings).toMatchObject({ baseUrl: "http://127.0.0.1:9999", apiKey: "dev" });
   });
@@ -236,10 +271,14 @@ describe("precedence", () => {
     const s = setup();
     both(s);
     const fromEnv = await failure(s.load({ env: { CPCTL_PROFILE: "stage" } }));
-    expect(fromEnv.message).toBe("unknown profile 'stage' (from CPCTL_PROFILE); known profiles: prod, userdef, projdef, local");
+    expect(fromEnv.message).toBe(
+      "unknown profile 'stage' (from CPCTL_PROFILE); known profiles: prod, userdef, projdef, local",
+    );
     s.write(join(s.cwd, ".cpctlrc.yaml"), "defaultProfile: gone\n");
     const fromFile = await failure(s.load());
-    expect(fromFile.message).toContain(`unknown profile 'gone' (from defaultProfile in ${join(s.cwd, ".cpctlrc.yaml")})`);
+    expect(fromFile.message).toContain(
+      `unknown profile 'gone' (from defaultProfile in ${join(s.cwd, ".cpctlrc.yaml")})`,
+    );
   });
 });
 
@@ -258,14 +297,18 @@ describe("the permission warning", () => {
   test("not when the file is 0600, nor when the credential is a reference", async () => {
     const s = setup();
     s.write(s.userFile, literal, 0o600);
-    s.write(join(s.cwd, ".cpctlrc.yaml"), "profiles:\n  prod:\n    bearerToken: ${env:TOKEN}\n", 0o644);
+    s.write(join(s.cwd, ".cpctlrc.yaml"), `profiles:\n  prod:\n    bearerToken: \${env:TOKEN}\n`, 0o644);
     await s.load();
     expect(s.warnings).toEqual([]);
   });
 
   test("also for a project file, group-readable included", async () => {
     const s = setup();
-    const path = s.write(join(s.cwd, ".cpctlrc.json"), JSON.stringify({ profiles: { ci: { bearerToken: "tok" } } }), 0o640);
+    const path = s.write(
+      join(s.cwd, ".cpctlrc.json"),
+      JSON.stringify({ profiles: { ci: { bearerToken: "tok" } } }),
+      0o640,
+    );
     await s.load();
     expect(s.warnings).toHaveLength(1);
     expect(s.warnings[0]).toContain(`${path} holds a literal credential (profiles.ci.bearerToken)`);
@@ -279,7 +322,11 @@ describe("the permission warning", () => {
     await s.load();
     expect(s.warnings).toEqual([]);
     const s2 = setup();
-    s2.write(join(s2.cwd, "cpctl.config.mjs"), 'export default { profiles: { ci: { apiKey: "sk-in-file" } } };\n', 0o644);
+    s2.write(
+      join(s2.cwd, "cpctl.config.mjs"),
+      'export default { profiles: { ci: { apiKey: "sk-in-file" } } };\n',
+      0o644,
+    );
     await s2.load();
     expect(s2.warnings).toHaveLength(1);
   });

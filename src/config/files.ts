@@ -5,6 +5,7 @@
 // user defaultProfile. With no file present this costs a few stat calls and no imports.
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
 import { UsageError } from "../errors.js";
 import { type Env, findProjectFile, isFile, userConfigPath } from "./paths.js";
 import { type ConfigFile, parseConfig, type Scope } from "./schema.js";
@@ -76,7 +77,8 @@ export async function loadConfigLayers(options: ConfigLoadOptions): Promise<Load
     const layers = profileLayers(files, choice.name, options.env);
     return { layers, profile: choice.name, profileOrigin: choice.origin, files };
   } catch (error) {
-    if (error instanceof UsageError && !(error instanceof ConfigError)) throw new ConfigError(error, locations, files);
+    if (error instanceof UsageError && !(error instanceof ConfigError))
+      throw new ConfigError(error, locations, files);
     throw error;
   }
 }
@@ -84,7 +86,11 @@ export async function loadConfigLayers(options: ConfigLoadOptions): Promise<Load
 /** Where the files are, and whether they exist: a few stat calls, no reading. */
 export function locateConfigFiles(options: { cwd: string; homeDir: string; env: Env }): ConfigLocations {
   const userPath = userConfigPath(options.homeDir, options.env);
-  return { userPath, userPresent: isFile(userPath), projectPath: findProjectFile(options.cwd, options.homeDir) };
+  return {
+    userPath,
+    userPresent: isFile(userPath),
+    projectPath: findProjectFile(options.cwd, options.homeDir),
+  };
 }
 
 /** Reads the files found; cosmiconfig is loaded only when there is one. */
@@ -95,15 +101,15 @@ export async function readConfigFiles(locations: ConfigLocations): Promise<Confi
   const loaded = await import("cosmiconfig");
   // A CommonJS package: in the esbuild bundle its exports come only as `default`.
   const { cosmiconfig } = loaded.default ?? loaded;
-  const explorer = cosmiconfig("cpctl", { cache: false });
+  const explorer = cosmiconfig("cpctl", { cache: false, loaders: { ".mjs": importModule } });
   const read = async (path: string, scope: Scope): Promise<ConfigFile> => {
     let config: unknown;
     try {
       config = (await explorer.load(path))?.config;
     } catch (error) {
-      throw new UsageError(`${path}: cannot read this config file: ${loadErrorMessage(error, path)}`).withHint(
-        "Fix the file, or move it aside; `cpctl config path` lists the files cpctl reads.",
-      );
+      throw new UsageError(
+        `${path}: cannot read this config file: ${loadErrorMessage(error, path)}`,
+      ).withHint("Fix the file, or move it aside; `cpctl config path` lists the files cpctl reads.");
     }
     const isPackage = basename(path) === "package.json";
     const sourceText = path.endsWith(".mjs") ? readFileSync(path, "utf8") : null;
@@ -116,23 +122,40 @@ export async function readConfigFiles(locations: ConfigLocations): Promise<Confi
   return files;
 }
 
+/**
+ * cosmiconfig's own JS loader falls back to require() when import() fails, which inside the
+ * bundle hides the real error (a syntax error, say). The file's mtime in the URL makes a
+ * long-lived process (the tests) see a changed file.
+ */
+async function importModule(path: string): Promise<unknown> {
+  const url = pathToFileURL(path);
+  url.searchParams.set("mtime", String(statSync(path).mtimeMs));
+  const module = (await import(url.href)) as { default?: unknown };
+  return module.default;
+}
+
 function loadErrorMessage(error: unknown, path: string): string {
   const text = error instanceof Error ? error.message : String(error);
   // cosmiconfig prefixes "YAML Error in PATH:\n" / "JSON Error in PATH:\n": the path is already said.
-  return text.replace(`Error in ${path}:\n`, "Error: ").replace(/\s*\n\s*/g, " ").trim();
+  return text
+    .replace(`Error in ${path}:\n`, "Error: ")
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
 }
 
 /** Profile names from both files and the built-in one, each once: user file order, then project-only, then `local`. */
 export function profileNames(files: ConfigFiles): string[] {
   const names = new Set<string>();
-  for (const file of [files.user, files.project]) for (const name of file?.profiles.keys() ?? []) names.add(name);
+  for (const file of [files.user, files.project])
+    for (const name of file?.profiles.keys() ?? []) names.add(name);
   names.add(LOCAL_PROFILE);
   return [...names];
 }
 
 /** The effective defaultProfile (project over user) and the file that says so. */
 export function defaultProfile(files: ConfigFiles): { name: string; file: ConfigFile } | null {
-  for (const file of [files.project, files.user]) if (file?.defaultProfile) return { name: file.defaultProfile, file };
+  for (const file of [files.project, files.user])
+    if (file?.defaultProfile) return { name: file.defaultProfile, file };
   return null;
 }
 
@@ -149,7 +172,12 @@ export function pickProfile(files: ConfigFiles, profileFlag: string | undefined,
 }
 
 /** As pickProfile; an unknown name is a usage error listing the known ones (unless `lenient`: no profile then). */
-export function chooseProfile(files: ConfigFiles, profileFlag: string | undefined, env: Env, lenient = false): ProfileChoice {
+export function chooseProfile(
+  files: ConfigFiles,
+  profileFlag: string | undefined,
+  env: Env,
+  lenient = false,
+): ProfileChoice {
   const choice = pickProfile(files, profileFlag, env);
   if (choice.name === null || profileNames(files).includes(choice.name)) return choice;
   if (lenient) return { name: null, origin: null };
@@ -158,7 +186,11 @@ export function chooseProfile(files: ConfigFiles, profileFlag: string | undefine
 
 export function unknownProfile(files: ConfigFiles, choice: ProfileChoice): UsageError {
   const from =
-    choice.origin === "--profile" ? "--profile" : choice.origin?.startsWith("environment") ? "CPCTL_PROFILE" : choice.origin;
+    choice.origin === "--profile"
+      ? "--profile"
+      : choice.origin?.startsWith("environment")
+        ? "CPCTL_PROFILE"
+        : choice.origin;
   return new UsageError(
     `unknown profile '${choice.name}' (from ${from}); known profiles: ${profileNames(files).join(", ")}`,
   ).withHint(
@@ -175,7 +207,11 @@ export function profileLayers(files: ConfigFiles, name: string | null, env: Env)
     if (file && values) layers.push(fileLayer(file, name, values, env));
   }
   if (name === LOCAL_PROFILE) {
-    layers.push({ kind: "default", values: { baseUrl: LOCAL_BASE_URL }, describe: () => `built-in profile ${LOCAL_PROFILE}` });
+    layers.push({
+      kind: "default",
+      values: { baseUrl: LOCAL_BASE_URL },
+      describe: () => `built-in profile ${LOCAL_PROFILE}`,
+    });
   }
   return layers;
 }
@@ -213,7 +249,8 @@ function fileLayer(file: ConfigFile, profile: string, raw: ProfileValues, env: E
   return {
     kind: file.scope,
     values,
-    describe: (key) => `${keyPath(file, profile, key)} in ${file.path}${via[key] ? ` (from ${via[key]})` : ""}`,
+    describe: (key) =>
+      `${keyPath(file, profile, key)} in ${file.path}${via[key] ? ` (from ${via[key]})` : ""}`,
   };
 }
 

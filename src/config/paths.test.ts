@@ -46,7 +46,10 @@ describe("findProjectFile", () => {
     writeFileSync(join(deep, "package.json"), JSON.stringify({ name: "x" }));
     writeFileSync(join(home, "src", "package.json"), "{ not json");
     expect(findProjectFile(deep, home)).toBeNull();
-    writeFileSync(join(home, "src", "app", "package.json"), JSON.stringify({ name: "y", cpctl: { profiles: {} } }));
+    writeFileSync(
+      join(home, "src", "app", "package.json"),
+      JSON.stringify({ name: "y", cpctl: { profiles: {} } }),
+    );
     expect(findProjectFile(deep, home)).toBe(join(home, "src", "app", "package.json"));
   });
 

@@ -1,6 +1,13 @@
 // One line per profile for `cpctl config list`: where it is defined, its address, whether
 // it is the default and whether it is the one in use.
-import { type ConfigFiles, defaultProfile, LOCAL_BASE_URL, LOCAL_PROFILE, type ProfileChoice, profileNames } from "./files.js";
+import {
+  type ConfigFiles,
+  defaultProfile,
+  LOCAL_BASE_URL,
+  LOCAL_PROFILE,
+  type ProfileChoice,
+  profileNames,
+} from "./files.js";
 import type { Env } from "./paths.js";
 import { interpolate } from "./values.js";
 
@@ -32,7 +39,8 @@ export function summarizeProfiles(files: ConfigFiles, choice: ProfileChoice, env
       name,
       selected: choice.name === name,
       default: fallback === name,
-      baseUrl: typeof rawUrl === "string" ? shown(rawUrl, env) : name === LOCAL_PROFILE ? LOCAL_BASE_URL : null,
+      baseUrl:
+        typeof rawUrl === "string" ? shown(rawUrl, env) : name === LOCAL_PROFILE ? LOCAL_BASE_URL : null,
       confirm: rawConfirm === true || (typeof rawConfirm === "string" && shown(rawConfirm, env) === "true"),
       sources,
     };

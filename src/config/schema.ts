@@ -29,7 +29,13 @@ export interface ConfigFile {
 
 const TOP_KEYS = ["defaultProfile", "profiles"];
 
-export function parseConfig(raw: unknown, path: string, scope: Scope, keyPrefix = "", sourceText: string | null = null): ConfigFile {
+export function parseConfig(
+  raw: unknown,
+  path: string,
+  scope: Scope,
+  keyPrefix = "",
+  sourceText: string | null = null,
+): ConfigFile {
   const fail = (key: string, problem: string): never => {
     throw new UsageError(`${path}: ${keyPrefix}${key}: ${problem}`).withHint(
       "See `cpctl config path` for the files cpctl reads, and docs/configuration.md for their format.",
@@ -38,22 +44,29 @@ export function parseConfig(raw: unknown, path: string, scope: Scope, keyPrefix 
   const file: ConfigFile = { path, scope, keyPrefix, defaultProfile: null, profiles: new Map(), sourceText };
   if (raw === undefined || raw === null) return file;
   if (!isPlainObject(raw)) {
-    throw new UsageError(`${path}: ${keyPrefix ? `${keyPrefix.slice(0, -1)} ` : ""}must be a mapping with a 'profiles' key, not ${describe(raw)}`);
+    throw new UsageError(
+      `${path}: ${keyPrefix ? `${keyPrefix.slice(0, -1)} ` : ""}must be a mapping with a 'profiles' key, not ${describe(raw)}`,
+    );
   }
   for (const key of Object.keys(raw)) {
     if (TOP_KEYS.includes(key)) continue;
     if (isSettingKey(key)) fail(key, `settings belong to a profile: put ${key} under profiles.NAME`);
     const norm = (text: string) => text.toLowerCase().replace(/s$/, "");
     const near = TOP_KEYS.find((known) => norm(known) === norm(key));
-    fail(key, `unknown key; ${near ? `did you mean '${near}'? ` : ""}a config file holds ${TOP_KEYS.join(" and ")}`);
+    fail(
+      key,
+      `unknown key; ${near ? `did you mean '${near}'? ` : ""}a config file holds ${TOP_KEYS.join(" and ")}`,
+    );
   }
   const { defaultProfile, profiles } = raw;
   if (defaultProfile !== undefined && defaultProfile !== null) {
-    if (typeof defaultProfile !== "string" || defaultProfile === "") fail("defaultProfile", `must be a profile name, not ${describe(defaultProfile)}`);
+    if (typeof defaultProfile !== "string" || defaultProfile === "")
+      fail("defaultProfile", `must be a profile name, not ${describe(defaultProfile)}`);
     file.defaultProfile = defaultProfile as string;
   }
   if (profiles === undefined || profiles === null) return file;
-  if (!isPlainObject(profiles)) return fail("profiles", `must map profile names to settings, not ${describe(profiles)}`);
+  if (!isPlainObject(profiles))
+    return fail("profiles", `must map profile names to settings, not ${describe(profiles)}`);
   for (const [name, body] of Object.entries(profiles)) {
     if (name.trim() === "") fail("profiles", "a profile name is empty");
     file.profiles.set(name, parseProfile(body, `profiles.${name}`, fail));
@@ -61,21 +74,33 @@ export function parseConfig(raw: unknown, path: string, scope: Scope, keyPrefix 
   return file;
 }
 
-function parseProfile(body: unknown, at: string, fail: (key: string, problem: string) => never): ProfileValues {
+function parseProfile(
+  body: unknown,
+  at: string,
+  fail: (key: string, problem: string) => never,
+): ProfileValues {
   const values: ProfileValues = {};
   if (body === null || body === undefined) return values;
-  if (!isPlainObject(body)) return fail(at, `must be a mapping of settings (${SETTING_KEYS.join(", ")}), not ${describe(body)}`);
+  if (!isPlainObject(body))
+    return fail(at, `must be a mapping of settings (${SETTING_KEYS.join(", ")}), not ${describe(body)}`);
   for (const [key, value] of Object.entries(body)) {
     if (!isSettingKey(key)) {
       const near = suggestKey(key);
-      fail(`${at}.${key}`, `unknown key; ${near ? `did you mean '${near}'? ` : ""}a profile holds ${SETTING_KEYS.join(", ")}`);
+      fail(
+        `${at}.${key}`,
+        `unknown key; ${near ? `did you mean '${near}'? ` : ""}a profile holds ${SETTING_KEYS.join(", ")}`,
+      );
       continue;
     }
     if (value === null || value === undefined) continue;
     if (key === "confirm") {
-      if (typeof value !== "boolean" && typeof value !== "string") fail(`${at}.${key}`, `must be true or false, not ${describe(value)}`);
+      if (typeof value !== "boolean" && typeof value !== "string")
+        fail(`${at}.${key}`, `must be true or false, not ${describe(value)}`);
     } else if (typeof value !== "string") {
-      fail(`${at}.${key}`, `must be a string, not ${describe(value)}${typeof value === "number" ? " (put it in quotes)" : ""}`);
+      fail(
+        `${at}.${key}`,
+        `must be a string, not ${describe(value)}${typeof value === "number" ? " (put it in quotes)" : ""}`,
+      );
     }
     values[key] = value as string | boolean;
   }

@@ -76,7 +76,11 @@ export function defaultLayer(): Layer {
 }
 
 /** Layers must come highest precedence first. */
-export function resolveSettings(layers: Layer[], profile: string | null, profileOrigin: string | null = null): Settings {
+export function resolveSettings(
+  layers: Layer[],
+  profile: string | null,
+  profileOrigin: string | null = null,
+): Settings {
   const origin: Partial<Record<SettingKey, string>> = {};
   const pick = (key: SettingKey): string | boolean | undefined => {
     for (const layer of layers) {
@@ -101,11 +105,15 @@ export function resolveSettings(layers: Layer[], profile: string | null, profile
   }
   const tenantHeader = text("tenantHeader") ?? DEFAULT_TENANT_HEADER;
   if (!/^[A-Za-z0-9-]+$/.test(tenantHeader)) {
-    throw new UsageError(`${origin.tenantHeader} must be an HTTP header name (letters, digits, '-'), got '${tenantHeader}'`);
+    throw new UsageError(
+      `${origin.tenantHeader} must be an HTTP header name (letters, digits, '-'), got '${tenantHeader}'`,
+    );
   }
   const output = text("output") ?? "table";
   if (!isOutputFormat(output)) {
-    throw new UsageError(`${origin.output}: '${output}' is not an output format; use one of ${OUTPUT_FORMATS.join(", ")}`);
+    throw new UsageError(
+      `${origin.output}: '${output}' is not an output format; use one of ${OUTPUT_FORMATS.join(", ")}`,
+    );
   }
   const confirm = pick("confirm");
   return {
@@ -127,7 +135,9 @@ function checkBaseUrl(value: string, source: string): void {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`${source}: '${value}' is not a URL; give the control plane address, e.g. https://api.example.com`);
+    throw new UsageError(
+      `${source}: '${value}' is not a URL; give the control plane address, e.g. https://api.example.com`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new UsageError(`${source}: '${value}' must be an http:// or https:// address`);

@@ -36,17 +36,20 @@ export function envReferences(value: string): string[] {
 
 /** True when a credential value is (partly) written out rather than taken from `${env:NAME}`. */
 export function isLiteral(value: string): boolean {
-  return value.replace(REFERENCE, (match) => (match === "$${" ? "${" : "")).trim() !== "";
+  return value.replace(REFERENCE, (match) => (match === `$\${` ? `\${` : "")).trim() !== "";
 }
 
 /**
  * Replaces `${env:NAME}` with the variable's value; `$${` stands for a literal `${`. Returns
  * the first variable that is not set instead of a value when there is one.
  */
-export function interpolate(value: string, env: Readonly<Record<string, string | undefined>>): { value: string } | { unset: string } {
+export function interpolate(
+  value: string,
+  env: Readonly<Record<string, string | undefined>>,
+): { value: string } | { unset: string } {
   let unset: string | undefined;
   const result = value.replace(REFERENCE, (match, name: string | undefined) => {
-    if (match === "$${") return "${";
+    if (match === `$\${`) return `\${`;
     const found = env[name!];
     if (found === undefined) unset ??= name;
     return found ?? "";
@@ -67,9 +70,13 @@ export function checkValue(key: SettingKey, value: ProfileValue): string | null 
     case "tenantId":
       return isUuid(value) ? null : `'${value}' is not a tenant UUID (8-4-4-4-12 hexadecimal digits)`;
     case "tenantHeader":
-      return /^[A-Za-z0-9-]+$/.test(value) ? null : `'${value}' is not an HTTP header name (letters, digits, '-')`;
+      return /^[A-Za-z0-9-]+$/.test(value)
+        ? null
+        : `'${value}' is not an HTTP header name (letters, digits, '-')`;
     case "output":
-      return isOutputFormat(value) ? null : `'${value}' is not an output format; use one of ${OUTPUT_FORMATS.join(", ")}`;
+      return isOutputFormat(value)
+        ? null
+        : `'${value}' is not an output format; use one of ${OUTPUT_FORMATS.join(", ")}`;
     case "apiKey":
     case "bearerToken":
       return /[\r\n]/.test(value) ? "must be on one line" : null;
@@ -83,7 +90,8 @@ function checkUrl(value: string): string | null {
   } catch {
     return `'${value}' is not a URL; give the control plane address, e.g. https://api.example.com`;
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `'${value}' must be an http:// or https:// address`;
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `'${value}' must be an http:// or https:// address`;
   return null;
 }
 

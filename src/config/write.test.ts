@@ -1,4 +1,13 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync, readdirSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -38,7 +47,7 @@ describe("setProfileValue", () => {
     writeFileSync(file, before, { mode: 0o600 });
     const result = await setProfileValue(file, "prod", "baseUrl", "https://new.example.com");
     expect(result.created).toBe(false);
-    await setProfileValue(file, "prod", "apiKey", "${env:PROD_KEY}");
+    await setProfileValue(file, "prod", "apiKey", `\${env:PROD_KEY}`);
     await setProfileValue(file, "stage", "confirm", false);
     expect(readFileSync(file, "utf8")).toBe(
       [
@@ -50,7 +59,7 @@ describe("setProfileValue", () => {
         "  prod:",
         "    baseUrl: https://new.example.com",
         "    confirm: true",
-        "    apiKey: ${env:PROD_KEY}",
+        `    apiKey: \${env:PROD_KEY}`,
         "  stage:",
         "    confirm: false",
         "",
@@ -100,7 +109,9 @@ describe("setProfileValue", () => {
     await expect(setProfileValue(file, "prod", "output", "json")).rejects.toThrow(UsageError);
     expect(readFileSync(file, "utf8")).toBe("profiles:\n  prod: [\n");
     writeFileSync(file, "profiles:\n  prod: https://x\n");
-    await expect(setProfileValue(file, "prod", "output", "json")).rejects.toThrow(/profiles.prod must be a mapping/);
+    await expect(setProfileValue(file, "prod", "output", "json")).rejects.toThrow(
+      /profiles.prod must be a mapping/,
+    );
     writeFileSync(file, "- a\n");
     await expect(setProfileValue(file, "prod", "output", "json")).rejects.toThrow(/must be a mapping/);
   });

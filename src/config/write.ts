@@ -5,8 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, open, realpath, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { OperationError, UsageError } from "../errors.js";
 import type { Document } from "yaml";
+import { OperationError, UsageError } from "../errors.js";
 import type { SettingKey } from "./settings.js";
 
 export interface WriteResult {
@@ -34,8 +34,10 @@ export async function setProfileValue(
       `${target}${line ? `:${line}` : ""}: the file is not valid YAML (${error.message.split("\n")[0]}); fix it by hand: config set keeps the rest of the file and will not rewrite a broken one`,
     );
   }
-  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) doc.contents = doc.createNode({});
-  if (!isMap(doc.contents)) throw new UsageError(`${target}: the file must be a mapping with a 'profiles' key; fix it by hand`);
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null))
+    doc.contents = doc.createNode({});
+  if (!isMap(doc.contents))
+    throw new UsageError(`${target}: the file must be a mapping with a 'profiles' key; fix it by hand`);
   const profiles = doc.get("profiles", true);
   if (profiles === undefined || profiles === null || (isScalar(profiles) && profiles.value === null)) {
     doc.set("profiles", doc.createNode({}));
@@ -69,7 +71,9 @@ async function readExisting(path: string): Promise<{ text: string; mode: number 
     handle = await open(path, "r");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new OperationError(`${path}: cannot read the config file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new OperationError(
+      `${path}: cannot read the config file (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   try {
     const [text, info] = await Promise.all([handle.readFile("utf8"), handle.stat()]);
@@ -84,7 +88,9 @@ async function writeAtomically(path: string, text: string, mode: number): Promis
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new OperationError(`cannot create ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new OperationError(
+      `cannot create ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
@@ -99,7 +105,8 @@ async function writeAtomically(path: string, text: string, mode: number): Promis
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
-    throw new OperationError(`cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new OperationError(
+      `cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
 }
-

@@ -22,7 +22,7 @@ const current = {
 } as DeploymentT;
 
 describe("src/model gaps", () => {
-  it.fails("null secret_references in a patch means 'unchanged' for the secrets/references clash too", () => {
+  it("null secret_references in a patch means 'unchanged' for the secrets/references clash too", () => {
     // With the field absent the clash is found; with null (which leaves the references as
     // they are) it is not, and the deployment ends up with TOKEN from both.
     expect(validatePatchRequest({ secrets: [{ name: "TOKEN", value: "v" }] }, current).ok).toBe(false);
@@ -31,7 +31,7 @@ describe("src/model gaps", () => {
     ).toBe(false);
   });
 
-  it.fails("request/limit and min/max checks see the defaults the service will fill in", () => {
+  it("request/limit and min/max checks see the defaults the service will fill in", () => {
     // queue_cpu defaults to cpu (4) and queue_min_scale to min_scale (5): both beyond the limits given.
     const body = {
       name: "n",
@@ -43,7 +43,7 @@ describe("src/model gaps", () => {
     expect(validateCreateRequest(body).ok).toBe(false);
   });
 
-  it.fails("a typo in a patch body is matched against the patch fields", () => {
+  it("a typo in a patch body is matched against the patch fields", () => {
     const result = validatePatchShape({ revision_sorce: "gitrepo" });
     expect(result.ok ? [] : result.issues.map((i) => i.msg)).toEqual([
       "is not a known field; did you mean 'revision_source'?",

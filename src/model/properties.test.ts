@@ -79,8 +79,10 @@ interface Verdict {
  * where the shape problem of the same field (or of a field inside or around it) says it all.
  */
 function expectedLocs({ shape, rules }: Verdict): string[] {
-  const covered = (loc: string) =>
-    shape.some((other) => loc === other || loc.startsWith(`${other}.`) || other.startsWith(`${loc}.`));
+  // The model leaves out rule findings inside an object that holds a field the schema
+  // refused (they may echo that field), and keeps those about the object itself.
+  const parents = shape.map((loc) => loc.slice(0, loc.lastIndexOf(".")));
+  const covered = (loc: string) => parents.some((parent) => loc.startsWith(`${parent}.`));
   return [...shape, ...rules.filter((loc) => !covered(loc))];
 }
 

@@ -135,7 +135,7 @@ describe("withResourceDefaults", () => {
       expect(withResourceDefaults(once)).toEqual(once);
     }
   });
-  it.fails("BUG: a tiny db_cpu does not get a db_cpu_limit of 0 (below its request and not a valid value)", () => {
+  it("a tiny db_cpu does not get a db_cpu_limit of 0 (below its request and not a valid value)", () => {
     // db_cpu has no spec bounds (the schema only asks for more than 0); 2 x 0.01 = 0.02 is rounded to 0.
     const out = withResourceDefaults({ db_cpu: 0.01 });
     expect(out.db_cpu_limit).toBeGreaterThanOrEqual(0.01);

@@ -50,8 +50,10 @@ export function withResourceDefaults<T extends Spec>(spec: T): T & Spec {
   for (const [target, from, factor] of DEFAULTS) {
     const base = result[from];
     if (result[target] == null && typeof base === "number") {
-      // Products of CPU values are rounded like CPU values; memory and scale stay integers.
-      result[target] = Number.isInteger(base) ? base * factor : roundCpu(base * factor);
+      // The rounded CPU fields stay on one decimal; the others (db_cpu_limit) keep the exact
+      // product, so a tiny db_cpu never gets a limit of 0.
+      const value = base * factor;
+      result[target] = (ROUNDED_CPU_FIELDS as readonly string[]).includes(target) ? roundCpu(value) : value;
     }
   }
   return result as T & Spec;

@@ -611,7 +611,7 @@ describe("resource_spec limits and scales", () => {
     // 0.15 rounds to 0.2, 0.14 to 0.1.
     expectIssue(withSpec({ cpu: 0.15, cpu_limit: 0.14 }), [...SPEC, "cpu_limit"], /must be at least cpu/);
   });
-  it.fails("BUG: refuses a limit below a request that takes its default (queue_cpu defaults to cpu, queue_memory_mb to memory_mb)", () => {
+  it("refuses a limit below a request that takes its default (queue_cpu defaults to cpu, queue_memory_mb to memory_mb)", () => {
     // Stored as queue_cpu 4, queue_cpu_limit 2: a limit below its request (spec 2.4 defaults).
     expectIssue(withSpec({ cpu: 4, queue_cpu_limit: 2 }), [...SPEC, "queue_cpu_limit"], /must be at least/);
     expectIssue(

@@ -2,8 +2,8 @@
 // them before sending and the emulator on receipt, so both refuse the same bodies with the
 // same field paths and messages.
 import type { FieldIssue } from "../errors.js";
-import { BUILDABLE_SOURCES, CONTAINER_SOURCES, type Source } from "./enums.js";
-import { roundCpu } from "./resource-spec.js";
+import { BUILDABLE_SOURCES, CONTAINER_SOURCES, isUuid, type Source } from "./enums.js";
+import { roundCpu, withResourceDefaults } from "./resource-spec.js";
 import type {
   CreateRequest,
   DeploymentT,
@@ -132,7 +132,7 @@ export function checkPatchRules(patch: PatchRequest, current: DeploymentT): Fiel
   for (const path of NON_CHANGEABLE_FIELDS) {
     const wanted = valueAt(patch, path);
     const existing = valueAt(current, path);
-    if (wanted != null && wanted !== existing) {
+    if (wanted != null && !sameFixedValue(wanted, existing)) {
       issues.push(
         issue(
           path,
@@ -168,7 +168,8 @@ export function checkPatchRules(patch: PatchRequest, current: DeploymentT): Fiel
     checkSecrets(
       issues,
       patch.secrets ?? current.secrets,
-      patch.secret_references === undefined ? current.secret_references : patch.secret_references,
+      // null, like absence, leaves the existing references in place.
+      patch.secret_references ?? current.secret_references,
     );
   }
   return issues;
@@ -250,9 +251,16 @@ const SCALE_PAIRS: [keyof ResourceSpecRequestT, keyof ResourceSpecRequestT][] = 
   ["orchestrator_min_scale", "orchestrator_max_scale"],
 ];
 
-export function checkResourceSpec(issues: FieldIssue[], spec: ResourceSpecRequestT): void {
+export function checkResourceSpec(issues: FieldIssue[], given: ResourceSpecRequestT): void {
   const loc: Loc = ["source_config", "resource_spec"];
+  // Pairs are checked as the service will store them: a default may meet a given value
+  // (cpu 4 defaults queue_cpu to 4, which a given queue_cpu_limit of 2 cannot hold).
+  const spec = withResourceDefaults(given);
+  // A pair where both values are defaults repeats a problem already reported on the pair
+  // they came from (queue_min_scale/queue_max_scale copy min_scale/max_scale).
+  const wasGiven = (field: keyof ResourceSpecRequestT) => given[field] != null;
   for (const [request, limit, isCpu] of LIMIT_PAIRS) {
+    if (!wasGiven(request) && !wasGiven(limit)) continue;
     const low = spec[request] as number | null | undefined;
     const high = spec[limit] as number | null | undefined;
     if (low == null || high == null) continue;
@@ -261,6 +269,7 @@ export function checkResourceSpec(issues: FieldIssue[], spec: ResourceSpecReques
     }
   }
   for (const [min, max] of SCALE_PAIRS) {
+    if (!wasGiven(min) && !wasGiven(max)) continue;
     const low = spec[min] as number | null | undefined;
     const high = spec[max] as number | null | undefined;
     if (low != null && high != null && high < low) {
@@ -323,6 +332,12 @@ function checkSecrets(
     }
     refNames.add(ref.name);
   });
+}
+
+/** IDs compare without regard to case; other fixed values exactly. */
+function sameFixedValue(a: unknown, b: unknown): boolean {
+  if (typeof a === "string" && typeof b === "string" && isUuid(a) && isUuid(b)) return a.toLowerCase() === b.toLowerCase();
+  return a === b;
 }
 
 function issue(loc: readonly (string | number)[], msg: string, type: string): FieldIssue {

@@ -22,7 +22,7 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; issues: FieldIs
 export function validateCreateRequest(input: unknown): Validated<CreateRequest> {
   const parsed = DeploymentCreateRequest.safeParse(input, PARSE_OPTIONS);
   if (!parsed.success) {
-    return { ok: false, issues: withRuleIssues(fromZodIssues(parsed.error.issues), input, hasCreateShape, (body) => checkCreateRules(body as CreateRequest)) };
+    return { ok: false, issues: withRuleIssues(fromZodIssues(parsed.error.issues, DeploymentCreateRequest), input, hasCreateShape, (body) => checkCreateRules(body as CreateRequest)) };
   }
   const issues = checkCreateRules(parsed.data);
   return issues.length ? { ok: false, issues } : { ok: true, value: parsed.data };
@@ -32,7 +32,7 @@ export function validateCreateRequest(input: unknown): Validated<CreateRequest> 
 export function validatePatchRequest(input: unknown, current: DeploymentT): Validated<PatchRequest> {
   const parsed = DeploymentPatchRequest.safeParse(input, PARSE_OPTIONS);
   if (!parsed.success) {
-    return { ok: false, issues: withRuleIssues(fromZodIssues(parsed.error.issues), input, isObject, (body) => checkPatchRules(body as PatchRequest, current)) };
+    return { ok: false, issues: withRuleIssues(fromZodIssues(parsed.error.issues, DeploymentPatchRequest), input, isObject, (body) => checkPatchRules(body as PatchRequest, current)) };
   }
   const issues = checkPatchRules(parsed.data, current);
   return issues.length ? { ok: false, issues } : { ok: true, value: parsed.data };
@@ -56,10 +56,12 @@ function withRuleIssues(
   } catch {
     return schemaIssues;
   }
-  const reported = schemaIssues.map((issue) => formatPath(issue.loc));
+  // Rules compare siblings (a limit with its request), so any finding inside an object that
+  // holds a field the schema refused may be an echo of that field: leave it out.
+  const brokenParents = schemaIssues.map((issue) => formatPath(issue.loc.slice(0, -1)));
   const covered = (issue: FieldIssue) => {
     const path = formatPath(issue.loc);
-    return reported.some((other) => path === other || path.startsWith(`${other}.`) || other.startsWith(`${path}.`));
+    return brokenParents.some((parent) => path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`));
   };
   return [...schemaIssues, ...ruleIssues.filter((issue) => !covered(issue))];
 }
@@ -80,7 +82,7 @@ function hasCreateShape(input: unknown): boolean {
 /** Schema-only check of a patch body, for when the deployment is not at hand (dry runs by ID). */
 export function validatePatchShape(input: unknown): Validated<PatchRequest> {
   const parsed = DeploymentPatchRequest.safeParse(input, PARSE_OPTIONS);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: fromZodIssues(parsed.error.issues) };
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: fromZodIssues(parsed.error.issues, DeploymentPatchRequest) };
 }
 
 /** One line a problem: `source_config.build_on_push: <message>`. */
@@ -94,12 +96,12 @@ export function formatPath(path: readonly (string | number)[]): string {
 }
 
 /** Translates zod's issues into field-level messages a person can act on. */
-function fromZodIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+function fromZodIssues(issues: readonly z.core.$ZodIssue[], schema: z.core.$ZodType): FieldIssue[] {
   const result: FieldIssue[] = [];
   for (const issue of issues) {
     const loc = ["body", ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
     if (issue.code === "unrecognized_keys") {
-      const known = knownKeysAt(issue.path);
+      const known = objectKeysAt(schema, issue.path) ?? [];
       for (const key of issue.keys) {
         const hint = misplacedResourceField(issue.path, key) ?? closest(key, known);
         result.push({
@@ -121,10 +123,11 @@ function describeZodIssue(issue: z.core.$ZodIssue): { msg: string; type: string 
       if (issue.input === undefined) return { msg: "is required", type: "missing" };
       return { msg: `must be ${article(issue.expected)}, not ${describeValue(issue.input)}`, type: `${issue.expected}_type` };
     case "invalid_value":
-      return {
-        msg: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`,
-        type: "enum",
-      };
+    {
+      const choices = issue.values.map((v) => JSON.stringify(v)).join(", ");
+      if (issue.input === undefined) return { msg: `is required: one of ${choices}`, type: "missing" };
+      return { msg: `must be one of ${choices}`, type: "enum" };
+    }
     case "too_small":
     case "too_big":
     case "invalid_format":
@@ -162,16 +165,6 @@ function describeValue(value: unknown): string {
 function misplacedResourceField(path: readonly PropertyKey[], key: string): string | null {
   const atSourceConfig = path.length === 1 && path[0] === "source_config";
   return atSourceConfig && (RESOURCE_SPEC_FIELDS as string[]).includes(key) ? `resource_spec.${key}` : null;
-}
-
-function knownKeysAt(path: readonly PropertyKey[]): string[] {
-  // The schema's keys at this path are what the user could have meant; walk the create and
-  // patch shapes, whichever has the path.
-  for (const schema of [DeploymentCreateRequest, DeploymentPatchRequest] as z.core.$ZodType[]) {
-    const keys = objectKeysAt(schema, path);
-    if (keys) return keys;
-  }
-  return [];
 }
 
 function objectKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] | null {

@@ -75,7 +75,7 @@ export async function completeCreateBody(ctx: Ctx, body: Record<string, unknown>
 
 async function askForMissing(ctx: Ctx, body: Record<string, unknown>, prompter: Prompter): Promise<void> {
   if (body.name == null) {
-    body.name = await prompter.input({ message: "Deployment name", validate: validName });
+    body.name = (await prompter.input({ message: "Deployment name", validate: validName })).trim();
   }
   if (body.source == null) {
     body.source = await prompter.select({ message: "Source", choices: SOURCE_CHOICES });

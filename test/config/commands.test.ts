@@ -14,8 +14,8 @@ const USER = [
   "    apiKey: sk-live-secret-1",
   "    confirm: true",
   "  dev:",
-  "    baseUrl: ${env:DEV_URL}",
-  "    bearerToken: ${env:DEV_TOKEN}",
+  `    baseUrl: \${env:DEV_URL}`,
+  `    bearerToken: \${env:DEV_TOKEN}`,
   "",
 ].join("\n");
 
@@ -63,7 +63,16 @@ describe("config show", () => {
   test("json: each key with its value and source; --show-secrets shows credentials", async () => {
     const s = setup();
     const masked = JSON.parse((await run(s, ["config", "show", "-o", "json"])).stdout);
-    expect(Object.keys(masked)).toEqual(["profile", "baseUrl", "apiKey", "bearerToken", "tenantId", "tenantHeader", "output", "confirm"]);
+    expect(Object.keys(masked)).toEqual([
+      "profile",
+      "baseUrl",
+      "apiKey",
+      "bearerToken",
+      "tenantId",
+      "tenantHeader",
+      "output",
+      "confirm",
+    ]);
     expect(masked.apiKey).toEqual({ value: "****", source: `profiles.prod.apiKey in ${s.userFile}` });
     expect(masked.bearerToken).toEqual({ value: null, source: null });
     expect(masked.confirm).toEqual({ value: true, source: `profiles.prod.confirm in ${s.userFile}` });
@@ -71,12 +80,15 @@ describe("config show", () => {
     expect(shown.apiKey.value).toBe("sk-live-secret-1");
   });
 
-  test("a credential from ${env:} names the variable as its source, and is masked", async () => {
+  test(`a credential from \${env:} names the variable as its source, and is masked`, async () => {
     const s = setup();
     const env = { DEV_URL: "http://dev.example.com", DEV_TOKEN: "tok-123456" };
     const r = await run(s, ["config", "show", "--profile", "dev", "-o", "yaml"], { env });
     const shown = parseYaml(r.stdout);
-    expect(shown.bearerToken).toEqual({ value: "****", source: `profiles.dev.bearerToken in ${s.userFile} (from \${env:DEV_TOKEN})` });
+    expect(shown.bearerToken).toEqual({
+      value: "****",
+      source: `profiles.dev.bearerToken in ${s.userFile} (from \${env:DEV_TOKEN})`,
+    });
     expect(shown.baseUrl.value).toBe("http://dev.example.com");
   });
 });
@@ -94,15 +106,23 @@ describe("config get", () => {
   test("--profile picks the profile; the environment still applies", async () => {
     const s = setup();
     const env = { DEV_URL: "http://dev.example.com", DEV_TOKEN: "t" };
-    expect((await run(s, ["config", "get", "baseUrl", "--profile", "dev"], { env })).stdout).toBe("http://dev.example.com\n");
+    expect((await run(s, ["config", "get", "baseUrl", "--profile", "dev"], { env })).stdout).toBe(
+      "http://dev.example.com\n",
+    );
     const fromEnv = { ...env, CPCTL_BASE_URL: "https://env.example.com" };
-    expect((await run(s, ["config", "get", "baseUrl", "--profile", "dev"], { env: fromEnv })).stdout).toBe("https://env.example.com\n");
+    expect((await run(s, ["config", "get", "baseUrl", "--profile", "dev"], { env: fromEnv })).stdout).toBe(
+      "https://env.example.com\n",
+    );
   });
 
   test("json: key, value and source", async () => {
     const s = setup();
     const r = await run(s, ["config", "get", "tenantId", "--json"]);
-    expect(JSON.parse(r.stdout)).toEqual({ key: "tenantId", value: TENANT_A, source: `profiles.prod.tenantId in ${s.cwd}/.cpctlrc.yaml` });
+    expect(JSON.parse(r.stdout)).toEqual({
+      key: "tenantId",
+      value: TENANT_A,
+      source: `profiles.prod.tenantId in ${s.cwd}/.cpctlrc.yaml`,
+    });
     const key = await run(s, ["config", "get", "apiKey", "--json"]);
     expect(JSON.parse(key.stdout).value).toBe("****");
   });
@@ -111,7 +131,9 @@ describe("config get", () => {
     const s = setup();
     const unset = await run(s, ["config", "get", "bearerToken"]);
     expect(unset).toMatchObject({ code: 1, stdout: "" });
-    expect(unset.stderr).toBe("error: bearerToken is not set (profile prod); `cpctl config show` shows every setting\n");
+    expect(unset.stderr).toBe(
+      "error: bearerToken is not set (profile prod); `cpctl config show` shows every setting\n",
+    );
     const unknown = await run(s, ["config", "get", "base-url"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown key 'base-url'; did you mean 'baseUrl'?");
@@ -135,11 +157,34 @@ describe("config list", () => {
 
   test("json: one object per profile", async () => {
     const s = setup();
-    const r = await run(s, ["config", "list", "-o", "json", "--profile", "dev"], { env: { DEV_URL: "http://dev.example.com", DEV_TOKEN: "t" } });
+    const r = await run(s, ["config", "list", "-o", "json", "--profile", "dev"], {
+      env: { DEV_URL: "http://dev.example.com", DEV_TOKEN: "t" },
+    });
     expect(JSON.parse(r.stdout)).toEqual([
-      { name: "prod", selected: false, default: true, baseUrl: "https://api.example.com", confirm: true, sources: [`${s.cwd}/.cpctlrc.yaml`, s.userFile] },
-      { name: "dev", selected: true, default: false, baseUrl: "http://dev.example.com", confirm: false, sources: [s.userFile] },
-      { name: "local", selected: false, default: false, baseUrl: "http://127.0.0.1:8124", confirm: false, sources: ["built-in"] },
+      {
+        name: "prod",
+        selected: false,
+        default: true,
+        baseUrl: "https://api.example.com",
+        confirm: true,
+        sources: [`${s.cwd}/.cpctlrc.yaml`, s.userFile],
+      },
+      {
+        name: "dev",
+        selected: true,
+        default: false,
+        baseUrl: "http://dev.example.com",
+        confirm: false,
+        sources: [s.userFile],
+      },
+      {
+        name: "local",
+        selected: false,
+        default: false,
+        baseUrl: "http://127.0.0.1:8124",
+        confirm: false,
+        sources: ["built-in"],
+      },
     ]);
   });
 
@@ -147,7 +192,14 @@ describe("config list", () => {
     const s = sandbox();
     const r = await run(s, ["config", "list", "--json"]);
     expect(JSON.parse(r.stdout)).toEqual([
-      { name: "local", selected: false, default: false, baseUrl: "http://127.0.0.1:8124", confirm: false, sources: ["built-in"] },
+      {
+        name: "local",
+        selected: false,
+        default: false,
+        baseUrl: "http://127.0.0.1:8124",
+        confirm: false,
+        sources: ["built-in"],
+      },
     ]);
   });
 
@@ -174,8 +226,13 @@ describe("config path", () => {
     });
     s.user("profiles: {}\n");
     const project = s.project(".cpctlrc.json", "{}");
-    expect((await run(s, ["config", "path"])).stdout).toBe(`user\t${s.userFile}\tpresent\nproject\t${project}\tpresent\n`);
-    expect(JSON.parse((await run(s, ["config", "path", "-o", "json"])).stdout).project).toEqual({ path: project, present: true });
+    expect((await run(s, ["config", "path"])).stdout).toBe(
+      `user\t${s.userFile}\tpresent\nproject\t${project}\tpresent\n`,
+    );
+    expect(JSON.parse((await run(s, ["config", "path", "-o", "json"])).stdout).project).toEqual({
+      path: project,
+      present: true,
+    });
   });
 
   test("answers even when a file is broken, and says what is wrong", async () => {
@@ -193,16 +250,23 @@ describe("config set", () => {
     const s = sandbox();
     const r = await run(s, ["config", "set", "baseUrl", "https://api.example.com", "--profile", "prod"]);
     expect(r).toMatchObject({ code: 0, stdout: "" });
-    expect(r.stderr).toBe(`set profiles.prod.baseUrl = https://api.example.com in ${s.userFile} (created, mode 0600)\n`);
+    expect(r.stderr).toBe(
+      `set profiles.prod.baseUrl = https://api.example.com in ${s.userFile} (created, mode 0600)\n`,
+    );
     expect(statSync(s.userFile).mode & 0o777).toBe(0o600);
     expect(await run(s, ["config", "set", "confirm", "yes", "--profile", "prod"])).toMatchObject({ code: 0 });
-    expect(await run(s, ["config", "set", "apiKey", "${env:PROD_KEY}", "--profile", "prod"])).toMatchObject({ code: 0, stderr: expect.not.stringContaining("warning") });
+    expect(await run(s, ["config", "set", "apiKey", `\${env:PROD_KEY}`, "--profile", "prod"])).toMatchObject({
+      code: 0,
+      stderr: expect.not.stringContaining("warning"),
+    });
     expect(await run(s, ["config", "set", "output", "json", "--profile", "dev"])).toMatchObject({ code: 0 });
     expect(readFileSync(s.userFile, "utf8")).toBe(
-      "profiles:\n  prod:\n    baseUrl: https://api.example.com\n    confirm: true\n    apiKey: ${env:PROD_KEY}\n  dev:\n    output: json\n",
+      `profiles:\n  prod:\n    baseUrl: https://api.example.com\n    confirm: true\n    apiKey: \${env:PROD_KEY}\n  dev:\n    output: json\n`,
     );
     // What was set is what is read.
-    expect((await run(s, ["config", "get", "confirm", "--profile", "prod"], { env: { PROD_KEY: "k" } })).stdout).toBe("true\n");
+    expect(
+      (await run(s, ["config", "get", "confirm", "--profile", "prod"], { env: { PROD_KEY: "k" } })).stdout,
+    ).toBe("true\n");
   });
 
   test("without --profile: CPCTL_PROFILE, then defaultProfile; with none, an error", async () => {
@@ -210,7 +274,10 @@ describe("config set", () => {
     s.user("defaultProfile: main\nprofiles:\n  main: {}\n");
     await run(s, ["config", "set", "output", "yaml"]);
     await run(s, ["config", "set", "output", "id"], { env: { CPCTL_PROFILE: "other" } });
-    expect(parseYaml(readFileSync(s.userFile, "utf8")).profiles).toEqual({ main: { output: "yaml" }, other: { output: "id" } });
+    expect(parseYaml(readFileSync(s.userFile, "utf8")).profiles).toEqual({
+      main: { output: "yaml" },
+      other: { output: "id" },
+    });
     const none = sandbox();
     const r = await run(none, ["config", "set", "output", "yaml"]);
     expect(r.code).toBe(2);
@@ -221,11 +288,20 @@ describe("config set", () => {
   test("json prints what was written", async () => {
     const s = sandbox();
     const r = await run(s, ["config", "set", "tenantId", TENANT_A, "--profile", "p", "--json"]);
-    expect(JSON.parse(r.stdout)).toEqual({ file: s.userFile, profile: "p", key: "tenantId", value: TENANT_A, created: true });
+    expect(JSON.parse(r.stdout)).toEqual({
+      file: s.userFile,
+      profile: "p",
+      key: "tenantId",
+      value: TENANT_A,
+      created: true,
+    });
   });
 
   test.each([
-    [["colour", "red"], "unknown key 'colour'; a profile holds baseUrl, apiKey, bearerToken, tenantId, tenantHeader, output, confirm"],
+    [
+      ["colour", "red"],
+      "unknown key 'colour'; a profile holds baseUrl, apiKey, bearerToken, tenantId, tenantHeader, output, confirm",
+    ],
     [["apikey", "x"], "unknown key 'apikey'; did you mean 'apiKey'?"],
     [["output", "xml"], "output: 'xml' is not an output format; use one of table, json, yaml, ndjson, id"],
     [["tenantId", "acme"], "tenantId: 'acme' is not a tenant UUID"],
@@ -252,7 +328,7 @@ describe("config set", () => {
     expect(existsSync(s.userFile)).toBe(false);
   });
 
-  test("a literal credential is stored, masked in the message, with a warning suggesting ${env:NAME}", async () => {
+  test(`a literal credential is stored, masked in the message, with a warning suggesting \${env:NAME}`, async () => {
     const s = sandbox();
     const r = await run(s, ["config", "set", "apiKey", "sk-live-987", "--profile", "prod"]);
     expect(r.code).toBe(0);
@@ -294,21 +370,22 @@ describe("the permission warning through the CLI", () => {
     ]);
   });
 
-  test("0600, or a ${env:} reference in a 0644 file, does not warn", async () => {
+  test(`0600, or a \${env:} reference in a 0644 file, does not warn`, async () => {
     const a = sandbox();
     a.user("defaultProfile: prod\nprofiles:\n  prod:\n    apiKey: sk-abc\n", 0o600);
     expect((await run(a, ["config", "show"])).stderr).toBe("");
     const b = sandbox();
-    b.user("defaultProfile: prod\nprofiles:\n  prod:\n    apiKey: ${env:K}\n", 0o644);
+    b.user(`defaultProfile: prod\nprofiles:\n  prod:\n    apiKey: \${env:K}\n`, 0o644);
     expect((await run(b, ["config", "show"], { env: { K: "sk-abc" } })).stderr).toBe("");
   });
 
   test("a profile's credentials never reach an error message", async () => {
     const s = sandbox();
-    s.user("defaultProfile: prod\nprofiles:\n  prod:\n    baseUrl: http://127.0.0.1:9\n    apiKey: sk-never-shown\n");
+    s.user(
+      "defaultProfile: prod\nprofiles:\n  prod:\n    baseUrl: http://127.0.0.1:9\n    apiKey: sk-never-shown\n",
+    );
     const r = await run(s, ["deploy", "list", "--debug", "--request-timeout", "2s"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).not.toContain("sk-never-shown");
   });
 });
-

@@ -33,24 +33,37 @@ function profiles(s: Sandbox, em: TestEmulator) {
       "profiles:",
       "  prod:",
       `    baseUrl: ${em.url}`,
-      "    apiKey: ${env:EMU_KEY}",
+      `    apiKey: \${env:EMU_KEY}`,
       "    confirm: true",
       "  dev:",
       `    baseUrl: ${em.url}`,
-      "    apiKey: ${env:EMU_KEY}",
+      `    apiKey: \${env:EMU_KEY}`,
       "",
     ].join("\n"),
   );
 }
 
-const createArgs = (name: string) => ["deploy", "create", "--name", name, "--source", "internal_container", "--image-uri", "registry.example.com/a:1"];
+const createArgs = (name: string) => [
+  "deploy",
+  "create",
+  "--name",
+  name,
+  "--source",
+  "internal_container",
+  "--image-uri",
+  "registry.example.com/a:1",
+];
 
 describe("through the CLI", () => {
   test("a confirm profile off a terminal without --yes: exit 2, nothing sent", async () => {
     const em = await startTestEmulator();
     const s = sandbox();
     profiles(s, em);
-    const r = await runCli([...createArgs("guarded"), "--profile", "prod"], { homeDir: s.home, cwd: s.cwd, env: { EMU_KEY: em.apiKey } });
+    const r = await runCli([...createArgs("guarded"), "--profile", "prod"], {
+      homeDir: s.home,
+      cwd: s.cwd,
+      env: { EMU_KEY: em.apiKey },
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(
@@ -93,7 +106,11 @@ describe("through the CLI", () => {
     const em = await startTestEmulator();
     const s = sandbox();
     profiles(s, em);
-    const r = await runCli([...createArgs("plain"), "--profile", "dev"], { homeDir: s.home, cwd: s.cwd, env: { EMU_KEY: em.apiKey } });
+    const r = await runCli([...createArgs("plain"), "--profile", "dev"], {
+      homeDir: s.home,
+      cwd: s.cwd,
+      env: { EMU_KEY: em.apiKey },
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain("→");
     expect(creates(em)).toBe(1);
@@ -171,7 +188,12 @@ describe("guardMutation as a unit", () => {
       argv: [],
       io: {
         stdout: { write: () => {}, isTTY: tty },
-        stderr: { write: (text) => void (stderr += text), isTTY: tty },
+        stderr: {
+          write: (text) => {
+            stderr += text;
+          },
+          isTTY: tty,
+        },
         stdin: { isTTY: tty, stream: Readable.from([]) },
       },
       env,
@@ -213,7 +235,9 @@ describe("guardMutation as a unit", () => {
 
   test("no is an error with exit code 1: cancelled, nothing was changed", async () => {
     const { ctx } = ctxFor({ confirm: true });
-    const error = await guardMutation(ctx, "patch deployment a", { prompt: recorder(false).prompt }).catch((e) => e);
+    const error = await guardMutation(ctx, "patch deployment a", { prompt: recorder(false).prompt }).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(OperationError);
     expect(error.message).toBe("cancelled: nothing was changed");
     expect(exitCodeOf(error)).toBe(1);
@@ -221,7 +245,9 @@ describe("guardMutation as a unit", () => {
 
   test("Ctrl-C from the prompt is exit 130", async () => {
     const { ctx } = ctxFor({ confirm: true });
-    const error = await guardMutation(ctx, "x", { prompt: recorder(new InterruptedError()).prompt }).catch((e) => e);
+    const error = await guardMutation(ctx, "x", { prompt: recorder(new InterruptedError()).prompt }).catch(
+      (e) => e,
+    );
     expect(exitCodeOf(error)).toBe(130);
   });
 
@@ -239,9 +265,14 @@ describe("guardMutation as a unit", () => {
     expect(asked.questions).toHaveLength(1);
 
     const off = ctxFor({ tty: false });
-    const error = await guardMutation(off.ctx, "delete deployment a", { always: true, prompt: asked.prompt }).catch((e) => e);
+    const error = await guardMutation(off.ctx, "delete deployment a", {
+      always: true,
+      prompt: asked.prompt,
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe("delete asks for confirmation: pass --yes to delete deployment a without a prompt");
+    expect(error.message).toBe(
+      "delete asks for confirmation: pass --yes to delete deployment a without a prompt",
+    );
     expect(off.stderr()).toBe("");
   });
 });

@@ -48,14 +48,18 @@ describe("baseUrl", () => {
     const s = sandbox();
     configs(s, { user: true });
     expect(await get(s, "baseUrl", ["--profile", "local"])).toBe("http://127.0.0.1:7000");
-    expect(await source(s, "baseUrl", ["--profile", "local"])).toBe(`profiles.local.baseUrl in ${s.userFile}`);
+    expect(await source(s, "baseUrl", ["--profile", "local"])).toBe(
+      `profiles.local.baseUrl in ${s.userFile}`,
+    );
   });
 
   test("project config beats user config", async () => {
     const s = sandbox();
     configs(s, { user: true, project: true });
     expect(await get(s, "baseUrl", ["--profile", "p"])).toBe("https://project.example.com");
-    expect(await source(s, "baseUrl", ["--profile", "p"])).toBe(`profiles.p.baseUrl in ${s.cwd}/.cpctlrc.yaml`);
+    expect(await source(s, "baseUrl", ["--profile", "p"])).toBe(
+      `profiles.p.baseUrl in ${s.cwd}/.cpctlrc.yaml`,
+    );
   });
 
   test("environment beats project config", async () => {
@@ -100,7 +104,11 @@ describe("tenantId", () => {
 describe("output", () => {
   // The format is seen in what `config show` prints.
   async function show(s: Sandbox, args: string[], env: Record<string, string> = {}) {
-    const r = await runCli(["config", "show", "--profile", "p", ...args], { homeDir: s.home, cwd: s.cwd, env });
+    const r = await runCli(["config", "show", "--profile", "p", ...args], {
+      homeDir: s.home,
+      cwd: s.cwd,
+      env,
+    });
     expect(r.code).toBe(0);
     return r.stdout;
   }
@@ -114,12 +122,23 @@ describe("output", () => {
   test("user config, then project config, then environment, then flag", async () => {
     const s = sandbox();
     configs(s, { user: true });
-    expect(parseYaml(await show(s, [])).output).toEqual({ value: "yaml", source: `profiles.p.output in ${s.userFile}` });
+    expect(parseYaml(await show(s, [])).output).toEqual({
+      value: "yaml",
+      source: `profiles.p.output in ${s.userFile}`,
+    });
     configs(s, { project: true });
     expect(JSON.parse(await show(s, [])).output.value).toBe("json");
-    expect(await show(s, [], { CPCTL_OUTPUT: "table" })).toContain("output\ttable\tenvironment variable CPCTL_OUTPUT\n");
-    expect(parseYaml(await show(s, ["-o", "yaml"], { CPCTL_OUTPUT: "table" })).output).toEqual({ value: "yaml", source: "--output" });
-    expect(JSON.parse(await show(s, ["--json"], { CPCTL_OUTPUT: "table" })).output).toEqual({ value: "json", source: "--json" });
+    expect(await show(s, [], { CPCTL_OUTPUT: "table" })).toContain(
+      "output\ttable\tenvironment variable CPCTL_OUTPUT\n",
+    );
+    expect(parseYaml(await show(s, ["-o", "yaml"], { CPCTL_OUTPUT: "table" })).output).toEqual({
+      value: "yaml",
+      source: "--output",
+    });
+    expect(JSON.parse(await show(s, ["--json"], { CPCTL_OUTPUT: "table" })).output).toEqual({
+      value: "json",
+      source: "--json",
+    });
   });
 });
 
@@ -158,26 +177,40 @@ describe("profile selection", () => {
     ] as const) {
       const r = await runCli(["deploy", "list", ...args], { homeDir: s.home, cwd: s.cwd, env });
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`error: unknown profile 'nope' (from ${from}); known profiles: u, pr, e, f, local\n`);
+      expect(r.stderr).toContain(
+        `error: unknown profile 'nope' (from ${from}); known profiles: u, pr, e, f, local\n`,
+      );
     }
   });
 
   test("an unknown profile in JSON mode is a JSON error", async () => {
     const s = sandbox();
-    const r = await runCli(["deploy", "list", "--profile", "nope", "-o", "json"], { homeDir: s.home, cwd: s.cwd });
+    const r = await runCli(["deploy", "list", "--profile", "nope", "-o", "json"], {
+      homeDir: s.home,
+      cwd: s.cwd,
+    });
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: "usage", message: expect.stringContaining("unknown profile 'nope'") });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: "usage",
+      message: expect.stringContaining("unknown profile 'nope'"),
+    });
   });
 });
 
 describe("with the emulator", () => {
-  test("a project profile with ${env:} credentials is what requests use; the user file's address is overridden", async () => {
+  test(`a project profile with \${env:} credentials is what requests use; the user file's address is overridden`, async () => {
     const em = await startTestEmulator();
     await em.createDeployment("internal_source", "from-config");
     const s = sandbox();
-    s.user("defaultProfile: dev\nprofiles:\n  dev:\n    baseUrl: http://127.0.0.1:9\n    apiKey: ${env:EMU_KEY}\n");
+    s.user(
+      `defaultProfile: dev\nprofiles:\n  dev:\n    baseUrl: http://127.0.0.1:9\n    apiKey: \${env:EMU_KEY}\n`,
+    );
     s.project(".cpctlrc.json", JSON.stringify({ profiles: { dev: { baseUrl: em.url } } }));
-    const r = await runCli(["deploy", "list", "-o", "json"], { homeDir: s.home, cwd: s.cwd, env: { EMU_KEY: em.apiKey } });
+    const r = await runCli(["deploy", "list", "-o", "json"], {
+      homeDir: s.home,
+      cwd: s.cwd,
+      env: { EMU_KEY: em.apiKey },
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).map((d: { name: string }) => d.name)).toEqual(["from-config"]);
@@ -201,8 +234,16 @@ describe("with the emulator", () => {
     const xdg = `${s.home}/xdg`;
     const { mkdirSync, writeFileSync } = await import("node:fs");
     mkdirSync(`${xdg}/cpctl`, { recursive: true });
-    writeFileSync(`${xdg}/cpctl/config.yaml`, `profiles:\n  x:\n    baseUrl: ${em.url}\n    apiKey: ${em.apiKey}\n`, { mode: 0o600 });
-    const r = await runCli(["deploy", "list", "--profile", "x"], { homeDir: s.home, cwd: s.cwd, env: { XDG_CONFIG_HOME: xdg } });
+    writeFileSync(
+      `${xdg}/cpctl/config.yaml`,
+      `profiles:\n  x:\n    baseUrl: ${em.url}\n    apiKey: ${em.apiKey}\n`,
+      { mode: 0o600 },
+    );
+    const r = await runCli(["deploy", "list", "--profile", "x"], {
+      homeDir: s.home,
+      cwd: s.cwd,
+      env: { XDG_CONFIG_HOME: xdg },
+    });
     expect(r.code).toBe(0);
   });
 });

@@ -76,7 +76,7 @@ describe("the built cpctl", () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({ name: "piped", source: "internal_container" });
     const bad = await cpctl(["deploy", "create", "-f", "-", "--dry-run"], env, "name: [unclosed\n");
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toMatch(/^error: stdin:1: not valid YAML/);
+    expect(bad.stderr).toMatch(/^error: stdin:\d+: not valid YAML/);
   });
 
   it("stays quiet when stdout is closed early (| head -1)", async () => {

@@ -41,8 +41,20 @@ export async function runCli(args: string[], options: RunCliOptions = {}): Promi
   const code = await run({
     argv: args,
     io: {
-      stdout: { write: (text) => void (stdout += text), isTTY: Boolean(tty.stdout), columns: 120 },
-      stderr: { write: (text) => void (stderr += text), isTTY: Boolean(tty.stderr), columns: 120 },
+      stdout: {
+        write: (text) => {
+          stdout += text;
+        },
+        isTTY: Boolean(tty.stdout),
+        columns: 120,
+      },
+      stderr: {
+        write: (text) => {
+          stderr += text;
+        },
+        isTTY: Boolean(tty.stderr),
+        columns: 120,
+      },
       stdin: {
         isTTY: Boolean(tty.stdin),
         stream: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),

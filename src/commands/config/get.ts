@@ -5,19 +5,17 @@ import { checkShownKey, SHOWN_KEYS, shownValue } from "./shared.js";
 
 export default defineCommand({
   configure: (command) =>
-    command
-      .argument("<key>", `one of ${SHOWN_KEYS.join(", ")}`)
-      .addHelpText(
-        "after",
-        `
+    command.argument("<key>", `one of ${SHOWN_KEYS.join(", ")}`).addHelpText(
+      "after",
+      `
 Prints the value the next command would use (flags, environment, the profile's files and
 defaults all apply), alone on a line for scripts. Credentials print as **** unless
 --show-secrets is given. A key with no value prints nothing and exits 1.${examples(
-          "cpctl config get baseUrl",
-          "cpctl config get baseUrl --profile prod",
-          'curl -H "X-Api-Key: $(cpctl config get apiKey --show-secrets)" "$(cpctl config get baseUrl)/v2/listeners"',
-        )}`,
-      ),
+        "cpctl config get baseUrl",
+        "cpctl config get baseUrl --profile prod",
+        'curl -H "X-Api-Key: $(cpctl config get apiKey --show-secrets)" "$(cpctl config get baseUrl)/v2/listeners"',
+      )}`,
+    ),
   run: async (ctx, [name]) => {
     const key = checkShownKey(name);
     const settings = await ctx.settings();

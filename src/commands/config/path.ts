@@ -43,6 +43,9 @@ from the working directory upward, up to the home directory.${examples("cpctl co
       return;
     }
     if (printer.options.format === "table") return printer.list(rows, view);
-    await printer.value({ user: { path: userPath, present: userPresent }, project: { path: projectPath, present: projectPath !== null } });
+    await printer.value({
+      user: { path: userPath, present: userPresent },
+      project: { path: projectPath, present: projectPath !== null },
+    });
   },
 });

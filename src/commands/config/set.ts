@@ -15,7 +15,10 @@ export default defineCommand({
   configure: (command) =>
     command
       .argument("<key>", SETTING_KEYS.join(", "))
-      .argument("<value>", "the value; ${env:NAME} (in single quotes) to read it from the environment at each run")
+      .argument(
+        "<value>",
+        `the value; \${env:NAME} (in single quotes) to read it from the environment at each run`,
+      )
       .addHelpText(
         "after",
         `
@@ -28,7 +31,7 @@ Keep credentials out of the file: store a reference, and export the variable whe
 defaultProfile is not set by this command: it would change what every later command does in
 every terminal. Edit the file to set it, or use --profile / CPCTL_PROFILE.${examples(
           "cpctl config set baseUrl https://api.example.com --profile prod",
-          "cpctl config set apiKey '${env:CPCTL_PROD_API_KEY}' --profile prod",
+          `cpctl config set apiKey '\${env:CPCTL_PROD_API_KEY}' --profile prod`,
           "cpctl config set confirm true --profile prod",
           "cpctl config set tenantId 3f2b0c1e-7d4a-4b8e-9a61-0c2d3e4f5a6b --profile prod",
         )}`,
@@ -41,7 +44,9 @@ every terminal. Edit the file to set it, or use --profile / CPCTL_PROFILE.${exam
     const files = state.files;
     const choice = pickProfile(files, ctx.flags.profile, ctx.env);
     if (choice.name === null) {
-      throw new UsageError(`which profile? give --profile NAME (known profiles: ${profileNames(files).join(", ")})`);
+      throw new UsageError(
+        `which profile? give --profile NAME (known profiles: ${profileNames(files).join(", ")})`,
+      );
     }
     const profile = choice.name;
     if (!profileNames(files).includes(profile) && !PROFILE_NAME.test(profile)) {
@@ -78,12 +83,16 @@ function checkKey(name: string): SettingKey {
   }
   if (isSettingKey(name)) return name;
   const near = suggestKey(name);
-  throw new UsageError(`unknown key '${name}'${near ? `; did you mean '${near}'?` : ""}; a profile holds ${SETTING_KEYS.join(", ")}`);
+  throw new UsageError(
+    `unknown key '${name}'${near ? `; did you mean '${near}'?` : ""}; a profile holds ${SETTING_KEYS.join(", ")}`,
+  );
 }
 
 function parseValue(key: SettingKey, text: string): string | boolean {
   if (text.trim() === "") {
-    throw new UsageError(`${key}: the value is empty; to remove a setting, edit the file (see \`cpctl config path\`)`);
+    throw new UsageError(
+      `${key}: the value is empty; to remove a setting, edit the file (see \`cpctl config path\`)`,
+    );
   }
   if (key === "confirm") {
     const word = text.trim().toLowerCase();
@@ -105,5 +114,8 @@ function warnLiteral(ctx: Ctx, key: SettingKey, profile: string, path: string, m
     `${path} now holds a literal ${key}: anyone who can read the file can use it. ` +
       `Prefer a reference: cpctl config set ${key} '\${env:${variable}}' --profile ${profile}, and export ${variable}.`,
   );
-  if ((mode & 0o077) !== 0) ctx.log.warn(`${path} can be read by others (mode ${(mode & 0o777).toString(8)}): run \`chmod 600 ${path}\``);
+  if ((mode & 0o077) !== 0)
+    ctx.log.warn(
+      `${path} can be read by others (mode ${(mode & 0o777).toString(8)}): run \`chmod 600 ${path}\``,
+    );
 }

@@ -55,7 +55,9 @@ export type ShownKey = (typeof SHOWN_KEYS)[number];
 export function checkShownKey(key: string): ShownKey {
   if ((SHOWN_KEYS as readonly string[]).includes(key)) return key as ShownKey;
   const near = suggestKey(key);
-  throw new UsageError(`unknown key '${key}'${near ? `; did you mean '${near}'?` : ""}; the keys are ${SHOWN_KEYS.join(", ")}`);
+  throw new UsageError(
+    `unknown key '${key}'${near ? `; did you mean '${near}'?` : ""}; the keys are ${SHOWN_KEYS.join(", ")}`,
+  );
 }
 
 export interface ShownValue {
@@ -65,7 +67,8 @@ export interface ShownValue {
 
 /** A setting's value (masked when it is a credential, unless --show-secrets) and where it came from. */
 export function shownValue(settings: Settings, key: ShownKey, showSecrets: boolean): ShownValue {
-  if (key === "profile") return { value: settings.profile, source: settings.profile ? (settings.profileOrigin ?? null) : null };
+  if (key === "profile")
+    return { value: settings.profile, source: settings.profile ? (settings.profileOrigin ?? null) : null };
   const value = settings[key];
   const source = settings.origin[key] ?? null;
   if (value === null) return { value: null, source: null };
