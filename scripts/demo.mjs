@@ -23,9 +23,24 @@ try {
   console.log(`# local control plane at ${base} (CPCTL_BASE_URL), API key in CPCTL_API_KEY\n`);
 
   const integration = run(["integrations", "list", "-o", "id"]).split("\n")[0];
-  run(["deploy", "create", "--name", "demo-agent", "--source", "gitrepo", "--integration-id", integration,
-    "--repo-url", "https://github.com/acme/demo-agent", "--repo-ref", "main", "--agent-config-path", "agent.json",
-    "--secret", "OPENAI_API_KEY=sk-demo-not-a-real-key"]);
+  run([
+    "deploy",
+    "create",
+    "--name",
+    "demo-agent",
+    "--source",
+    "gitrepo",
+    "--integration-id",
+    integration,
+    "--repo-url",
+    "https://github.com/acme/demo-agent",
+    "--repo-ref",
+    "main",
+    "--agent-config-path",
+    "agent.json",
+    "--secret",
+    "OPENAI_API_KEY=sk-demo-not-a-real-key",
+  ]);
   run(["deploy", "get", "demo-agent"]);
   run(["deploy", "wait", "demo-agent", "--interval", "200ms"]);
   run(["deploy", "patch", "demo-agent", "--repo-ref", "release-1", "--wait", "--interval", "200ms"]);
@@ -42,7 +57,11 @@ try {
 
 function run(args) {
   console.log(`$ cpctl ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(" ")}`);
-  const result = spawnSync(process.execPath, [cli, ...args], { env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const result = spawnSync(process.execPath, [cli, ...args], {
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   process.stdout.write(result.stdout);
   if (result.status !== 0) throw new Error(`cpctl ${args.join(" ")} exited ${result.status}`);
   console.log("");
@@ -57,7 +76,8 @@ async function firstLine(stream) {
     if (text.includes("\n")) break;
   }
   clearTimeout(timer);
-  if (!text.startsWith("listening on ")) throw new Error(`the emulator did not start (${text.trim() || "no output"})`);
+  if (!text.startsWith("listening on "))
+    throw new Error(`the emulator did not start (${text.trim() || "no output"})`);
   return text.split("\n")[0];
 }
 await once(emulator, "exit").catch(() => {});

@@ -23,7 +23,15 @@ export interface RunDeps {
 }
 
 /** Global options that take a value: needed to find the command words in argv. */
-const VALUE_OPTIONS = new Set(["--profile", "--base-url", "--tenant-id", "--api-key-file", "-o", "--output", "--request-timeout"]);
+const VALUE_OPTIONS = new Set([
+  "--profile",
+  "--base-url",
+  "--tenant-id",
+  "--api-key-file",
+  "-o",
+  "--output",
+  "--request-timeout",
+]);
 
 export async function run(deps: RunDeps): Promise<number> {
   const secrets: SecretRegistry = new Set();
@@ -53,8 +61,15 @@ async function buildProgram(
     .option("--profile <name>", "profile from the config file (env CPCTL_PROFILE)")
     .option("--base-url <url>", "control plane address (env CPCTL_BASE_URL)")
     .option("--tenant-id <uuid>", "tenant ID, sent in the tenant header (env CPCTL_TENANT_ID)")
-    .option("--api-key-file <path>", "read the API key from a file, or - for stdin (env CPCTL_API_KEY holds a key)")
-    .addOption(new Option("-o, --output <format>", "output format (env CPCTL_OUTPUT; default: table)").choices(OUTPUT_FORMATS))
+    .option(
+      "--api-key-file <path>",
+      "read the API key from a file, or - for stdin (env CPCTL_API_KEY holds a key)",
+    )
+    .addOption(
+      new Option("-o, --output <format>", "output format (env CPCTL_OUTPUT; default: table)").choices(
+        OUTPUT_FORMATS,
+      ),
+    )
     .option("--json", "same as -o json")
     .option("--show-secrets", "print secret values instead of ****")
     .option("--no-color", "no colour (also NO_COLOR, TERM=dumb)")
@@ -80,10 +95,15 @@ async function buildProgram(
   const matched = findEntry(words);
 
   for (const group of GROUPS) {
-    program.addCommand(configureParent(new Command(group.name).description(group.summary), deps).helpCommand(false));
+    program.addCommand(
+      configureParent(new Command(group.name).description(group.summary), deps).helpCommand(false),
+    );
   }
   for (const entry of COMMANDS) {
-    const parent = entry.path.length === 2 ? (program.commands.find((c) => c.name() === entry.path[0]) as Command) : program;
+    const parent =
+      entry.path.length === 2
+        ? (program.commands.find((c) => c.name() === entry.path[0]) as Command)
+        : program;
     const command = configureParent(new Command(entry.path.at(-1)!).description(entry.summary), deps);
     command.addHelpText("afterAll", GLOBAL_OPTIONS_HINT);
     parent.addCommand(command);
@@ -99,7 +119,10 @@ async function buildProgram(
  */
 export async function commandTree(): Promise<Command> {
   const sink = { write: () => {}, isTTY: false };
-  const deps = { argv: [], io: { stdout: sink, stderr: sink, stdin: { isTTY: false } } } as unknown as RunDeps;
+  const deps = {
+    argv: [],
+    io: { stdout: sink, stderr: sink, stdin: { isTTY: false } },
+  } as unknown as RunDeps;
   return buildProgram(deps, new Set(), () => {}, true);
 }
 
@@ -207,7 +230,12 @@ function guessFormat(argv: readonly string[], env: Env): OutputFormat {
     const token = argv[i]!;
     if (token === "--") break;
     if (token === "--json") return "json";
-    const value = token === "-o" || token === "--output" ? argv[i + 1] : token.startsWith("--output=") ? token.slice(9) : undefined;
+    const value =
+      token === "-o" || token === "--output"
+        ? argv[i + 1]
+        : token.startsWith("--output=")
+          ? token.slice(9)
+          : undefined;
     if (value && isOutputFormat(value)) return value;
   }
   const fromEnv = env.CPCTL_OUTPUT;
@@ -216,7 +244,11 @@ function guessFormat(argv: readonly string[], env: Env): OutputFormat {
 
 function reportCommanderError(error: CommanderError, deps: RunDeps, format: OutputFormat): number {
   // Help and version were printed on stdout; they are successes.
-  if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+  if (
+    error.code === "commander.helpDisplayed" ||
+    error.code === "commander.version" ||
+    error.code === "commander.help"
+  ) {
     return 0;
   }
   if (error.code === "commander.executeSubCommandAsync") return error.exitCode;
@@ -235,17 +267,30 @@ function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: Se
     const message = error instanceof Error ? error.message : String(error);
     const debug = deps.argv.includes("--debug") || deps.env.CPCTL_DEBUG === "1";
     if (isMachineFormat(format)) {
-      stderr.write(`${JSON.stringify({ error: { code: "internal", status: null, message: redact(message), details: null } })}\n`);
+      stderr.write(
+        `${JSON.stringify({ error: { code: "internal", status: null, message: redact(message), details: null } })}\n`,
+      );
     } else {
       stderr.write(`error: internal error: ${redact(message)}\n`);
-      stderr.write(debug && error instanceof Error && error.stack ? `${redact(error.stack)}\n` : "Run again with --debug for details, and report it if it persists.\n");
+      stderr.write(
+        debug && error instanceof Error && error.stack
+          ? `${redact(error.stack)}\n`
+          : "Run again with --debug for details, and report it if it persists.\n",
+      );
     }
     return code;
   }
   if (isMachineFormat(format)) {
     // The shape is fixed by CLI.md; hints (such as the command that resumes a wait) join the message.
     const message = [error.message, ...error.hints].join("\n");
-    const body = { error: { code: error.code, status: error.status, message: redact(message), details: error.details ?? null } };
+    const body = {
+      error: {
+        code: error.code,
+        status: error.status,
+        message: redact(message),
+        details: error.details ?? null,
+      },
+    };
     stderr.write(`${redact(JSON.stringify(body))}\n`);
   } else {
     stderr.write(`error: ${redact(error.message)}\n`);

@@ -10,9 +10,16 @@ export default defineCommand({
     command
       .option("--port <port>", `port to listen on; 0 picks a free one (default ${DEFAULT_PORT})`)
       .option("--host <host>", "address to listen on (default 127.0.0.1)")
-      .option("--state <file>", "keep state in this file (written atomically after every change); default: memory only")
+      .option(
+        "--state <file>",
+        "keep state in this file (written atomically after every change); default: memory only",
+      )
       .option("--stage-ms <ms>", `how long each revision stage takes (default ${DEFAULT_STAGE_MS})`)
-      .option("--api-key <key>", "accept only this API key (repeatable); without it any non-empty key or token is accepted", collect)
+      .option(
+        "--api-key <key>",
+        "accept only this API key (repeatable); without it any non-empty key or token is accepted",
+        collect,
+      )
       .option("--tenant-header <name>", "header that carries the tenant ID (default X-Tenant-Id)")
       .addHelpText(
         "after",

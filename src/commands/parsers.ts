@@ -9,7 +9,9 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
     const n = Number(value);
     if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
       throw new InvalidArgumentError(
-        max === Number.MAX_SAFE_INTEGER ? `expected a whole number >= ${min}.` : `expected a whole number from ${min} to ${max}.`,
+        max === Number.MAX_SAFE_INTEGER
+          ? `expected a whole number >= ${min}.`
+          : `expected a whole number from ${min} to ${max}.`,
       );
     }
     return n;
@@ -18,7 +20,8 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
 
 export function finiteNumber(value: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new InvalidArgumentError("expected a number, e.g. 0.5.");
+  if (value.trim() === "" || !Number.isFinite(n))
+    throw new InvalidArgumentError("expected a number, e.g. 0.5.");
   return n;
 }
 
@@ -35,7 +38,10 @@ export function uuid(value: string): string {
 }
 
 export function uuidList(value: string): string {
-  const ids = value.split(",").map((id) => id.trim()).filter(Boolean);
+  const ids = value
+    .split(",")
+    .map((id) => id.trim())
+    .filter(Boolean);
   const bad = ids.find((id) => !isUuid(id));
   if (ids.length === 0 || bad !== undefined) {
     throw new InvalidArgumentError(`expected comma-separated UUIDs${bad ? `; '${bad}' is not one` : ""}.`);

@@ -18,32 +18,104 @@ export interface CommandGroup {
 
 export const GROUPS: readonly CommandGroup[] = [
   { name: "deploy", summary: "Create, inspect, change and wait for deployments", heading: "Deployments" },
-  { name: "integrations", summary: "Git-hosting integrations a gitrepo deployment can use", heading: "Discovery" },
+  {
+    name: "integrations",
+    summary: "Git-hosting integrations a gitrepo deployment can use",
+    heading: "Discovery",
+  },
   { name: "listeners", summary: "Listeners a self-hosted deployment can run on", heading: "Discovery" },
   { name: "config", summary: "Profiles and the effective settings", heading: "Setup" },
 ];
 
 export const COMMANDS: readonly CommandEntry[] = [
-  { path: ["deploy", "create"], summary: "Create a deployment from flags or a file", load: () => import("./deploy/create.js") },
-  { path: ["deploy", "list"], summary: "List deployments, with filters", load: () => import("./deploy/list.js") },
+  {
+    path: ["deploy", "create"],
+    summary: "Create a deployment from flags or a file",
+    load: () => import("./deploy/create.js"),
+  },
+  {
+    path: ["deploy", "list"],
+    summary: "List deployments, with filters",
+    load: () => import("./deploy/list.js"),
+  },
   { path: ["deploy", "get"], summary: "Show one deployment", load: () => import("./deploy/get.js") },
-  { path: ["deploy", "patch"], summary: "Change a deployment; says whether a new revision started", load: () => import("./deploy/patch.js") },
-  { path: ["deploy", "wait"], summary: "Wait until a revision is deployed or fails", load: () => import("./deploy/wait.js") },
-  { path: ["deploy", "apply"], summary: "Create or minimally patch a deployment to match a file", load: () => import("./deploy/apply.js") },
-  { path: ["deploy", "diff"], summary: "Show what `apply` would change", load: () => import("./deploy/diff.js") },
+  {
+    path: ["deploy", "patch"],
+    summary: "Change a deployment; says whether a new revision started",
+    load: () => import("./deploy/patch.js"),
+  },
+  {
+    path: ["deploy", "wait"],
+    summary: "Wait until a revision is deployed or fails",
+    load: () => import("./deploy/wait.js"),
+  },
+  {
+    path: ["deploy", "apply"],
+    summary: "Create or minimally patch a deployment to match a file",
+    load: () => import("./deploy/apply.js"),
+  },
+  {
+    path: ["deploy", "diff"],
+    summary: "Show what `apply` would change",
+    load: () => import("./deploy/diff.js"),
+  },
   { path: ["deploy", "delete"], summary: "Delete a deployment", load: () => import("./deploy/delete.js") },
-  { path: ["deploy", "revisions"], summary: "List a deployment's revisions, newest first", load: () => import("./deploy/revisions.js") },
-  { path: ["deploy", "upload"], summary: "Upload a source directory or tarball for an internal_source deployment", load: () => import("./deploy/upload.js") },
-  { path: ["integrations", "list"], summary: "List git integrations (IDs for --integration-id)", load: () => import("./integrations/list.js") },
-  { path: ["listeners", "list"], summary: "List listeners (IDs for --listener-id)", load: () => import("./listeners/list.js") },
-  { path: ["config", "show"], summary: "Show the effective settings and where each comes from", load: () => import("./config/show.js") },
+  {
+    path: ["deploy", "revisions"],
+    summary: "List a deployment's revisions, newest first",
+    load: () => import("./deploy/revisions.js"),
+  },
+  {
+    path: ["deploy", "upload"],
+    summary: "Upload a source directory or tarball for an internal_source deployment",
+    load: () => import("./deploy/upload.js"),
+  },
+  {
+    path: ["integrations", "list"],
+    summary: "List git integrations (IDs for --integration-id)",
+    load: () => import("./integrations/list.js"),
+  },
+  {
+    path: ["listeners", "list"],
+    summary: "List listeners (IDs for --listener-id)",
+    load: () => import("./listeners/list.js"),
+  },
+  {
+    path: ["config", "show"],
+    summary: "Show the effective settings and where each comes from",
+    load: () => import("./config/show.js"),
+  },
   { path: ["config", "list"], summary: "List profiles", load: () => import("./config/list.js") },
-  { path: ["config", "get"], summary: "Print one setting of a profile", load: () => import("./config/get.js") },
-  { path: ["config", "set"], summary: "Set one setting of a profile in the user config file", load: () => import("./config/set.js") },
-  { path: ["config", "path"], summary: "Print the config files cpctl reads", load: () => import("./config/path.js") },
-  { path: ["completion"], summary: "Print the shell completion script (bash, zsh, fish)", load: () => import("./completion.js") },
-  { path: ["schema"], summary: "Print the JSON Schema of the deployment file", load: () => import("./schema.js") },
-  { path: ["emulator"], summary: "Run the local control plane emulator", load: () => import("./emulator.js") },
+  {
+    path: ["config", "get"],
+    summary: "Print one setting of a profile",
+    load: () => import("./config/get.js"),
+  },
+  {
+    path: ["config", "set"],
+    summary: "Set one setting of a profile in the user config file",
+    load: () => import("./config/set.js"),
+  },
+  {
+    path: ["config", "path"],
+    summary: "Print the config files cpctl reads",
+    load: () => import("./config/path.js"),
+  },
+  {
+    path: ["completion"],
+    summary: "Print the shell completion script (bash, zsh, fish)",
+    load: () => import("./completion.js"),
+  },
+  {
+    path: ["schema"],
+    summary: "Print the JSON Schema of the deployment file",
+    load: () => import("./schema.js"),
+  },
+  {
+    path: ["emulator"],
+    summary: "Run the local control plane emulator",
+    load: () => import("./emulator.js"),
+  },
 ];
 
 /** The entry named by the leading words of argv, if any (options are skipped). */

@@ -11,7 +11,10 @@ export default defineCommand({
 for completion and checks; see the README ("Editor support").${examples("cpctl schema > cpctl.schema.json")}`,
     ),
   run: async (ctx) => {
-    const schema = toJSONSchema(DeploymentCreateRequest, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+    const schema = toJSONSchema(DeploymentCreateRequest, { target: "draft-2020-12", io: "input" }) as Record<
+      string,
+      unknown
+    >;
     const properties = schema.properties as Record<string, unknown>;
     const document = {
       $schema: "https://json-schema.org/draft/2020-12/schema",

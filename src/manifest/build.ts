@@ -61,11 +61,17 @@ export async function buildBody(kind: BodyKind, options: BodyOptions, ctx: Ctx):
   ];
   if (secrets.length > 0) {
     const existing = Array.isArray(body.secrets) ? (body.secrets as { name: string; value: string }[]) : [];
-    put(["secrets"], mergeByName(existing, secrets), options.secretsFile ? "--secrets-file/--secret" : "--secret");
+    put(
+      ["secrets"],
+      mergeByName(existing, secrets),
+      options.secretsFile ? "--secrets-file/--secret" : "--secret",
+    );
   }
   const refs = (options.secretRef ?? []).map(secretRefFromFlag);
   if (refs.length > 0) {
-    const existing = Array.isArray(body.secret_references) ? (body.secret_references as { name: string }[]) : [];
+    const existing = Array.isArray(body.secret_references)
+      ? (body.secret_references as { name: string }[])
+      : [];
     put(["secret_references"], mergeByName(existing, refs), "--secret-ref");
   }
 
@@ -86,7 +92,10 @@ export async function buildBody(kind: BodyKind, options: BodyOptions, ctx: Ctx):
       const field = formatPath(path);
       for (let length = path.length; length > 0; length--) {
         const origin = origins.get(formatPath(path.slice(0, length)));
-        if (origin) return origin === `--set ${field}` ? `${origin}: ${issue.msg}` : `${origin} (${field}): ${issue.msg}`;
+        if (origin)
+          return origin === `--set ${field}`
+            ? `${origin}: ${issue.msg}`
+            : `${origin} (${field}): ${issue.msg}`;
       }
       const flag = FIELD_FLAGS.find((f) => f.on.includes(kind) && formatPath([...f.path]) === field);
       const message = issue.type === "missing" && flag ? `${issue.msg} (give --${flag.flag})` : issue.msg;
@@ -110,7 +119,9 @@ async function secretsFromFile(path: string, ctx: Ctx) {
   try {
     text = await readFile(path.startsWith("/") ? path : `${ctx.cwd}/${path}`, "utf8");
   } catch (error) {
-    throw new UsageError(`--secrets-file ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    throw new UsageError(
+      `--secrets-file ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
   return parseDotenv(text, path);
 }

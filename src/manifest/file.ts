@@ -16,14 +16,21 @@ export interface DeploymentFile {
   lineOf(path: readonly (string | number)[]): Promise<number | undefined>;
 }
 
-export async function loadDeploymentFile(ref: string, io: { stdin: InStream }, env: Env, cwd: string): Promise<DeploymentFile> {
+export async function loadDeploymentFile(
+  ref: string,
+  io: { stdin: InStream },
+  env: Env,
+  cwd: string,
+): Promise<DeploymentFile> {
   const name = ref === "-" ? "stdin" : ref;
   let text: string;
   try {
     text = ref === "-" ? await readAll(io.stdin) : await readFile(resolvePath(cwd, ref), "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`-f ${ref}: cannot read the file (${code === "ENOENT" ? "no such file" : (code ?? (error as Error).message)})`);
+    throw new UsageError(
+      `-f ${ref}: cannot read the file (${code === "ENOENT" ? "no such file" : (code ?? (error as Error).message)})`,
+    );
   }
   const data = await parse(text, name);
   const lines = lineFinder(text);
@@ -55,18 +62,24 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
     const { parseAllDocuments } = await import("yaml");
     const documents = parseAllDocuments(text, { prettyErrors: true });
     if (!Array.isArray(documents) || documents.length !== 1) {
-      throw new UsageError(`${name}: expected exactly one YAML document, found ${Array.isArray(documents) ? documents.length : 0}`);
+      throw new UsageError(
+        `${name}: expected exactly one YAML document, found ${Array.isArray(documents) ? documents.length : 0}`,
+      );
     }
     const document = documents[0]!;
     const problem = document.errors[0];
     if (problem) {
       const line = problem.linePos?.[0]?.line;
-      throw new UsageError(`${name}${line ? `:${line}` : ""}: not valid YAML (${problem.message.split("\n")[0]})`);
+      throw new UsageError(
+        `${name}${line ? `:${line}` : ""}: not valid YAML (${problem.message.split("\n")[0]})`,
+      );
     }
     data = document.toJS({ maxAliasCount: 100 });
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new UsageError(`${name}: expected a mapping of request fields (name, source, source_config, ...) at the top level`);
+    throw new UsageError(
+      `${name}: expected a mapping of request fields (name, source, source_config, ...) at the top level`,
+    );
   }
   // Editors find the schema through a `$schema` key in the file (see `cpctl schema`); it is not a field.
   const { $schema: _schema, ...fields } = data as Record<string, unknown>;
@@ -125,12 +138,14 @@ export async function interpolate(
   }
   if (Array.isArray(value)) {
     const items: unknown[] = [];
-    for (let i = 0; i < value.length; i++) items.push(await interpolate(value[i], env, missing, [...path, i]));
+    for (let i = 0; i < value.length; i++)
+      items.push(await interpolate(value[i], env, missing, [...path, i]));
     return items;
   }
   if (value !== null && typeof value === "object") {
     const result: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(value)) result[key] = await interpolate(child, env, missing, [...path, key]);
+    for (const [key, child] of Object.entries(value))
+      result[key] = await interpolate(child, env, missing, [...path, key]);
     return result;
   }
   return value;

@@ -5,8 +5,9 @@
 // (null means "leave as it is"), so apply never tries to. resource_spec and secrets are the
 // exception in the other direction: a PATCH replaces them whole, so when the file gives them,
 // whatever the deployment holds beyond the file is shown as removed.
-import { NON_CHANGEABLE_FIELDS, revisionTriggers } from "../model/rules.js";
+
 import { withResourceDefaults } from "../model/resource-spec.js";
+import { NON_CHANGEABLE_FIELDS, revisionTriggers } from "../model/rules.js";
 import type { CreateRequest, DeploymentT, PatchRequest } from "../model/schemas.js";
 
 export interface Change {
@@ -53,7 +54,11 @@ export function planApply(desired: CreateRequest, current: DeploymentT | null, o
       const wantedNamespace = (wanted as { k8s_namespace?: string | null }).k8s_namespace;
       const existingNamespace = (existing as { k8s_namespace?: string | null } | null)?.k8s_namespace;
       if (wantedNamespace != null && wantedNamespace !== existingNamespace) {
-        changes.push(change("source_config.listener_config.k8s_namespace", existingNamespace, wantedNamespace, { immutable: true }));
+        changes.push(
+          change("source_config.listener_config.k8s_namespace", existingNamespace, wantedNamespace, {
+            immutable: true,
+          }),
+        );
       }
       continue;
     }
@@ -72,7 +77,8 @@ export function planApply(desired: CreateRequest, current: DeploymentT | null, o
       sourceConfig.resource_spec = desired.source_config.resource_spec;
     }
   }
-  if (Object.keys(sourceConfig).length > 0) patch.source_config = sourceConfig as PatchRequest["source_config"];
+  if (Object.keys(sourceConfig).length > 0)
+    patch.source_config = sourceConfig as PatchRequest["source_config"];
 
   const revisionConfig: Record<string, unknown> = {};
   for (const [field, wanted] of Object.entries(desired.source_revision_config)) {
@@ -84,7 +90,12 @@ export function planApply(desired: CreateRequest, current: DeploymentT | null, o
   if (Object.keys(revisionConfig).length > 0) patch.source_revision_config = revisionConfig;
 
   if (opinions.secrets) {
-    const secretChanges = compareMaps("secrets", byName(current.secrets ?? []), byName(desired.secrets), true);
+    const secretChanges = compareMaps(
+      "secrets",
+      byName(current.secrets ?? []),
+      byName(desired.secrets),
+      true,
+    );
     if (secretChanges.length > 0) {
       changes.push(...secretChanges);
       patch.secrets = desired.secrets;
@@ -108,10 +119,17 @@ export function planApply(desired: CreateRequest, current: DeploymentT | null, o
 }
 
 function isImmutable(path: readonly string[]): boolean {
-  return NON_CHANGEABLE_FIELDS.some((fixed) => fixed.length === path.length && fixed.every((part, i) => part === path[i]));
+  return NON_CHANGEABLE_FIELDS.some(
+    (fixed) => fixed.length === path.length && fixed.every((part, i) => part === path[i]),
+  );
 }
 
-function change(path: string, current: unknown, desired: unknown, flags: { immutable?: boolean; secret?: boolean } = {}): Change {
+function change(
+  path: string,
+  current: unknown,
+  desired: unknown,
+  flags: { immutable?: boolean; secret?: boolean } = {},
+): Change {
   return {
     path,
     kind: current == null ? "add" : desired == null ? "remove" : "change",
@@ -123,7 +141,12 @@ function change(path: string, current: unknown, desired: unknown, flags: { immut
 }
 
 /** Key-by-key differences of two flat maps; keys only in `current` are removals. */
-function compareMaps(prefix: string, current: Record<string, unknown>, desired: Record<string, unknown>, secret: boolean): Change[] {
+function compareMaps(
+  prefix: string,
+  current: Record<string, unknown>,
+  desired: Record<string, unknown>,
+  secret: boolean,
+): Change[] {
   const keys = [...new Set([...Object.keys(desired), ...Object.keys(current)])];
   return keys
     .filter((key) => !same(desired[key], current[key]))
@@ -134,7 +157,11 @@ function additions(desired: CreateRequest): Change[] {
   const result: Change[] = [];
   const walk = (value: unknown, path: string, secret: boolean) => {
     if (value == null) return;
-    if (typeof value === "object" && !Array.isArray(value) && !(path.endsWith("labels") || path.endsWith("annotations"))) {
+    if (
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      !(path.endsWith("labels") || path.endsWith("annotations"))
+    ) {
       for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key, secret);
       return;
     }
@@ -143,7 +170,8 @@ function additions(desired: CreateRequest): Change[] {
   };
   const { secrets, ...rest } = desired;
   walk(rest, "", false);
-  for (const secret of secrets) result.push(change(`secrets.${secret.name}`, null, secret.value, { secret: true }));
+  for (const secret of secrets)
+    result.push(change(`secrets.${secret.name}`, null, secret.value, { secret: true }));
   return result;
 }
 

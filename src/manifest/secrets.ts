@@ -15,11 +15,14 @@ export interface SecretRef {
 
 export function secretFromFlag(text: string, env: Readonly<Record<string, string | undefined>>): SecretValue {
   const eq = text.indexOf("=");
-  if (eq === 0) throw new UsageError(`--secret '=...': the secret needs a name, e.g. --secret OPENAI_API_KEY`);
+  if (eq === 0)
+    throw new UsageError(`--secret '=...': the secret needs a name, e.g. --secret OPENAI_API_KEY`);
   if (eq > 0) return { name: text.slice(0, eq), value: text.slice(eq + 1) };
   const value = env[text];
   if (value === undefined) {
-    throw new UsageError(`--secret ${text}: the environment variable ${text} is not set; export it, or give --secret ${text}=VALUE`);
+    throw new UsageError(
+      `--secret ${text}: the environment variable ${text} is not set; export it, or give --secret ${text}=VALUE`,
+    );
   }
   return { name: text, value };
 }
@@ -27,7 +30,9 @@ export function secretFromFlag(text: string, env: Readonly<Record<string, string
 export function secretRefFromFlag(text: string): SecretRef {
   const match = /^([^=]+)=([^:]+):(.+)$/.exec(text);
   if (!match) {
-    throw new UsageError(`--secret-ref '${text}': expected NAME=SECRET_NAME:KEY, e.g. --secret-ref DB_URL=db-credentials:url`);
+    throw new UsageError(
+      `--secret-ref '${text}': expected NAME=SECRET_NAME:KEY, e.g. --secret-ref DB_URL=db-credentials:url`,
+    );
   }
   return { name: match[1]!, secret_name: match[2]!, secret_key: match[3]! };
 }
@@ -45,7 +50,9 @@ export function parseDotenv(text: string, fileName: string): SecretValue[] {
     if (line === "" || line.startsWith("#")) continue;
     const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
     if (!match) {
-      throw new UsageError(`${fileName}:${i + 1}: expected NAME=VALUE (names: letters, digits and _, not starting with a digit)`);
+      throw new UsageError(
+        `${fileName}:${i + 1}: expected NAME=VALUE (names: letters, digits and _, not starting with a digit)`,
+      );
     }
     result.push({ name: match[1]!, value: dotenvValue(match[2]!, `${fileName}:${i + 1}`) });
   }

@@ -1,21 +1,27 @@
 // `--set PATH=VALUE`: any field of the body, the value typed by the schema at that path.
+
+import type * as z from "zod/mini";
 import { UsageError } from "../errors.js";
 import { type FieldType, fieldTypeAt } from "../model/paths.js";
 import { closest, formatPath } from "../model/validate.js";
-import type * as z from "zod/mini";
 
 export type Path = (string | number)[];
 
 /** Splits `a.b[0].c=VALUE` (or `a.b.0.c=VALUE`) into a path and the raw value. */
 export function parseAssignment(text: string): { path: Path; raw: string } {
   const eq = text.indexOf("=");
-  if (eq <= 0) throw new UsageError(`--set '${text}': expected PATH=VALUE, e.g. --set source_config.resource_spec.queue_cpu=0.5`);
+  if (eq <= 0)
+    throw new UsageError(
+      `--set '${text}': expected PATH=VALUE, e.g. --set source_config.resource_spec.queue_cpu=0.5`,
+    );
   const pathText = text.slice(0, eq).trim();
   const path: Path = [];
   for (const segment of pathText.split(".")) {
     const match = /^([^[\]]*)((?:\[\d+\])*)$/.exec(segment);
     if (!match || (match[1] === "" && match[2] === "")) {
-      throw new UsageError(`--set '${text}': '${pathText}' is not a field path; write it like source_config.resource_spec.cpu or ...sidecars[0].image`);
+      throw new UsageError(
+        `--set '${text}': '${pathText}' is not a field path; write it like source_config.resource_spec.cpu or ...sidecars[0].image`,
+      );
     }
     if (match[1]) path.push(/^\d+$/.test(match[1]) ? Number(match[1]) : match[1]);
     for (const index of match[2]!.matchAll(/\[(\d+)\]/g)) path.push(Number(index[1]));
@@ -62,7 +68,9 @@ export function convert(raw: string, type: FieldType, shown: string): unknown {
       try {
         return JSON.parse(raw);
       } catch {
-        return fail(`JSON for this ${type.kind}, e.g. --set '${shown}=${type.kind === "array" ? '["a","b"]' : '{"key":"value"}'}'`);
+        return fail(
+          `JSON for this ${type.kind}, e.g. --set '${shown}=${type.kind === "array" ? '["a","b"]' : '{"key":"value"}'}'`,
+        );
       }
   }
 }

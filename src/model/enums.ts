@@ -15,7 +15,13 @@ export const CONTAINER_SOURCES: readonly Source[] = ["external_container", "inte
 export const DEPLOYMENT_TYPES = ["dev_free", "dev", "prod"] as const;
 export type DeploymentType = (typeof DEPLOYMENT_TYPES)[number];
 
-export const DEPLOYMENT_STATUSES = ["AWAITING_DATABASE", "READY", "UNUSED", "AWAITING_DELETE", "UNKNOWN"] as const;
+export const DEPLOYMENT_STATUSES = [
+  "AWAITING_DATABASE",
+  "READY",
+  "UNUSED",
+  "AWAITING_DELETE",
+  "UNKNOWN",
+] as const;
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
 /** Every revision status the hosted service reports (service-facts.md). */

@@ -2,7 +2,16 @@
 // suggest the right name when a path is wrong.
 import type * as z from "zod/mini";
 
-export type LeafKind = "string" | "number" | "integer" | "boolean" | "enum" | "array" | "object" | "record" | "unknown";
+export type LeafKind =
+  | "string"
+  | "number"
+  | "integer"
+  | "boolean"
+  | "enum"
+  | "array"
+  | "object"
+  | "record"
+  | "unknown";
 
 export interface FieldType {
   kind: LeafKind;
@@ -11,7 +20,9 @@ export interface FieldType {
   values?: string[];
 }
 
-export type PathLookup = { ok: true; type: FieldType } | { ok: false; at: (string | number)[]; known: string[] };
+export type PathLookup =
+  | { ok: true; type: FieldType }
+  | { ok: false; at: (string | number)[]; known: string[] };
 
 interface Def {
   type: string;
@@ -41,7 +52,11 @@ export function fieldTypeAt(root: z.core.$ZodType, path: readonly (string | numb
     } else if (def.type === "record" && typeof part === "string" && def.valueType) {
       current = def.valueType;
     } else {
-      return { ok: false, at: path.slice(0, i + 1), known: def.type === "object" ? Object.keys(def.shape ?? {}) : [] };
+      return {
+        ok: false,
+        at: path.slice(0, i + 1),
+        known: def.type === "object" ? Object.keys(def.shape ?? {}) : [],
+      };
     }
   }
   return { ok: true, type: { ...leafOf(defOf(current)), nullable } };

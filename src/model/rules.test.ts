@@ -415,7 +415,9 @@ describe("agent_config_path", () => {
   });
   for (const source of ["gitrepo", "internal_source"] as const) {
     it(`is required on create for ${source} (null or absent)`, () => {
-      const msg = new RegExp(`is required for ${source} deployments: the path of the agent configuration file \\(agent\\.json\\)`);
+      const msg = new RegExp(
+        `is required for ${source} deployments: the path of the agent configuration file \\(agent\\.json\\)`,
+      );
       expectOnlyIssue(
         create(source, { source_revision_config: { agent_config_path: null } }),
         ["source_revision_config", "agent_config_path"],
@@ -488,7 +490,10 @@ describe("agent_config_path", () => {
 describe("required on create", () => {
   it("lists what each source needs beyond agent_config_path", () => {
     const required = Object.fromEntries(
-      Object.entries(REQUIRED_ON_CREATE).map(([source, fields]) => [source, fields!.map(([parent, field]) => `${parent}.${field}`)]),
+      Object.entries(REQUIRED_ON_CREATE).map(([source, fields]) => [
+        source,
+        fields!.map(([parent, field]) => `${parent}.${field}`),
+      ]),
     );
     expect(required).toEqual({
       gitrepo: ["source_config.integration_id", "source_config.repo_url"],
@@ -962,12 +967,19 @@ describe("schema and rule problems are reported together", () => {
       source_revision_config: { agent_config_path: "agent.json" },
     });
     expectIssue(result, [...SPEC, "cpu"], /must be a number, not a string \("x"\)/);
-    expectIssue(result, ["source_revision_config", "agent_config_path"], /must be null for external_container/);
+    expectIssue(
+      result,
+      ["source_revision_config", "agent_config_path"],
+      /must be null for external_container/,
+    );
     expect(issuesOf(result)).toHaveLength(2);
   });
   it("a malformed field does not hide a rule broken elsewhere (patch)", () => {
     const result = validatePatchRequest(
-      { source_config: { resource_spec: { cpu: 99 } }, source_revision_config: { agent_config_path: "agent.json" } },
+      {
+        source_config: { resource_spec: { cpu: 99 } },
+        source_revision_config: { agent_config_path: "agent.json" },
+      },
       deployment("external_container"),
     );
     expectIssue(result, [...SPEC, "cpu"], /between 0\.1 and 8 cores/);
@@ -982,7 +994,11 @@ describe("schema and rule problems are reported together", () => {
       /^must not be empty$/,
     );
     // Malformed but present: not also reported as missing.
-    expectOnlyIssue(create("gitrepo", { source_config: { repo_url: "" } }), ["source_config", "repo_url"], /^must not be empty$/);
+    expectOnlyIssue(
+      create("gitrepo", { source_config: { repo_url: "" } }),
+      ["source_config", "repo_url"],
+      /^must not be empty$/,
+    );
     expectOnlyIssue(
       create("gitrepo", { source_config: { integration_id: "nope" } }),
       ["source_config", "integration_id"],
@@ -990,7 +1006,9 @@ describe("schema and rule problems are reported together", () => {
     );
   });
   it("rules are not run on a body whose outline is wrong", () => {
-    const body = createBody("external_container", { source_revision_config: { agent_config_path: "agent.json" } });
+    const body = createBody("external_container", {
+      source_revision_config: { agent_config_path: "agent.json" },
+    });
     for (const broken of [{ source: "docker" }, { source_config: "x" }, { secrets: null }]) {
       const issues = issuesOf(validateCreateRequest({ ...body, ...broken }));
       expect(issues.map((i) => i.loc[1])).not.toContain("source_revision_config");

@@ -142,26 +142,49 @@ export function checkPatchRules(patch: PatchRequest, current: DeploymentT): Fiel
       );
     }
   }
-  if (source === "gitrepo" && config.custom_url != null && config.custom_url !== current.source_config.custom_url) {
-    issues.push(issue(["source_config", "custom_url"], "is set by the service for gitrepo deployments and is read-only", "read_only"));
+  if (
+    source === "gitrepo" &&
+    config.custom_url != null &&
+    config.custom_url !== current.source_config.custom_url
+  ) {
+    issues.push(
+      issue(
+        ["source_config", "custom_url"],
+        "is set by the service for gitrepo deployments and is read-only",
+        "read_only",
+      ),
+    );
   }
 
-  const notImmutable = (field: string) => !NON_CHANGEABLE_FIELDS.some((p) => p.length === 2 && p[1] === field);
+  const notImmutable = (field: string) =>
+    !NON_CHANGEABLE_FIELDS.some((p) => p.length === 2 && p[1] === field);
   const changeable = Object.fromEntries(
-    Object.entries(config).filter(([field]) => notImmutable(field) && !(source === "gitrepo" && field === "custom_url")),
+    Object.entries(config).filter(
+      ([field]) => notImmutable(field) && !(source === "gitrepo" && field === "custom_url"),
+    ),
   );
   checkFieldsAllowed(issues, changeable, SOURCE_CONFIG_FIELD_SOURCES, source, ["source_config"]);
-  checkFieldsAllowed(issues, revisionConfig, REVISION_FIELD_SOURCES, revisionSource, ["source_revision_config"]);
+  checkFieldsAllowed(issues, revisionConfig, REVISION_FIELD_SOURCES, revisionSource, [
+    "source_revision_config",
+  ]);
   checkSecretReferencesAllowed(issues, patch.secret_references, source);
 
   // build_on_push and a tag ref may come one from the patch and one from the deployment.
   const buildOnPush = config.build_on_push ?? current.source_config.build_on_push;
   const repoRef = revisionConfig.repo_ref ?? current.source_revision_config.repo_ref;
   if (config.build_on_push != null || revisionConfig.repo_ref != null) {
-    checkTagAndBuildOnPush(issues, buildOnPush, repoRef, config.build_on_push == null ? "source_revision_config" : "source_config");
+    checkTagAndBuildOnPush(
+      issues,
+      buildOnPush,
+      repoRef,
+      config.build_on_push == null ? "source_revision_config" : "source_config",
+    );
   }
   if (config.listener_config != null) {
-    checkListenerConfig(issues, { listener_id: config.listener_id ?? current.source_config.listener_id, listener_config: config.listener_config });
+    checkListenerConfig(issues, {
+      listener_id: config.listener_id ?? current.source_config.listener_id,
+      listener_config: config.listener_config,
+    });
   }
   if (config.resource_spec) checkResourceSpec(issues, config.resource_spec);
   if (patch.secrets != null || patch.secret_references != null) {
@@ -195,9 +218,19 @@ function checkFieldsAllowed(
   }
 }
 
-function checkSecretReferencesAllowed(issues: FieldIssue[], refs: SecretReferenceT[] | null | undefined, source: Source) {
+function checkSecretReferencesAllowed(
+  issues: FieldIssue[],
+  refs: SecretReferenceT[] | null | undefined,
+  source: Source,
+) {
   if (refs != null && refs.length > 0 && !SECRET_REFERENCES_SOURCES.includes(source)) {
-    issues.push(issue(["secret_references"], `applies only to external_container deployments, not ${source}; remove it`, "source_mismatch"));
+    issues.push(
+      issue(
+        ["secret_references"],
+        `applies only to external_container deployments, not ${source}; remove it`,
+        "source_mismatch",
+      ),
+    );
   }
 }
 
@@ -208,7 +241,8 @@ function checkTagAndBuildOnPush(
   blame: "source_config" | "source_revision_config" = "source_config",
 ): void {
   if (buildOnPush === true && isTagRef(repoRef)) {
-    const loc = blame === "source_config" ? ["source_config", "build_on_push"] : ["source_revision_config", "repo_ref"];
+    const loc =
+      blame === "source_config" ? ["source_config", "build_on_push"] : ["source_revision_config", "repo_ref"];
     issues.push(
       issue(
         loc,
@@ -265,7 +299,13 @@ export function checkResourceSpec(issues: FieldIssue[], given: ResourceSpecReque
     const high = spec[limit] as number | null | undefined;
     if (low == null || high == null) continue;
     if ((isCpu ? roundCpu(high) : high) < (isCpu ? roundCpu(low) : low)) {
-      issues.push(issue([...loc, limit], `must be at least ${request} (${low}); a limit below its request cannot be scheduled`, "value_error"));
+      issues.push(
+        issue(
+          [...loc, limit],
+          `must be at least ${request} (${low}); a limit below its request cannot be scheduled`,
+          "value_error",
+        ),
+      );
     }
   }
   for (const [min, max] of SCALE_PAIRS) {
@@ -280,14 +320,26 @@ export function checkResourceSpec(issues: FieldIssue[], given: ResourceSpecReque
   const volumeNames = new Set<string>();
   (spec.volumes ?? []).forEach((volume, index) => {
     if (volumeNames.has(volume.name)) {
-      issues.push(issue([...loc, "volumes", index, "name"], `duplicates volume name '${volume.name}'; names must be unique within the pod`, "value_error"));
+      issues.push(
+        issue(
+          [...loc, "volumes", index, "name"],
+          `duplicates volume name '${volume.name}'; names must be unique within the pod`,
+          "value_error",
+        ),
+      );
     }
     volumeNames.add(volume.name);
   });
   const checkMounts = (mounts: { name: string }[] | null | undefined, at: Loc) => {
     (mounts ?? []).forEach((mount, index) => {
       if (!volumeNames.has(mount.name)) {
-        issues.push(issue([...at, index, "name"], `names no volume: '${mount.name}' must match a name under resource_spec.volumes`, "value_error"));
+        issues.push(
+          issue(
+            [...at, index, "name"],
+            `names no volume: '${mount.name}' must match a name under resource_spec.volumes`,
+            "value_error",
+          ),
+        );
       }
     });
   };
@@ -298,13 +350,25 @@ export function checkResourceSpec(issues: FieldIssue[], given: ResourceSpecReque
     (spec[group] ?? []).forEach((container, index) => {
       const at: Loc = [...loc, group, index];
       if (containerNames.has(container.name)) {
-        issues.push(issue([...at, "name"], `duplicates container name '${container.name}'; names must be unique`, "value_error"));
+        issues.push(
+          issue(
+            [...at, "name"],
+            `duplicates container name '${container.name}'; names must be unique`,
+            "value_error",
+          ),
+        );
       }
       containerNames.add(container.name);
       checkMounts(container.volumeMounts, [...at, "volumeMounts"]);
       (container.env ?? []).forEach((envVar, envIndex) => {
         if (envVar.valueFrom != null && envVar.value != null && envVar.value !== "") {
-          issues.push(issue([...at, "env", envIndex, "valueFrom"], "cannot be used when value is non-empty; give one of value or valueFrom", "value_error"));
+          issues.push(
+            issue(
+              [...at, "env", envIndex, "valueFrom"],
+              "cannot be used when value is non-empty; give one of value or valueFrom",
+              "value_error",
+            ),
+          );
         }
       });
     });
@@ -319,16 +383,34 @@ function checkSecrets(
   const seen = new Set<string>();
   secrets.forEach((secret, index) => {
     if (seen.has(secret.name)) {
-      issues.push(issue(["secrets", index, "name"], `duplicates secret '${secret.name}'; each name may appear once`, "value_error"));
+      issues.push(
+        issue(
+          ["secrets", index, "name"],
+          `duplicates secret '${secret.name}'; each name may appear once`,
+          "value_error",
+        ),
+      );
     }
     seen.add(secret.name);
   });
   const refNames = new Set<string>();
   (refs ?? []).forEach((ref, index) => {
     if (refNames.has(ref.name)) {
-      issues.push(issue(["secret_references", index, "name"], `duplicates secret reference '${ref.name}'; each name may appear once`, "value_error"));
+      issues.push(
+        issue(
+          ["secret_references", index, "name"],
+          `duplicates secret reference '${ref.name}'; each name may appear once`,
+          "value_error",
+        ),
+      );
     } else if (seen.has(ref.name)) {
-      issues.push(issue(["secret_references", index, "name"], `'${ref.name}' is already set by secrets; one environment variable cannot come from both`, "value_error"));
+      issues.push(
+        issue(
+          ["secret_references", index, "name"],
+          `'${ref.name}' is already set by secrets; one environment variable cannot come from both`,
+          "value_error",
+        ),
+      );
     }
     refNames.add(ref.name);
   });
@@ -336,7 +418,8 @@ function checkSecrets(
 
 /** IDs compare without regard to case; other fixed values exactly. */
 function sameFixedValue(a: unknown, b: unknown): boolean {
-  if (typeof a === "string" && typeof b === "string" && isUuid(a) && isUuid(b)) return a.toLowerCase() === b.toLowerCase();
+  if (typeof a === "string" && typeof b === "string" && isUuid(a) && isUuid(b))
+    return a.toLowerCase() === b.toLowerCase();
   return a === b;
 }
 

@@ -25,7 +25,8 @@ const C_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const dnsLabel = () =>
   z.string().check(
     z.regex(DNS_LABEL, {
-      error: "must be a DNS label: lowercase letters, digits and '-', at most 63, starting and ending alphanumeric",
+      error:
+        "must be a DNS label: lowercase letters, digits and '-', at most 63, starting and ending alphanumeric",
     }),
   );
 const envVarName = () =>
@@ -218,17 +219,15 @@ export const SecretReference = z.strictObject({
  * characters without surrounding spaces, and not a UUID, because `<ID|NAME>` arguments treat a
  * UUID as an ID and such a deployment could never be addressed by name.
  */
-export const DeploymentName = z
-  .string()
-  .check(
-    z.minLength(1, { error: "must not be empty" }),
-    z.maxLength(128, { error: "must be at most 128 characters" }),
-    z.regex(/^\S(.*\S)?$/, { error: "must not start or end with white space" }),
-    z.regex(/^[^\p{Cc}]*$/u, { error: "must not contain control characters" }),
-    z.refine((value) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value), {
-      error: "must not be a UUID (a UUID argument is always read as a deployment ID)",
-    }),
-  );
+export const DeploymentName = z.string().check(
+  z.minLength(1, { error: "must not be empty" }),
+  z.maxLength(128, { error: "must be at most 128 characters" }),
+  z.regex(/^\S(.*\S)?$/, { error: "must not start or end with white space" }),
+  z.regex(/^[^\p{Cc}]*$/u, { error: "must not contain control characters" }),
+  z.refine((value) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value), {
+    error: "must not be a UUID (a UUID argument is always read as a deployment ID)",
+  }),
+);
 
 export const DeploymentCreateRequest = z.strictObject({
   name: DeploymentName,
@@ -255,7 +254,9 @@ export const Deployment = z.looseObject({
   source_config: SourceConfig,
   source_revision_config: SourceRevisionConfig,
   secrets: z.array(z.looseObject({ name: z.string(), value: z.string() })),
-  secret_references: nullish(z.array(z.looseObject({ name: z.string(), secret_name: z.string(), secret_key: z.string() }))),
+  secret_references: nullish(
+    z.array(z.looseObject({ name: z.string(), secret_name: z.string(), secret_key: z.string() })),
+  ),
   id: z.string(),
   tenant_id: z.string(),
   created_at: z.string(),

@@ -10,8 +10,8 @@ import {
   DeploymentCreateRequest,
   DeploymentPatchRequest,
   type DeploymentT,
-  RESOURCE_SPEC_FIELDS,
   type PatchRequest,
+  RESOURCE_SPEC_FIELDS,
 } from "./schemas.js";
 
 // zod leaves the offending value out of its issues unless asked; messages quote it.
@@ -22,7 +22,15 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; issues: FieldIs
 export function validateCreateRequest(input: unknown): Validated<CreateRequest> {
   const parsed = DeploymentCreateRequest.safeParse(input, PARSE_OPTIONS);
   if (!parsed.success) {
-    return { ok: false, issues: withRuleIssues(fromZodIssues(parsed.error.issues, DeploymentCreateRequest), input, hasCreateShape, (body) => checkCreateRules(body as CreateRequest)) };
+    return {
+      ok: false,
+      issues: withRuleIssues(
+        fromZodIssues(parsed.error.issues, DeploymentCreateRequest),
+        input,
+        hasCreateShape,
+        (body) => checkCreateRules(body as CreateRequest),
+      ),
+    };
   }
   const issues = checkCreateRules(parsed.data);
   return issues.length ? { ok: false, issues } : { ok: true, value: parsed.data };
@@ -32,7 +40,15 @@ export function validateCreateRequest(input: unknown): Validated<CreateRequest> 
 export function validatePatchRequest(input: unknown, current: DeploymentT): Validated<PatchRequest> {
   const parsed = DeploymentPatchRequest.safeParse(input, PARSE_OPTIONS);
   if (!parsed.success) {
-    return { ok: false, issues: withRuleIssues(fromZodIssues(parsed.error.issues, DeploymentPatchRequest), input, isObject, (body) => checkPatchRules(body as PatchRequest, current)) };
+    return {
+      ok: false,
+      issues: withRuleIssues(
+        fromZodIssues(parsed.error.issues, DeploymentPatchRequest),
+        input,
+        isObject,
+        (body) => checkPatchRules(body as PatchRequest, current),
+      ),
+    };
   }
   const issues = checkPatchRules(parsed.data, current);
   return issues.length ? { ok: false, issues } : { ok: true, value: parsed.data };
@@ -82,7 +98,9 @@ function hasCreateShape(input: unknown): boolean {
 /** Schema-only check of a patch body, for when the deployment is not at hand (dry runs by ID). */
 export function validatePatchShape(input: unknown): Validated<PatchRequest> {
   const parsed = DeploymentPatchRequest.safeParse(input, PARSE_OPTIONS);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: fromZodIssues(parsed.error.issues, DeploymentPatchRequest) };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, issues: fromZodIssues(parsed.error.issues, DeploymentPatchRequest) };
 }
 
 /** One line a problem: `source_config.build_on_push: <message>`. */
@@ -92,7 +110,9 @@ export function describeIssue(issue: FieldIssue): string {
 }
 
 export function formatPath(path: readonly (string | number)[]): string {
-  return path.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`)).join("");
+  return path
+    .map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join("");
 }
 
 /** Translates zod's issues into field-level messages a person can act on. */
@@ -121,9 +141,11 @@ function describeZodIssue(issue: z.core.$ZodIssue): { msg: string; type: string 
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return { msg: "is required", type: "missing" };
-      return { msg: `must be ${article(issue.expected)}, not ${describeValue(issue.input)}`, type: `${issue.expected}_type` };
-    case "invalid_value":
-    {
+      return {
+        msg: `must be ${article(issue.expected)}, not ${describeValue(issue.input)}`,
+        type: `${issue.expected}_type`,
+      };
+    case "invalid_value": {
       const choices = issue.values.map((v) => JSON.stringify(v)).join(", ");
       if (issue.input === undefined) return { msg: `is required: one of ${choices}`, type: "missing" };
       return { msg: `must be one of ${choices}`, type: "enum" };
@@ -132,7 +154,10 @@ function describeZodIssue(issue: z.core.$ZodIssue): { msg: string; type: string 
     case "too_big":
     case "invalid_format":
     case "custom":
-      return { msg: issue.message && issue.message !== "Invalid input" ? issue.message : genericMessage(issue), type: "value_error" };
+      return {
+        msg: issue.message && issue.message !== "Invalid input" ? issue.message : genericMessage(issue),
+        type: "value_error",
+      };
     case "invalid_union":
       return { msg: "has the wrong shape", type: "value_error" };
     default:
@@ -157,7 +182,8 @@ function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number" && !Number.isInteger(value)) return `a fraction (${value})`;
-  if (typeof value === "string") return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+  if (typeof value === "string")
+    return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
   return typeof value === "object" ? "an object" : `a ${typeof value} (${String(value)})`;
 }
 
@@ -171,7 +197,11 @@ function objectKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): st
   let current: z.core.$ZodType | undefined = unwrap(schema);
   for (const part of path) {
     if (!current) return null;
-    const def = current._zod.def as { type: string; shape?: Record<string, z.core.$ZodType>; element?: z.core.$ZodType };
+    const def = current._zod.def as {
+      type: string;
+      shape?: Record<string, z.core.$ZodType>;
+      element?: z.core.$ZodType;
+    };
     if (def.type === "object" && typeof part === "string") current = unwrap(def.shape?.[part]);
     else if (def.type === "array" && typeof part === "number") current = unwrap(def.element);
     else return null;

@@ -45,7 +45,10 @@ export class Printer {
       case "id":
         return this.line(view.id(item));
       case "table": {
-        const rows = (view.details ?? columnsAsDetails(view.columns))(value).map(([label, v]) => [label, cell(v)]);
+        const rows = (view.details ?? columnsAsDetails(view.columns))(value).map(([label, v]) => [
+          label,
+          cell(v),
+        ]);
         return this.table(null, rows);
       }
     }
@@ -71,10 +74,12 @@ export class Printer {
     return {
       push: async (item: T) => {
         const value = this.safe(item);
-        if (format === "json") this.out.write(`${count === 0 ? "[\n" : ",\n"}${indent(JSON.stringify(value, null, 2))}`);
+        if (format === "json")
+          this.out.write(`${count === 0 ? "[\n" : ",\n"}${indent(JSON.stringify(value, null, 2))}`);
         else if (format === "ndjson") this.out.write(`${JSON.stringify(value)}\n`);
         else if (format === "id") this.out.write(`${view.id(item)}\n`);
-        else if (format === "table" && !tableOnTerminal) this.out.write(`${view.columns.map((c) => tsvCell(c.value(value))).join("\t")}\n`);
+        else if (format === "table" && !tableOnTerminal)
+          this.out.write(`${view.columns.map((c) => tsvCell(c.value(value))).join("\t")}\n`);
         else buffered.push(value);
         count++;
       },
@@ -126,12 +131,29 @@ async function renderBoxTable(headers: string[] | null, rows: string[][], color:
   const table = new Table({
     head: headers ?? [],
     style: { head: color ? ["bold"] : [], border: color ? ["grey"] : [], compact: true },
-    chars: headers ? {} : { top: "", "top-mid": "", "top-left": "", "top-right": "", bottom: "", "bottom-mid": "", "bottom-left": "", "bottom-right": "", left: "", "left-mid": "", mid: "", "mid-mid": "", right: "", "right-mid": "", middle: "  " },
+    chars: headers
+      ? {}
+      : {
+          top: "",
+          "top-mid": "",
+          "top-left": "",
+          "top-right": "",
+          bottom: "",
+          "bottom-mid": "",
+          "bottom-left": "",
+          "bottom-right": "",
+          left: "",
+          "left-mid": "",
+          mid: "",
+          "mid-mid": "",
+          right: "",
+          "right-mid": "",
+          middle: "  ",
+        },
   });
   table.push(...rows);
   return table.toString();
 }
-
 
 function columnsAsDetails<T>(columns: Column<T>[]) {
   return (item: T): [string, unknown][] => columns.map((c) => [c.header, c.value(item)]);

@@ -27,7 +27,10 @@ export const deploymentView: View<DeploymentT> = {
     ...prefixed("source_config", d.source_config),
     ...prefixed("source_revision_config", d.source_revision_config),
     ["secrets", (d.secrets ?? []).map((s) => `${s.name}=${s.value}`).join(", ") || null],
-    ["secret_references", (d.secret_references ?? []).map((r) => `${r.name}=${r.secret_name}:${r.secret_key}`).join(", ") || null],
+    [
+      "secret_references",
+      (d.secret_references ?? []).map((r) => `${r.name}=${r.secret_name}:${r.secret_key}`).join(", ") || null,
+    ],
   ],
 };
 
@@ -37,7 +40,10 @@ export const revisionView: View<RevisionT> = {
     { header: "ID", value: (r) => r.id },
     { header: "STATUS", value: (r) => r.status },
     { header: "SOURCE", value: (r) => r.source },
-    { header: "REF", value: (r) => r.source_revision_config?.repo_ref ?? r.source_revision_config?.image_uri },
+    {
+      header: "REF",
+      value: (r) => r.source_revision_config?.repo_ref ?? r.source_revision_config?.image_uri,
+    },
     { header: "COMMIT", value: (r) => r.source_revision_config?.repo_commit_sha?.slice(0, 12) },
     { header: "CREATED", value: (r) => r.created_at },
     { header: "UPDATED", value: (r) => r.updated_at },

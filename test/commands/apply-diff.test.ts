@@ -35,18 +35,27 @@ describe("deploy apply", () => {
     const em = await startTestEmulator();
     const dir = freshDir("apply");
     writeFile(dir, "ghcr.io/acme/web:1", 0.5);
-    const created = await runCli(["deploy", "apply", "-f", "deploy.yaml", "-o", "json"], { env: cliEnv(em), cwd: dir });
+    const created = await runCli(["deploy", "apply", "-f", "deploy.yaml", "-o", "json"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
     expect(created.code, created.stderr).toBe(0);
     expect(created.stderr).toContain("creating it");
     const first = JSON.parse(created.stdout);
     expect(count(em, "POST /v2/deployments")).toBe(1);
 
     writeFile(dir, "ghcr.io/acme/web:2", 0.5);
-    const dry = await runCli(["deploy", "apply", "-f", "deploy.yaml", "--dry-run", "-o", "json"], { env: cliEnv(em), cwd: dir });
+    const dry = await runCli(["deploy", "apply", "-f", "deploy.yaml", "--dry-run", "-o", "json"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
     expect(JSON.parse(dry.stdout)).toEqual({ source_revision_config: { image_uri: "ghcr.io/acme/web:2" } });
     expect(count(em, "PATCH /v2/deployments/{deployment_id}")).toBe(0);
 
-    const patched = await runCli(["deploy", "apply", "-f", "deploy.yaml", "-o", "json"], { env: cliEnv(em), cwd: dir });
+    const patched = await runCli(["deploy", "apply", "-f", "deploy.yaml", "-o", "json"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
     expect(patched.code, patched.stderr).toBe(0);
     expect(patched.stderr).toContain("differs in source_revision_config.image_uri");
     expect(JSON.parse(patched.stdout).latest_revision_id).not.toBe(first.latest_revision_id);
@@ -65,7 +74,10 @@ describe("deploy apply", () => {
     writeFile(dir, "ghcr.io/acme/web:1", 0.5);
     await runCli(["deploy", "apply", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
     writeFile(dir, "ghcr.io/acme/web:1", 1, "rotated-value");
-    const dry = await runCli(["deploy", "apply", "-f", "deploy.yaml", "--dry-run", "-o", "json", "--show-secrets"], { env: cliEnv(em), cwd: dir });
+    const dry = await runCli(
+      ["deploy", "apply", "-f", "deploy.yaml", "--dry-run", "-o", "json", "--show-secrets"],
+      { env: cliEnv(em), cwd: dir },
+    );
     expect(JSON.parse(dry.stdout)).toEqual({
       source_config: { resource_spec: { cpu: 1, memory_mb: 512 } },
       secrets: [{ name: "API_TOKEN", value: "rotated-value" }],
@@ -77,10 +89,22 @@ describe("deploy apply", () => {
     const dir = freshDir("apply");
     writeFile(dir, "x:1", 0.5);
     await runCli(["deploy", "apply", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
-    const r = await runCli(["deploy", "apply", "-f", "deploy.yaml", "--set", "source=internal_container", "--set", "source_config.resource_spec=null"], {
-      env: cliEnv(em),
-      cwd: dir,
-    });
+    const r = await runCli(
+      [
+        "deploy",
+        "apply",
+        "-f",
+        "deploy.yaml",
+        "--set",
+        "source=internal_container",
+        "--set",
+        "source_config.resource_spec=null",
+      ],
+      {
+        env: cliEnv(em),
+        cwd: dir,
+      },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("source");
     expect(count(em, "PATCH /v2/deployments/{deployment_id}")).toBe(0);
@@ -102,14 +126,20 @@ describe("deploy diff", () => {
     const dir = freshDir("diff");
     writeFile(dir, "ghcr.io/acme/web:1", 0.5);
 
-    const before = await runCli(["deploy", "diff", "-f", "deploy.yaml", "--exit-code"], { env: cliEnv(em), cwd: dir });
+    const before = await runCli(["deploy", "diff", "-f", "deploy.yaml", "--exit-code"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
     expect(before.code).toBe(1);
     expect(before.stdout).toContain("apply would create it");
-    expect(before.stdout).toContain("+ secrets.API_TOKEN: \"****\"");
+    expect(before.stdout).toContain('+ secrets.API_TOKEN: "****"');
     expect(before.stdout).not.toContain("s3cret-value");
 
     await runCli(["deploy", "apply", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
-    const same = await runCli(["deploy", "diff", "-f", "deploy.yaml", "--exit-code"], { env: cliEnv(em), cwd: dir });
+    const same = await runCli(["deploy", "diff", "-f", "deploy.yaml", "--exit-code"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
     expect(same.code).toBe(0);
     expect(same.stdout).toContain("no differences");
     expect(same.stderr).toBe("");
@@ -117,13 +147,18 @@ describe("deploy diff", () => {
     writeFile(dir, "ghcr.io/acme/web:2", 1, "new-secret-value");
     const changed = await runCli(["deploy", "diff", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
     expect(changed.code).toBe(0);
-    expect(changed.stdout).toContain('~ source_revision_config.image_uri: "ghcr.io/acme/web:1" -> "ghcr.io/acme/web:2"');
+    expect(changed.stdout).toContain(
+      '~ source_revision_config.image_uri: "ghcr.io/acme/web:1" -> "ghcr.io/acme/web:2"',
+    );
     expect(changed.stdout).toContain("~ source_config.resource_spec.cpu: 0.5 -> 1");
-    expect(changed.stdout).toContain('~ source_config.resource_spec.cpu_limit: 1 -> 2');
+    expect(changed.stdout).toContain("~ source_config.resource_spec.cpu_limit: 1 -> 2");
     expect(changed.stdout).toContain('~ secrets.API_TOKEN: "****" -> "****"');
     expect(changed.stdout).not.toContain("new-secret-value");
 
-    const json = await runCli(["deploy", "diff", "-f", "deploy.yaml", "-o", "json", "--exit-code"], { env: cliEnv(em), cwd: dir });
+    const json = await runCli(["deploy", "diff", "-f", "deploy.yaml", "-o", "json", "--exit-code"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({ name: "web", action: "patch", triggers_revision: true });
@@ -137,7 +172,10 @@ describe("deploy diff", () => {
     const dir = freshDir("diff");
     writeFile(dir, "x:1", 0.25);
     await runCli(["deploy", "apply", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
-    const r = await runCli(["deploy", "diff", "-f", "deploy.yaml", "--exit-code"], { env: cliEnv(em), cwd: dir });
+    const r = await runCli(["deploy", "diff", "-f", "deploy.yaml", "--exit-code"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
     expect(r.stdout).toContain("no differences");
     expect(r.code).toBe(0);
   });

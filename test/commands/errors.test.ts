@@ -18,16 +18,25 @@ describe("error classes", () => {
     const r = await runCli(["deploy", "list", "-o", "json"], { env: cliEnv(em) });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
-    expect(jsonError(r.stderr)).toMatchObject({ code: "invalid_request", status: 400, message: expect.any(String) });
+    expect(jsonError(r.stderr)).toMatchObject({
+      code: "invalid_request",
+      status: 400,
+      message: expect.any(String),
+    });
   });
 
   it("422 from the server (an arbitrary tarball path): exit 2 with the field", async () => {
     const em = await startTestEmulator();
     await em.createDeployment("internal_source", "src");
-    const r = await runCli(["deploy", "patch", "src", "--source-tarball-path", "uploads/not-issued.tar.gz"], { env: cliEnv(em) });
+    const r = await runCli(["deploy", "patch", "src", "--source-tarball-path", "uploads/not-issued.tar.gz"], {
+      env: cliEnv(em),
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("source_revision_config.source_tarball_path");
-    const json = await runCli(["deploy", "patch", "src", "--source-tarball-path", "uploads/x.tar.gz", "--json"], { env: cliEnv(em) });
+    const json = await runCli(
+      ["deploy", "patch", "src", "--source-tarball-path", "uploads/x.tar.gz", "--json"],
+      { env: cliEnv(em) },
+    );
     const error = jsonError(json.stderr);
     expect(error.status).toBe(422);
     expect(error.details.detail[0].loc).toEqual(["body", "source_revision_config", "source_tarball_path"]);
@@ -35,7 +44,9 @@ describe("error classes", () => {
 
   it("401 and 403: exit 3, with advice on credentials and no credential echoed", async () => {
     const em = await startTestEmulator({ apiKeys: ["right-key-123"] });
-    const wrong = await runCli(["deploy", "list"], { env: { CPCTL_BASE_URL: em.url, CPCTL_API_KEY: "wrong-key-456" } });
+    const wrong = await runCli(["deploy", "list"], {
+      env: { CPCTL_BASE_URL: em.url, CPCTL_API_KEY: "wrong-key-456" },
+    });
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toMatch(/CPCTL_API_KEY|--api-key-file/);
     expect(wrong.stderr).not.toContain("wrong-key-456");
@@ -44,12 +55,17 @@ describe("error classes", () => {
     expect(jsonError(none.stderr)).toMatchObject({ code: "unauthenticated", status: 401 });
 
     const org = await startTestEmulator();
-    const forbidden = await runCli(["deploy", "list", "-o", "json"], { env: { CPCTL_BASE_URL: org.url, CPCTL_API_KEY: "org_shared-key" } });
-    expect(forbidden.code).toBe(3);
-    expect(jsonError(forbidden.stderr)).toMatchObject({ code: "forbidden", status: 403 });
-    const withTenant = await runCli(["deploy", "list", "--tenant-id", "0f0f0f0f-0000-4000-8000-000000000000"], {
+    const forbidden = await runCli(["deploy", "list", "-o", "json"], {
       env: { CPCTL_BASE_URL: org.url, CPCTL_API_KEY: "org_shared-key" },
     });
+    expect(forbidden.code).toBe(3);
+    expect(jsonError(forbidden.stderr)).toMatchObject({ code: "forbidden", status: 403 });
+    const withTenant = await runCli(
+      ["deploy", "list", "--tenant-id", "0f0f0f0f-0000-4000-8000-000000000000"],
+      {
+        env: { CPCTL_BASE_URL: org.url, CPCTL_API_KEY: "org_shared-key" },
+      },
+    );
     expect(withTenant.code).toBe(0);
   });
 
@@ -58,7 +74,21 @@ describe("error classes", () => {
     const tenantA = "0a0a0a0a-0000-4000-8000-000000000000";
     const tenantB = "0b0b0b0b-0000-4000-8000-000000000000";
     const env = { CPCTL_BASE_URL: em.url, CPCTL_API_KEY: "k-1234", CPCTL_TENANT_HEADER: "X-Workspace-Id" };
-    const created = await runCli(["deploy", "create", "--name", "mine", "--source", "internal_container", "--tenant-id", tenantA, "-o", "id"], { env });
+    const created = await runCli(
+      [
+        "deploy",
+        "create",
+        "--name",
+        "mine",
+        "--source",
+        "internal_container",
+        "--tenant-id",
+        tenantA,
+        "-o",
+        "id",
+      ],
+      { env },
+    );
     expect(created.code, created.stderr).toBe(0);
     const other = await runCli(["deploy", "get", created.stdout.trim(), "--tenant-id", tenantB], { env });
     expect(other.code).toBe(4);
@@ -76,7 +106,9 @@ describe("error classes", () => {
   it("409: exit 1", async () => {
     const em = await startTestEmulator();
     await em.createDeployment("internal_container", "taken");
-    const r = await runCli(["deploy", "create", "--name", "taken", "--source", "internal_container"], { env: cliEnv(em) });
+    const r = await runCli(["deploy", "create", "--name", "taken", "--source", "internal_container"], {
+      env: cliEnv(em),
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("taken");
   });
@@ -102,7 +134,9 @@ describe("error classes", () => {
         server.close(() => resolve(port));
       });
     });
-    const r = await runCli(["deploy", "list", "-o", "json"], { env: { CPCTL_BASE_URL: `http://127.0.0.1:${port}`, CPCTL_API_KEY: "k" } });
+    const r = await runCli(["deploy", "list", "-o", "json"], {
+      env: { CPCTL_BASE_URL: `http://127.0.0.1:${port}`, CPCTL_API_KEY: "k" },
+    });
     expect(r.code).toBe(1);
     const error = jsonError(r.stderr);
     expect(error.code).toBe("network");
@@ -111,7 +145,13 @@ describe("error classes", () => {
   });
 
   it("usage errors: exit 2 for unknown commands, flags, bad values and a missing address", async () => {
-    for (const args of [["deploy", "frobnicate"], ["deploy", "list", "--bogus"], ["-o", "xml", "deploy", "list"], ["deploy", "get"], ["deploy", "wait", "x", "--timeout", "soon"]]) {
+    for (const args of [
+      ["deploy", "frobnicate"],
+      ["deploy", "list", "--bogus"],
+      ["-o", "xml", "deploy", "list"],
+      ["deploy", "get"],
+      ["deploy", "wait", "x", "--timeout", "soon"],
+    ]) {
       const r = await runCli(args, { env: { CPCTL_BASE_URL: "http://127.0.0.1:9", CPCTL_API_KEY: "k" } });
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(/^error: /);
@@ -119,7 +159,9 @@ describe("error classes", () => {
     const noAddress = await runCli(["deploy", "list"], { env: {} });
     expect(noAddress.code).toBe(2);
     expect(noAddress.stderr).toContain("--base-url");
-    const badEnv = await runCli(["deploy", "list"], { env: { CPCTL_BASE_URL: "ftp://x", CPCTL_API_KEY: "k" } });
+    const badEnv = await runCli(["deploy", "list"], {
+      env: { CPCTL_BASE_URL: "ftp://x", CPCTL_API_KEY: "k" },
+    });
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain("CPCTL_BASE_URL");
   });

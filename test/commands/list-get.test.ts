@@ -10,7 +10,9 @@ describe("deploy list", () => {
   it("filters by every parameter of the spec and service facts", async () => {
     const em = await startTestEmulator();
     const gitrepo = em.createBody("gitrepo") as { source_config: Record<string, unknown> };
-    const a = await em.createDeployment("gitrepo", "alpha-web", { source_config: { ...gitrepo.source_config, deployment_type: "prod" } });
+    const a = await em.createDeployment("gitrepo", "alpha-web", {
+      source_config: { ...gitrepo.source_config, deployment_type: "prod" },
+    });
     const b = await em.createDeployment("external_container", "beta-api");
     await em.createDeployment("internal_container", "gamma-web");
     const names = async (...args: string[]) => {
@@ -33,7 +35,13 @@ describe("deploy list", () => {
 
   it("checks --limit and --offset before sending anything", async () => {
     const em = await startTestEmulator();
-    for (const args of [["--limit", "0"], ["--limit", "101"], ["--limit", "x"], ["--offset", "-1"], ["--all", "--limit", "5"]]) {
+    for (const args of [
+      ["--limit", "0"],
+      ["--limit", "101"],
+      ["--limit", "x"],
+      ["--offset", "-1"],
+      ["--all", "--limit", "5"],
+    ]) {
       const r = await runCli(["deploy", "list", ...args], { env: cliEnv(em) });
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(/--limit|--offset/);
@@ -45,8 +53,11 @@ describe("deploy list", () => {
 
   it("pages with --limit/--offset and follows every page with --all (json array, ndjson stream, ids)", async () => {
     const em = await startTestEmulator();
-    for (let i = 0; i < 230; i++) await em.createDeployment("internal_container", `dep-${String(i).padStart(3, "0")}`);
-    const page = await runCli(["deploy", "list", "--limit", "7", "--offset", "3", "-o", "id"], { env: cliEnv(em) });
+    for (let i = 0; i < 230; i++)
+      await em.createDeployment("internal_container", `dep-${String(i).padStart(3, "0")}`);
+    const page = await runCli(["deploy", "list", "--limit", "7", "--offset", "3", "-o", "id"], {
+      env: cliEnv(em),
+    });
     expect(page.stdout.trim().split("\n")).toHaveLength(7);
     const before = em.emulator.stats().requests["GET /v2/deployments"] ?? 0;
     const all = await runCli(["deploy", "list", "--all", "-o", "json"], { env: cliEnv(em) });
@@ -91,7 +102,9 @@ describe("deploy get and name resolution", () => {
     const byName = await runCli(["deploy", "get", "find"], { env: cliEnv(em) });
     expect(byName.code).toBe(4);
     expect(byName.stderr).toContain("no deployment named 'find'");
-    const byId = await runCli(["deploy", "get", "0f0f0f0f-0000-4000-8000-000000000000", "-o", "json"], { env: cliEnv(em) });
+    const byId = await runCli(["deploy", "get", "0f0f0f0f-0000-4000-8000-000000000000", "-o", "json"], {
+      env: cliEnv(em),
+    });
     expect(byId.code).toBe(4);
     expect(JSON.parse(byId.stderr).error).toMatchObject({ code: "not_found", status: 404 });
   });
@@ -125,8 +138,15 @@ describe("integrations list", () => {
     const alt = await runCli(["integrations", "list", "--alt", "-o", "id"], { env: cliEnv(em) });
     expect(alt.stdout.trim().split("\n")).toEqual(seed.altIntegrations.map((i) => i.id));
     const tsv = await runCli(["integrations", "list"], { env: cliEnv(em) });
-    expect(tsv.stdout.split("\n")[0]).toBe(`${seed.integrations[0]!.id}\t${seed.integrations[0]!.name}\t${seed.integrations[0]!.installation_id}`);
+    expect(tsv.stdout.split("\n")[0]).toBe(
+      `${seed.integrations[0]!.id}\t${seed.integrations[0]!.name}\t${seed.integrations[0]!.installation_id}`,
+    );
     const nd = await runCli(["integrations", "list", "-o", "ndjson"], { env: cliEnv(em) });
-    expect(nd.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual(seed.integrations);
+    expect(
+      nd.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual(seed.integrations);
   });
 });

@@ -13,13 +13,18 @@ describe("deploy patch", () => {
   it("sends only the fields given and says a new revision started", async () => {
     const em = await startTestEmulator();
     const d = await em.createDeployment("external_container", "api");
-    const dry = await runCli(["deploy", "patch", "api", "--image-uri", "ghcr.io/acme/api:2", "--dry-run", "-o", "json"], { env: cliEnv(em) });
+    const dry = await runCli(
+      ["deploy", "patch", "api", "--image-uri", "ghcr.io/acme/api:2", "--dry-run", "-o", "json"],
+      { env: cliEnv(em) },
+    );
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout)).toEqual({ source_revision_config: { image_uri: "ghcr.io/acme/api:2" } });
     expect(dry.stderr).toContain("would start a new revision (source_revision_config.image_uri)");
     expect(patches(em)).toBe(0);
 
-    const r = await runCli(["deploy", "patch", "api", "--image-uri", "ghcr.io/acme/api:2", "-o", "json"], { env: cliEnv(em) });
+    const r = await runCli(["deploy", "patch", "api", "--image-uri", "ghcr.io/acme/api:2", "-o", "json"], {
+      env: cliEnv(em),
+    });
     expect(r.code).toBe(0);
     const updated = JSON.parse(r.stdout);
     expect(updated.latest_revision_id).not.toBe(d.latest_revision_id);
@@ -30,7 +35,10 @@ describe("deploy patch", () => {
   it("says when no revision was triggered", async () => {
     const em = await startTestEmulator();
     const d = await em.createDeployment("gitrepo", "agent");
-    const r = await runCli(["deploy", "patch", d.id, "--no-build-on-push", "--install-command", "npm ci", "-o", "json"], { env: cliEnv(em) });
+    const r = await runCli(
+      ["deploy", "patch", d.id, "--no-build-on-push", "--install-command", "npm ci", "-o", "json"],
+      { env: cliEnv(em) },
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).latest_revision_id).toBe(d.latest_revision_id);
     expect(r.stderr).toContain("no new revision");
@@ -39,10 +47,14 @@ describe("deploy patch", () => {
   it("refuses a non-changeable field, naming it, without sending", async () => {
     const em = await startTestEmulator();
     await em.createDeployment("gitrepo", "agent");
-    const r = await runCli(["deploy", "patch", "agent", "--repo-url", "https://github.com/other/repo"], { env: cliEnv(em) });
+    const r = await runCli(["deploy", "patch", "agent", "--repo-url", "https://github.com/other/repo"], {
+      env: cliEnv(em),
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--repo-url (source_config.repo_url): cannot be changed after creation");
-    const viaSet = await runCli(["deploy", "patch", "agent", "--set", "source_config.deployment_type=prod"], { env: cliEnv(em) });
+    const viaSet = await runCli(["deploy", "patch", "agent", "--set", "source_config.deployment_type=prod"], {
+      env: cliEnv(em),
+    });
     expect(viaSet.code).toBe(2);
     expect(viaSet.stderr).toContain("--set source_config.deployment_type: cannot be changed after creation");
     expect(patches(em)).toBe(0);
@@ -62,7 +74,10 @@ describe("deploy patch", () => {
     const em = await startTestEmulator({ stageMs: 60_000 });
     await em.createDeployment("gitrepo", "agent");
     const clock = instantClock(Date.now(), (ms) => em.advance(ms));
-    const r = await runCli(["deploy", "patch", "agent", "--repo-ref", "release", "--wait", "--interval", "1s"], { env: cliEnv(em), clock });
+    const r = await runCli(
+      ["deploy", "patch", "agent", "--repo-ref", "release", "--wait", "--interval", "1s"],
+      { env: cliEnv(em), clock },
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/BUILDING[\s\S]*DEPLOYED/);
   });
@@ -74,13 +89,36 @@ describe("deploy wait", () => {
     const em = await startTestEmulator({ stageMs: 60_000 });
     const d = await em.createDeployment("gitrepo", "agent");
     const clock = instantClock(Date.now(), (ms) => em.advance(ms));
-    const r = await runCli(["deploy", "wait", "agent", "-o", "json", "--interval", "1s"], { env: cliEnv(em), clock });
+    const r = await runCli(["deploy", "wait", "agent", "-o", "json", "--interval", "1s"], {
+      env: cliEnv(em),
+      clock,
+    });
     expect(r.code).toBe(0);
     const verdict = JSON.parse(r.stdout);
-    expect(verdict).toEqual({ deployment_id: d.id, revision_id: d.latest_revision_id, status: "DEPLOYED", result: "deployed", elapsed_seconds: expect.any(Number) });
-    expect(Object.keys(verdict)).toEqual(["deployment_id", "revision_id", "status", "result", "elapsed_seconds"]);
+    expect(verdict).toEqual({
+      deployment_id: d.id,
+      revision_id: d.latest_revision_id,
+      status: "DEPLOYED",
+      result: "deployed",
+      elapsed_seconds: expect.any(Number),
+    });
+    expect(Object.keys(verdict)).toEqual([
+      "deployment_id",
+      "revision_id",
+      "status",
+      "result",
+      "elapsed_seconds",
+    ]);
     const lines = r.stderr.trim().split("\n");
-    for (const status of ["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING", "DEPLOYED"]) {
+    for (const status of [
+      "CREATING",
+      "QUEUED",
+      "AWAITING_BUILD",
+      "BUILDING",
+      "AWAITING_DEPLOY",
+      "DEPLOYING",
+      "DEPLOYED",
+    ]) {
       expect(lines.filter((l) => l.includes(`: ${status} (`))).toHaveLength(1);
     }
     expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z revision /);
@@ -90,7 +128,10 @@ describe("deploy wait", () => {
     const em = await startTestEmulator({ stageMs: 10 * 60_000 });
     await em.createDeployment("internal_container", "slow");
     const clock = instantClock(Date.now(), (ms) => em.advance(ms));
-    const r = await runCli(["deploy", "wait", "slow", "--interval", "5s", "--timeout", "1h"], { env: cliEnv(em), clock });
+    const r = await runCli(["deploy", "wait", "slow", "--interval", "5s", "--timeout", "1h"], {
+      env: cliEnv(em),
+      clock,
+    });
     expect(r.code).toBe(0);
     expect(clock.sleeps[0]).toBe(5000);
     expect(clock.sleeps[1]).toBe(7500);
@@ -100,13 +141,23 @@ describe("deploy wait", () => {
 
   it("exits 5 on each unsuccessful terminal status", async () => {
     const em = await startTestEmulator({ stageMs: 1000 });
-    for (const [stage, status] of [["QUEUED", "CREATE_FAILED"], ["BUILDING", "BUILD_FAILED"], ["DEPLOYING", "DEPLOY_FAILED"]] as const) {
+    for (const [stage, status] of [
+      ["QUEUED", "CREATE_FAILED"],
+      ["BUILDING", "BUILD_FAILED"],
+      ["DEPLOYING", "DEPLOY_FAILED"],
+    ] as const) {
       const d = await em.createDeployment("gitrepo", `f-${stage}`);
       em.emulator.failRevision(d.id, d.latest_revision_id, stage);
       const clock = instantClock(Date.now(), (ms) => em.advance(ms));
-      const r = await runCli(["deploy", "wait", d.id, "-o", "json", "--interval", "1s"], { env: cliEnv(em), clock });
+      const r = await runCli(["deploy", "wait", d.id, "-o", "json", "--interval", "1s"], {
+        env: cliEnv(em),
+        clock,
+      });
       expect(r.code).toBe(5);
-      expect(JSON.parse(r.stdout.slice(0, r.stdout.lastIndexOf("}") + 1))).toMatchObject({ status, result: "failed" });
+      expect(JSON.parse(r.stdout.slice(0, r.stdout.lastIndexOf("}") + 1))).toMatchObject({
+        status,
+        result: "failed",
+      });
       expect(r.stderr).toContain(`ended ${status}`);
     }
   });
@@ -125,7 +176,10 @@ describe("deploy wait", () => {
     const em = await startTestEmulator({ stageMs: 60 * 60_000 });
     const d = await em.createDeployment("gitrepo", "stuck");
     const clock = instantClock(Date.now(), (ms) => em.advance(ms));
-    const r = await runCli(["deploy", "wait", "stuck", "--timeout", "2m", "--interval", "10s", "-o", "json"], { env: cliEnv(em), clock });
+    const r = await runCli(
+      ["deploy", "wait", "stuck", "--timeout", "2m", "--interval", "10s", "-o", "json"],
+      { env: cliEnv(em), clock },
+    );
     expect(r.code).toBe(6);
     expect(JSON.parse(r.stdout)).toMatchObject({ result: "timed_out", status: "CREATING" });
     expect(r.stderr).toContain(`cpctl deploy wait ${d.id} --revision ${d.latest_revision_id}`);
@@ -137,7 +191,11 @@ describe("deploy wait", () => {
     const d = await em.createDeployment("gitrepo", "ctrl-c");
     const controller = new AbortController();
     const clock = instantClock(Date.now(), () => controller.abort());
-    const r = await runCli(["deploy", "wait", "ctrl-c", "-o", "json"], { env: cliEnv(em), clock, signal: controller.signal });
+    const r = await runCli(["deploy", "wait", "ctrl-c", "-o", "json"], {
+      env: cliEnv(em),
+      clock,
+      signal: controller.signal,
+    });
     expect(r.code).toBe(130);
     expect(JSON.parse(r.stdout)).toMatchObject({ result: "interrupted" });
     expect(r.stderr).toContain(`Resume with: cpctl deploy wait ${d.id} --revision ${d.latest_revision_id}`);
@@ -146,9 +204,18 @@ describe("deploy wait", () => {
   it("survives transient errors and honours Retry-After", async () => {
     const em = await startTestEmulator({ stageMs: 1000 });
     const d = await em.createDeployment("internal_container", "flaky");
-    em.emulator.addFault({ method: "GET", path: `/v2/deployments/${d.id}/revisions/*`, status: 503, retry_after: 7, count: 6 });
+    em.emulator.addFault({
+      method: "GET",
+      path: `/v2/deployments/${d.id}/revisions/*`,
+      status: 503,
+      retry_after: 7,
+      count: 6,
+    });
     const clock = instantClock(Date.now(), (ms) => em.advance(ms));
-    const r = await runCli(["deploy", "wait", d.id, "--revision", d.latest_revision_id, "--interval", "1s"], { env: cliEnv(em), clock });
+    const r = await runCli(["deploy", "wait", d.id, "--revision", d.latest_revision_id, "--interval", "1s"], {
+      env: cliEnv(em),
+      clock,
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("poll failed, retrying");
     expect(clock.sleeps.filter((ms) => ms === 7000).length).toBeGreaterThanOrEqual(2);
@@ -157,7 +224,9 @@ describe("deploy wait", () => {
   it("stops at once on a 404 (exit 4) and explains a deployment with no revision", async () => {
     const em = await startTestEmulator();
     const d = await em.createDeployment("gitrepo", "gone");
-    const r = await runCli(["deploy", "wait", d.id, "--revision", "0f0f0f0f-0000-4000-8000-000000000000"], { env: cliEnv(em) });
+    const r = await runCli(["deploy", "wait", d.id, "--revision", "0f0f0f0f-0000-4000-8000-000000000000"], {
+      env: cliEnv(em),
+    });
     expect(r.code).toBe(4);
   });
 });

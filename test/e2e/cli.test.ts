@@ -8,13 +8,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
 const baseEnv = { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests", CI: "true" };
 const cpctl = (args: string[], env: Record<string, string> = {}, input?: string) =>
-  execa(process.execPath, [bin, ...args], { env: { ...baseEnv, ...env }, extendEnv: false, reject: false, input, timeout: 15_000 });
+  execa(process.execPath, [bin, ...args], {
+    env: { ...baseEnv, ...env },
+    extendEnv: false,
+    reject: false,
+    input,
+    timeout: 15_000,
+  });
 
 let emulator: ChildProcess;
 let url = "";
 
 beforeAll(async () => {
-  emulator = spawn(process.execPath, [bin, "emulator", "--port", "0", "--stage-ms", "5"], { env: baseEnv, stdio: ["ignore", "pipe", "pipe"] });
+  emulator = spawn(process.execPath, [bin, "emulator", "--port", "0", "--stage-ms", "5"], {
+    env: baseEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let first = "";
   for await (const chunk of emulator.stdout!) {
     first += chunk;
@@ -48,8 +57,27 @@ describe("the built cpctl", () => {
     const env = { CPCTL_BASE_URL: url, CPCTL_API_KEY: "e2e-key-1234" };
     const integration = (await cpctl(["integrations", "list", "-o", "id"], env)).stdout.split("\n")[0]!;
     const create = await cpctl(
-      ["deploy", "create", "--name", "e2e", "--source", "gitrepo", "--integration-id", integration, "--repo-url", "https://github.com/acme/e2e",
-        "--agent-config-path", "agent.json", "--secret", "TOKEN=e2e-secret-value", "--wait", "--interval", "100ms", "-o", "json"],
+      [
+        "deploy",
+        "create",
+        "--name",
+        "e2e",
+        "--source",
+        "gitrepo",
+        "--integration-id",
+        integration,
+        "--repo-url",
+        "https://github.com/acme/e2e",
+        "--agent-config-path",
+        "agent.json",
+        "--secret",
+        "TOKEN=e2e-secret-value",
+        "--wait",
+        "--interval",
+        "100ms",
+        "-o",
+        "json",
+      ],
       env,
     );
     expect(create.exitCode, create.stderr).toBe(0);
@@ -60,18 +88,30 @@ describe("the built cpctl", () => {
     expect(create.stdout + create.stderr).not.toContain("e2e-key-1234");
 
     const list = await cpctl(["deploy", "list", "-o", "ndjson"], env);
-    expect(list.stdout.trim().split("\n").map((l) => JSON.parse(l).id)).toContain(deployment.id);
+    expect(
+      list.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).id),
+    ).toContain(deployment.id);
     const missing = await cpctl(["deploy", "get", "nope"], env);
     expect(missing.exitCode).toBe(4);
     expect(missing.stdout).toBe("");
-    const invalid = await cpctl(["deploy", "create", "--name", "x", "--source", "gitrepo", "--no-input"], env);
+    const invalid = await cpctl(
+      ["deploy", "create", "--name", "x", "--source", "gitrepo", "--no-input"],
+      env,
+    );
     expect(invalid.exitCode).toBe(2);
     expect(invalid.stderr).not.toMatch(/\n\s+at /);
   });
 
   it("reads a deployment file from stdin and exits 2 on an invalid one", async () => {
     const env = { CPCTL_BASE_URL: url, CPCTL_API_KEY: "e2e-key-1234" };
-    const ok = await cpctl(["deploy", "create", "-f", "-", "--dry-run"], env, "name: piped\nsource: internal_container\n");
+    const ok = await cpctl(
+      ["deploy", "create", "-f", "-", "--dry-run"],
+      env,
+      "name: piped\nsource: internal_container\n",
+    );
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ name: "piped", source: "internal_container" });
     const bad = await cpctl(["deploy", "create", "-f", "-", "--dry-run"], env, "name: [unclosed\n");
@@ -81,7 +121,10 @@ describe("the built cpctl", () => {
 
   it("stays quiet when stdout is closed early (| head -1)", async () => {
     const env = { CPCTL_BASE_URL: url, CPCTL_API_KEY: "e2e-key-1234" };
-    const result = await execa("sh", ["-c", `"${process.execPath}" "${bin}" schema | head -c 10`], { env: { ...baseEnv, ...env }, reject: false });
+    const result = await execa("sh", ["-c", `"${process.execPath}" "${bin}" schema | head -c 10`], {
+      env: { ...baseEnv, ...env },
+      reject: false,
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
   });

@@ -28,7 +28,9 @@ creation is an error naming it. Run \`cpctl deploy diff -f FILE\` to see the pla
     const opts = options as unknown as CreateOptions;
     const { desired, current, plan } = await planFromFile(ctx, opts);
     if (!current) {
-      ctx.log.info(`no deployment is named ${JSON.stringify(desired.name)}: ${opts.dryRun ? "would create" : "creating"} it`);
+      ctx.log.info(
+        `no deployment is named ${JSON.stringify(desired.name)}: ${opts.dryRun ? "would create" : "creating"} it`,
+      );
       await sendCreate(ctx, desired, opts);
       return;
     }
@@ -40,7 +42,9 @@ creation is an error naming it. Run \`cpctl deploy diff -f FILE\` to see the pla
       if (opts.wait && !opts.dryRun) await waitAfterMutation(ctx, current, opts);
       return;
     }
-    ctx.log.info(`deployment ${current.name} differs in ${plan.changes.map((c) => c.path).join(", ")}: patching`);
+    ctx.log.info(
+      `deployment ${current.name} differs in ${plan.changes.map((c) => c.path).join(", ")}: patching`,
+    );
     await sendPatch(ctx, current, plan.body as PatchRequest, opts);
   },
 });

@@ -13,7 +13,12 @@ type AnyCommand = Command<any, any, any>;
 export function addFieldOptions<C extends AnyCommand>(command: C, kind: "create" | "patch"): C {
   for (const field of FIELD_FLAGS) {
     if (!field.on.includes(kind)) continue;
-    const placeholder = field.kind === "integer" || field.kind === "number" ? "<n>" : field.kind === "uuid" ? "<uuid>" : "<value>";
+    const placeholder =
+      field.kind === "integer" || field.kind === "number"
+        ? "<n>"
+        : field.kind === "uuid"
+          ? "<uuid>"
+          : "<value>";
     if (field.kind === "boolean") {
       command.option(`--${field.flag}`, field.description);
       command.option(`--no-${field.flag}`, `set ${field.path.at(-1)} to false`);
@@ -30,7 +35,10 @@ export function addFieldOptions<C extends AnyCommand>(command: C, kind: "create"
 }
 
 export function addFileOption<C extends AnyCommand>(command: C, required = false): C {
-  const option = new Option("-f, --file <file>", "deployment file, YAML or JSON (- for stdin); flags override its values");
+  const option = new Option(
+    "-f, --file <file>",
+    "deployment file, YAML or JSON (- for stdin); flags override its values",
+  );
   if (required) option.makeOptionMandatory();
   command.addOption(option as Option);
   return command;
@@ -39,9 +47,21 @@ export function addFileOption<C extends AnyCommand>(command: C, required = false
 /** --set and the secret flags. */
 export function addExtraBodyOptions<C extends AnyCommand>(command: C): C {
   command
-    .option("--set <path=value>", "any field by path, typed by the schema (repeatable), e.g. source_config.resource_spec.queue_cpu=0.5", collect)
-    .option("--secret <name[=value]>", "secret from the environment variable NAME, or NAME=VALUE (repeatable)", collect)
+    .option(
+      "--set <path=value>",
+      "any field by path, typed by the schema (repeatable), e.g. source_config.resource_spec.queue_cpu=0.5",
+      collect,
+    )
+    .option(
+      "--secret <name[=value]>",
+      "secret from the environment variable NAME, or NAME=VALUE (repeatable)",
+      collect,
+    )
     .option("--secrets-file <file>", "secrets from a dotenv file (NAME=VALUE lines)")
-    .option("--secret-ref <name=secret:key>", "environment variable from an existing orchestrator secret (repeatable; external_container)", collect);
+    .option(
+      "--secret-ref <name=secret:key>",
+      "environment variable from an existing orchestrator secret (repeatable; external_container)",
+      collect,
+    );
   return command;
 }

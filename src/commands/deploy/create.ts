@@ -4,8 +4,8 @@ import { type BodyOptions, buildBody, rejectIssues } from "../../manifest/build.
 import type { CreateRequest, DeploymentT } from "../../model/schemas.js";
 import { validateCreateRequest } from "../../model/validate.js";
 import { deploymentView } from "../../output/views.js";
-import { assertDeployed, waitForRevision } from "../../wait/run.js";
 import { completeCreateBody } from "../../prompt/complete-create.js";
+import { assertDeployed, waitForRevision } from "../../wait/run.js";
 import { guardMutation } from "../mutation.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -63,21 +63,33 @@ export async function sendCreate(
     return null;
   }
   await guardMutation(ctx, `create deployment ${body.name}`);
-  const deployment = await guardedCreate(ctx, body, () => ctx.api().then((api) => createDeployment(api, body)));
+  const deployment = await guardedCreate(ctx, body, () =>
+    ctx.api().then((api) => createDeployment(api, body)),
+  );
   // Printed before any wait, so the ID is on stdout even if the wait fails or is interrupted.
   await printer.item(deployment, deploymentView);
-  ctx.log.info(`created deployment ${deployment.name} (${deployment.id}); revision ${deployment.latest_revision_id ?? "none"}`);
+  ctx.log.info(
+    `created deployment ${deployment.name} (${deployment.id}); revision ${deployment.latest_revision_id ?? "none"}`,
+  );
   if (options.wait) await waitAfterMutation(ctx, deployment, options);
   return deployment;
 }
 
 /** `--wait` after create, patch or apply: wait for the deployment's latest revision. */
-export async function waitAfterMutation(ctx: Ctx, deployment: DeploymentT, options: { timeout: number; interval: number }) {
+export async function waitAfterMutation(
+  ctx: Ctx,
+  deployment: DeploymentT,
+  options: { timeout: number; interval: number },
+) {
   if (!deployment.latest_revision_id) {
     ctx.log.info("no revision to wait for");
     return;
   }
-  const verdict = await waitForRevision(ctx, { deploymentId: deployment.id, revisionId: deployment.latest_revision_id }, options);
+  const verdict = await waitForRevision(
+    ctx,
+    { deploymentId: deployment.id, revisionId: deployment.latest_revision_id },
+    options,
+  );
   assertDeployed(ctx, verdict);
   ctx.log.info(`revision ${verdict.revision_id} is ${verdict.status}`);
 }

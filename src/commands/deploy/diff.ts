@@ -24,7 +24,8 @@ export default defineCommand({
   run: async (ctx, _args, options) => {
     const { desired, current, plan } = await planFromFile(ctx, options as unknown as CreateOptions);
     const printer = await ctx.printer();
-    const show = (change: Change, value: unknown) => (change.secret && !ctx.flags.showSecrets && value != null ? MASK : value);
+    const show = (change: Change, value: unknown) =>
+      change.secret && !ctx.flags.showSecrets && value != null ? MASK : value;
     const report = {
       name: desired.name,
       deployment_id: current?.id ?? null,
@@ -33,12 +34,15 @@ export default defineCommand({
       changes: plan.changes.map((c) => ({ ...c, current: show(c, c.current), desired: show(c, c.desired) })),
     };
     const format = printer.options.format;
-    if (format === "table") printer.line(renderText(report.name, plan, report.changes, printer.options.color));
+    if (format === "table")
+      printer.line(renderText(report.name, plan, report.changes, printer.options.color));
     else if (format === "id") for (const change of plan.changes) printer.line(change.path);
     else await printer.value(report);
     const refused = plan.changes.filter((c) => c.immutable);
     if (refused.length > 0) {
-      ctx.log.warn(`apply would refuse: ${refused.map((c) => c.path).join(", ")} cannot be changed after creation`);
+      ctx.log.warn(
+        `apply would refuse: ${refused.map((c) => c.path).join(", ")} cannot be changed after creation`,
+      );
     }
     if (options.exitCode && plan.action !== "none") throw new ExitSignal(1);
   },
@@ -53,7 +57,8 @@ function renderText(name: string, plan: Plan, changes: Change[], color: boolean)
         ? `deployment ${name} does not exist: apply would create it`
         : `deployment ${name}: apply would patch ${changes.length} field${changes.length === 1 ? "" : "s"}${plan.triggers.length ? ` (new revision: ${plan.triggers.join(", ")})` : " (no new revision)"}`;
   const lines = changes.map((c) => {
-    if (c.immutable) return paint.red(`! ${c.path}: ${value(c.current)} -> ${value(c.desired)} (fixed at creation)`);
+    if (c.immutable)
+      return paint.red(`! ${c.path}: ${value(c.current)} -> ${value(c.desired)} (fixed at creation)`);
     if (c.kind === "add") return paint.green(`+ ${c.path}: ${value(c.desired)}`);
     if (c.kind === "remove") return paint.red(`- ${c.path}: ${value(c.current)}`);
     return paint.yellow(`~ ${c.path}: ${value(c.current)} -> ${value(c.desired)}`);

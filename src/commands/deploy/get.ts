@@ -7,7 +7,10 @@ export default defineCommand({
   configure: (command) =>
     command
       .argument("<deployment>", "deployment ID, or its exact name")
-      .addHelpText("after", examples("cpctl deploy get my-agent", "cpctl deploy get 3f2b...-... -o json | jq .status")),
+      .addHelpText(
+        "after",
+        examples("cpctl deploy get my-agent", "cpctl deploy get 3f2b...-... -o json | jq .status"),
+      ),
   run: async (ctx, [ref]) => {
     const deployment = await resolveDeployment(ctx, ref);
     await (await ctx.printer()).item(deployment, deploymentView);

@@ -1,7 +1,13 @@
 import { Option } from "@commander-js/extra-typings";
 import { allDeployments, type DeploymentFilters, listDeployments } from "../../api/endpoints.js";
 import { UsageError } from "../../errors.js";
-import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from "../../model/enums.js";
+import {
+  DEPLOYMENT_STATUSES,
+  DEPLOYMENT_TYPES,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  LIST_LIMIT_MIN,
+} from "../../model/enums.js";
 import { deploymentView } from "../../output/views.js";
 import { booleanWord, examples, integerIn, uuidList } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -11,9 +17,17 @@ export default defineCommand({
     command
       .option("--name <name>", "only the deployment with exactly this name")
       .option("--name-contains <text>", "only deployments whose name contains this text")
-      .addOption(new Option("--status <status>", "only deployments in this status").choices(DEPLOYMENT_STATUSES))
-      .addOption(new Option("--deployment-type <type>", "only this deployment type").choices(DEPLOYMENT_TYPES))
-      .option("--remote-reconciled <bool>", "only remote-reconciled (true) or not (false) deployments", booleanWord)
+      .addOption(
+        new Option("--status <status>", "only deployments in this status").choices(DEPLOYMENT_STATUSES),
+      )
+      .addOption(
+        new Option("--deployment-type <type>", "only this deployment type").choices(DEPLOYMENT_TYPES),
+      )
+      .option(
+        "--remote-reconciled <bool>",
+        "only remote-reconciled (true) or not (false) deployments",
+        booleanWord,
+      )
       .option("--tag-value-ids <ids>", "comma-separated tag value IDs")
       .option("--image-version <version>", "only deployments of this image version")
       .option("--deployment-ids <ids>", "comma-separated deployment IDs", uuidList)

@@ -23,7 +23,12 @@ interface PatchOptions extends BodyOptions {
 
 export default defineCommand({
   configure: (command) =>
-    addExtraBodyOptions(addFieldOptions(addFileOption(command.argument("<deployment>", "deployment ID, or its exact name")), "patch"))
+    addExtraBodyOptions(
+      addFieldOptions(
+        addFileOption(command.argument("<deployment>", "deployment ID, or its exact name")),
+        "patch",
+      ),
+    )
       .option("--dry-run", "validate and print the patch body (secret values masked); send nothing")
       .option("--wait", "then wait for the deployment's latest revision (as `deploy wait`)")
       .addOption(timeoutOption())
@@ -45,7 +50,9 @@ resource_spec and secrets start a new revision; the command says whether one sta
 export async function runPatch(ctx: Ctx, current: DeploymentT, options: PatchOptions): Promise<void> {
   const built = await buildBody("patch", options, ctx);
   if (!built.hasFields) {
-    throw new UsageError("nothing to change: give a field flag (e.g. --image-uri), --set PATH=VALUE, a secret flag or -f FILE");
+    throw new UsageError(
+      "nothing to change: give a field flag (e.g. --image-uri), --set PATH=VALUE, a secret flag or -f FILE",
+    );
   }
   dropFixedIdentity(built.body, current);
   const checked = validatePatchRequest(built.body, current);

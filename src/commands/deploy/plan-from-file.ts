@@ -21,7 +21,9 @@ export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<File
   const desired = checked.value;
   const matches = await deploymentsNamed(ctx, desired.name);
   if (matches.length > 1) {
-    throw new UsageError(`${matches.length} deployments are named '${desired.name}' (${matches.map((d) => d.id).join(", ")}); apply needs a unique name`);
+    throw new UsageError(
+      `${matches.length} deployments are named '${desired.name}' (${matches.map((d) => d.id).join(", ")}); apply needs a unique name`,
+    );
   }
   const current = matches[0] ?? null;
   const fileData = built.file?.data ?? {};
@@ -38,6 +40,10 @@ export function immutableChangesError(plan: Plan): UsageError | null {
   if (fixed.length === 0) return null;
   return new UsageError(
     `these fields cannot be changed after creation, and the file differs from the deployment in them: ${fixed.map((c) => c.path).join(", ")}; change the file back, or create a new deployment under another name`,
-    fixed.map((c) => ({ loc: ["body", ...c.path.split(".")], msg: "cannot be changed after creation", type: "immutable" })),
+    fixed.map((c) => ({
+      loc: ["body", ...c.path.split(".")],
+      msg: "cannot be changed after creation",
+      type: "immutable",
+    })),
   );
 }

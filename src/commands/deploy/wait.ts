@@ -1,5 +1,5 @@
-import type { View } from "../../output/printer.js";
 import { OperationError } from "../../errors.js";
+import type { View } from "../../output/printer.js";
 import { formatDuration } from "../../util/duration.js";
 import type { WaitVerdict } from "../../wait/poll.js";
 import { assertDeployed, waitForRevision } from "../../wait/run.js";

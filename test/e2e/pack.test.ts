@@ -1,0 +1,84 @@
+// The package as npm ships it: `npm pack`, installed into an empty project offline and with
+// an EMPTY npm cache, then `npx cpctl --version` from there. The empty cache is the point: a
+// runtime dependency that npm would have to fetch makes the install fail here, where a warm
+// ~/.npm would hide it. The build bundles every dependency, so there should be none.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  name: string;
+  version: string;
+  dependencies?: Record<string, string>;
+};
+
+let work = "";
+let npmEnv: Record<string, string | undefined> = {};
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "cpctl-pack-test-"));
+  mkdirSync(join(work, "cache"));
+  mkdirSync(join(work, "out"));
+  npmEnv = {
+    ...process.env,
+    npm_config_cache: join(work, "cache"),
+    npm_config_offline: "true",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+    npm_config_update_notifier: "false",
+    npm_config_loglevel: "error",
+  };
+});
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("the packed package", () => {
+  it("installs offline with nothing to fetch, and `npx cpctl --version` runs from the install", async () => {
+    // --ignore-scripts: `npm test` has just built dist/ (pretest); `prepack` would rebuild it
+    // while the other end-to-end tests are running the binary.
+    const packed = await execa("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", join(work, "out")], {
+      cwd: root,
+      env: npmEnv,
+      timeout: 60_000,
+    });
+    const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+    const files = info!.files.map((f) => f.path);
+    expect(files).toContain("bin/cpctl.js");
+    expect(files).toContain("dist/cli.js");
+    expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
+
+    const project = join(work, "project");
+    mkdirSync(project);
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "cpctl-pack-test", private: true }));
+    const install = await execa("npm", ["install", "--offline", "--no-audit", "--no-fund", join(work, "out", info!.filename)], {
+      cwd: project,
+      env: npmEnv,
+      reject: false,
+      timeout: 60_000,
+    });
+    const runtimeDeps = Object.keys(pkg.dependencies ?? {});
+    expect(
+      install.exitCode,
+      `npm install of the tarball failed offline with an empty cache, so it has something to fetch. ` +
+        `package.json "dependencies": ${runtimeDeps.join(", ") || "none"}; the bundle already contains ` +
+        `them, so they belong in "devDependencies".\n${install.stderr}`,
+    ).toBe(0);
+    const installed = readdirSync(join(project, "node_modules")).filter((name) => !name.startsWith("."));
+    expect(installed).toEqual([pkg.name]);
+
+    const version = await execa("npx", ["--offline", "cpctl", "--version"], {
+      cwd: project,
+      env: npmEnv,
+      reject: false,
+      timeout: 30_000,
+    });
+    expect(version.exitCode, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(pkg.version);
+  }, 150_000);
+});
