@@ -14,7 +14,16 @@
 // environment (see docs/performance.md). Misses are marked in the table; the exit code is 0
 // unless the benchmark itself could not run.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { seedDeployments, startEmulator } from "./bench/emulator.mjs";
@@ -61,20 +70,36 @@ try {
     ["bench-10k", LARGE],
   ]) {
     const seeded = await seedDeployments({ url: emulator.url, apiKey: key, count, prefix: key });
-    console.log(`seeded ${count.toLocaleString("en")} deployments for ${key} in ${formatMs(seeded.ms)} (${Math.round(seeded.perSecond)}/s, 64 concurrent POSTs)`);
+    console.log(
+      `seeded ${count.toLocaleString("en")} deployments for ${key} in ${formatMs(seeded.ms)} (${Math.round(seeded.perSecond)}/s, 64 concurrent POSTs)`,
+    );
   }
 
   const files = writeFixtures();
   const cliEnv = (apiKey) =>
-    benchEnv({ HOME: home, CPCTL_BASE_URL: emulator.url, CPCTL_API_KEY: apiKey, BENCH_IMAGE_TAG: "1.4.2", OPENAI_API_KEY: "sk-bench", DB_PASSWORD: "bench-pw" });
+    benchEnv({
+      HOME: home,
+      CPCTL_BASE_URL: emulator.url,
+      CPCTL_API_KEY: apiKey,
+      BENCH_IMAGE_TAG: "1.4.2",
+      OPENAI_API_KEY: "sk-bench",
+      DB_PASSWORD: "bench-pw",
+    });
   const env = cliEnv("bench-10k");
-  const cpctl = (label, argv, apiKey = "bench-10k") => command(label, [NODE, BIN, ...argv], { env: cliEnv(apiKey), cwd });
+  const cpctl = (label, argv, apiKey = "bench-10k") =>
+    command(label, [NODE, BIN, ...argv], { env: cliEnv(apiKey), cwd });
   const nodeE0 = command("node -e 0", [NODE, "-e", "0"], { env, cwd });
 
   // --- start-up figures -------------------------------------------------------------------
   const version = cpctl("cpctl --version", ["--version"]);
   const help = cpctl("cpctl --help", ["--help"]);
-  const dryRun = cpctl("cpctl deploy create --dry-run -f FILE", ["deploy", "create", "--dry-run", "-f", files.deployment]);
+  const dryRun = cpctl("cpctl deploy create --dry-run -f FILE", [
+    "deploy",
+    "create",
+    "--dry-run",
+    "-f",
+    files.deployment,
+  ]);
   const list = cpctl("cpctl deploy list -o json", ["deploy", "list", "-o", "json"]);
   const bareList = command("node:http script, same request", [NODE, files.bareList], { env, cwd });
 
@@ -116,7 +141,9 @@ if (rows.length) {
   );
   const load = loadavg()[0];
   if (load > cpus().length * 0.75) {
-    console.log(`WARNING: load average ${load.toFixed(1)} on ${cpus().length} CPUs at the end: other work was running; the figures are noisy.`);
+    console.log(
+      `WARNING: load average ${load.toFixed(1)} on ${cpus().length} CPUs at the end: other work was running; the figures are noisy.`,
+    );
   }
 }
 if (args.json) {
@@ -128,12 +155,17 @@ if (args.json) {
 
 function printHeader() {
   const cpu = cpus();
-  console.log(`cpctl ${pkg.version} benchmark: node ${process.version}, ${cpu.length} x ${cpu[0]?.model ?? "cpu"}, load average ${loadavg()[0].toFixed(2)}`);
+  console.log(
+    `cpctl ${pkg.version} benchmark: node ${process.version}, ${cpu.length} x ${cpu[0]?.model ?? "cpu"}, load average ${loadavg()[0].toFixed(2)}`,
+  );
   console.log(
     `NODE_EXTRA_CA_CERTS: removed from the benchmark's child processes (${process.env.NODE_EXTRA_CA_CERTS ? "set in this shell" : "not set in this shell"}).`,
   );
-  if (process.env.NODE_OPTIONS) console.log(`NODE_OPTIONS is set (${process.env.NODE_OPTIONS}): it applies to floor and subject alike.`);
-  console.log(`runs: ${RUNS} per figure, alternating with the floor; HOME and cwd are empty temporary directories.`);
+  if (process.env.NODE_OPTIONS)
+    console.log(`NODE_OPTIONS is set (${process.env.NODE_OPTIONS}): it applies to floor and subject alike.`);
+  console.log(
+    `runs: ${RUNS} per figure, alternating with the floor; HOME and cwd are empty temporary directories.`,
+  );
 }
 
 function writeFixtures() {
@@ -203,7 +235,9 @@ function checkOutput(cmd, ok, what) {
   } catch {
     good = false;
   }
-  cmd.check = good ? null : `${cmd.label} should exit 0 and ${what}; got exit ${result.code ?? result.signal}: ${(result.stderr || result.stdout).trim().split("\n").slice(0, 3).join(" / ")}`;
+  cmd.check = good
+    ? null
+    : `${cmd.label} should exit 0 and ${what}; got exit ${result.code ?? result.signal}: ${(result.stderr || result.stdout).trim().split("\n").slice(0, 3).join(" / ")}`;
 }
 
 function timedRow(figure, floor, subject, goal) {
@@ -234,9 +268,21 @@ function timedRow(figure, floor, subject, goal) {
 }
 
 function allPagesRows(cpctl) {
-  const onePage = cpctl("deploy list --limit 100 -o ndjson", ["deploy", "list", "--limit", String(PAGE), "-o", "ndjson"], "bench-10k");
-  const small = cpctl(`deploy list --all -o ndjson (${SMALL})`, ["deploy", "list", "--all", "-o", "ndjson"], "bench-1k");
-  const large = cpctl(`deploy list --all -o ndjson (${LARGE})`, ["deploy", "list", "--all", "-o", "ndjson"], "bench-10k");
+  const onePage = cpctl(
+    "deploy list --limit 100 -o ndjson",
+    ["deploy", "list", "--limit", String(PAGE), "-o", "ndjson"],
+    "bench-10k",
+  );
+  const small = cpctl(
+    `deploy list --all -o ndjson (${SMALL})`,
+    ["deploy", "list", "--all", "-o", "ndjson"],
+    "bench-1k",
+  );
+  const large = cpctl(
+    `deploy list --all -o ndjson (${LARGE})`,
+    ["deploy", "list", "--all", "-o", "ndjson"],
+    "bench-10k",
+  );
   const lines = (expected) => (out) => out.split("\n").filter(Boolean).length === expected;
   checkOutput(onePage, lines(PAGE), `print ${PAGE} lines`);
   checkOutput(small, lines(SMALL), `print ${SMALL} lines`);
@@ -275,7 +321,9 @@ function allPagesRows(cpctl) {
   const largePerPage = perPage("large", LARGE / PAGE);
   const rssRatio = kb("large") / kb("small");
   const timeRatio = largePerPage / smallPerPage;
-  console.log(`${formatMs(ms("large"))} (${formatMb(kb("large"))}) vs ${formatMs(ms("small"))} (${formatMb(kb("small"))}); one page ${formatMs(ms("one"))}`);
+  console.log(
+    `${formatMs(ms("large"))} (${formatMb(kb("large"))}) vs ${formatMs(ms("small"))} (${formatMb(kb("small"))}); one page ${formatMs(ms("one"))}`,
+  );
   rows.push({
     figure: figureRss,
     median: formatMb(kb("large")),
@@ -301,7 +349,9 @@ function allPagesRows(cpctl) {
 
 async function loadRow() {
   const figure = "emulator list req/s, 50 keep-alive conns";
-  process.stdout.write(`load test: ${LOAD_REQUESTS.toLocaleString("en")} x GET /v2/deployments (first page of 20, 10k tenant), 50 connections ... `);
+  process.stdout.write(
+    `load test: ${LOAD_REQUESTS.toLocaleString("en")} x GET /v2/deployments (first page of 20, 10k tenant), 50 connections ... `,
+  );
   try {
     const result = await loadTest({
       url: `${emulator.url}/v2/deployments`,
@@ -312,7 +362,9 @@ async function loadRow() {
     });
     raw.figures.load = result;
     const good = result.failed === 0 && !result.timedOut;
-    console.log(`${Math.round(result.perSecond)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, ${result.bytesPerAnswer} bytes/answer`);
+    console.log(
+      `${Math.round(result.perSecond)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, ${result.bytesPerAnswer} bytes/answer`,
+    );
     rows.push({
       figure,
       median: `${Math.round(result.perSecond).toLocaleString("en")} req/s`,
@@ -320,7 +372,9 @@ async function loadRow() {
       ratio: "-",
       goal: ">= 2,000 req/s",
       pass: good ? result.perSecond >= 2000 : null,
-      note: good ? undefined : `${result.failed} failed${result.timedOut ? ", stopped at the time limit" : ""} (${result.error ?? ""})`,
+      note: good
+        ? undefined
+        : `${result.failed} failed${result.timedOut ? ", stopped at the time limit" : ""} (${result.error ?? ""})`,
     });
   } catch (error) {
     console.log("failed");
@@ -333,7 +387,9 @@ function packRows(files) {
   const cache = join(work, "empty-npm-cache");
   mkdirSync(cache, { recursive: true });
   const env = npmEnv(benchEnv({ HOME: home }), cache);
-  console.log("\npacked package (npm pack; npm install --offline --no-audit --no-fund with an empty npm cache):");
+  console.log(
+    "\npacked package (npm pack; npm install --offline --no-audit --no-fund with an empty npm cache):",
+  );
   let packed;
   try {
     packed = pack(ROOT, join(packDir, "out"), env);
@@ -343,7 +399,9 @@ function packRows(files) {
   }
   const deps = Object.keys(pkg.dependencies ?? {});
   const maps = packed.files.filter((f) => f.endsWith(".map")).length;
-  console.log(`  ${packed.tarball.split("/").pop()}: ${(packed.size / 1024).toFixed(0)} kB packed, ${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked, ${packed.files.length} files (${maps} source maps)`);
+  console.log(
+    `  ${packed.tarball.split("/").pop()}: ${(packed.size / 1024).toFixed(0)} kB packed, ${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked, ${packed.files.length} files (${maps} source maps)`,
+  );
   console.log(`  package.json "dependencies": ${deps.length ? deps.join(", ") : "none"}`);
   const scan = scanBundle(join(ROOT, "dist"));
   console.log(
@@ -365,7 +423,11 @@ function packRows(files) {
     ratio: "-",
     goal: "no runtime deps to fetch",
     pass: asIs.ok && extra.length === 0,
-    note: asIs.ok ? (extra.length ? `installs ${extra.length} packages the bundle already contains` : undefined) : `${asIs.reason}; package.json lists ${deps.length} runtime dependencies that the bundle already contains`,
+    note: asIs.ok
+      ? extra.length
+        ? `installs ${extra.length} packages the bundle already contains`
+        : undefined
+      : `${asIs.reason}; package.json lists ${deps.length} runtime dependencies that the bundle already contains`,
   });
 
   let installDir = asIs.ok ? join(packDir, "as-is") : null;
@@ -380,32 +442,59 @@ function packRows(files) {
       installDir = join(packDir, "no-deps");
       label = " [deps moved to devDependencies]";
       const ok = functionalCheck(installDir, files);
-      console.log(`  commands from that install (no node_modules but cpctl): ${ok.length ? `FAILED: ${ok.join("; ")}` : "--version, --help, deploy create --dry-run -f FILE, deploy list -o table: all ok"}`);
+      console.log(
+        `  commands from that install (no node_modules but cpctl): ${ok.length ? `FAILED: ${ok.join("; ")}` : "--version, --help, deploy create --dry-run -f FILE, deploy list -o table: all ok"}`,
+      );
     }
   } else if (asIs.ok) {
     const ok = functionalCheck(installDir, files);
-    console.log(`  commands from the install: ${ok.length ? `FAILED: ${ok.join("; ")}` : "--version, --help, deploy create --dry-run -f FILE, deploy list -o table: all ok"}`);
+    console.log(
+      `  commands from the install: ${ok.length ? `FAILED: ${ok.join("; ")}` : "--version, --help, deploy create --dry-run -f FILE, deploy list -o table: all ok"}`,
+    );
   }
   if (!installDir) {
-    rows.push({ figure: "npx cpctl --version, offline", goal: "runs", pass: null, note: "nothing could be installed offline" });
+    rows.push({
+      figure: "npx cpctl --version, offline",
+      goal: "runs",
+      pass: null,
+      note: "nothing could be installed offline",
+    });
     return;
   }
 
   const npxEnv = npmEnv(benchEnv({ HOME: home }), cache);
-  const npxFloor = command('npx -c "node -e 0"', ["npx", "--offline", "-c", "node -e 0"], { env: npxEnv, cwd: installDir });
-  const npx = command("npx cpctl --version", ["npx", "--offline", "cpctl", "--version"], { env: npxEnv, cwd: installDir });
-  const installedBin = command("node_modules/.bin/cpctl --version", [join(installDir, "node_modules", ".bin", "cpctl"), "--version"], {
+  const npxFloor = command('npx -c "node -e 0"', ["npx", "--offline", "-c", "node -e 0"], {
+    env: npxEnv,
+    cwd: installDir,
+  });
+  const npx = command("npx cpctl --version", ["npx", "--offline", "cpctl", "--version"], {
+    env: npxEnv,
+    cwd: installDir,
+  });
+  const installedBin = command(
+    "node_modules/.bin/cpctl --version",
+    [join(installDir, "node_modules", ".bin", "cpctl"), "--version"],
+    {
+      env: benchEnv({ HOME: home }),
+      cwd: installDir,
+    },
+  );
+  const installedFloor = command("node -e 0", [NODE, "-e", "0"], {
     env: benchEnv({ HOME: home }),
     cwd: installDir,
   });
-  const installedFloor = command("node -e 0", [NODE, "-e", "0"], { env: benchEnv({ HOME: home }), cwd: installDir });
   checkOutput(npx, (out) => out.trim() === pkg.version, `print ${pkg.version}`);
   checkOutput(installedBin, (out) => out.trim() === pkg.version, `print ${pkg.version}`);
   const npxRuns = Math.max(5, Math.round(RUNS / 2));
   process.stdout.write(`  timing npx cpctl --version (${npxRuns} runs) ... `);
   if (npx.check) {
     console.log("not measured");
-    rows.push({ figure: `npx cpctl --version, offline${label}`, goal: "runs offline", pass: false, note: npx.check });
+    rows.push({
+      figure: `npx cpctl --version, offline${label}`,
+      goal: "runs offline",
+      pass: false,
+      note: npx.check,
+    });
   } else {
     const [floorMs, subjectMs] = alternate([npxFloor, npx], { runs: npxRuns, warmup: 1 });
     raw.figures.npx = { floorMs, subjectMs };
@@ -425,11 +514,24 @@ function packRows(files) {
 /** Runs a few commands from an install (its own node_modules only); returns the failures. */
 function functionalCheck(installDir, files) {
   const bin = join(installDir, "node_modules", ".bin", "cpctl");
-  const env = benchEnv({ HOME: home, CPCTL_BASE_URL: emulator.url, CPCTL_API_KEY: "bench-1k", BENCH_IMAGE_TAG: "1.4.2", OPENAI_API_KEY: "sk", DB_PASSWORD: "pw" });
+  const env = benchEnv({
+    HOME: home,
+    CPCTL_BASE_URL: emulator.url,
+    CPCTL_API_KEY: "bench-1k",
+    BENCH_IMAGE_TAG: "1.4.2",
+    OPENAI_API_KEY: "sk",
+    DB_PASSWORD: "pw",
+  });
   const failures = [];
-  for (const argv of [["--version"], ["--help"], ["deploy", "create", "--dry-run", "-f", files.deployment], ["deploy", "list", "-o", "table"]]) {
+  for (const argv of [
+    ["--version"],
+    ["--help"],
+    ["deploy", "create", "--dry-run", "-f", files.deployment],
+    ["deploy", "list", "-o", "table"],
+  ]) {
     const result = spawnSync(bin, argv, { cwd: installDir, env, encoding: "utf8", timeout: 30_000 });
-    if (result.status !== 0) failures.push(`${argv.join(" ")}: exit ${result.status}: ${result.stderr.trim().split("\n")[0]}`);
+    if (result.status !== 0)
+      failures.push(`${argv.join(" ")}: exit ${result.status}: ${result.stderr.trim().split("\n")[0]}`);
   }
   return failures;
 }

@@ -11,7 +11,10 @@ const check = process.argv.includes("--check");
 let stale = 0;
 
 for (const [shell, file] of Object.entries(files)) {
-  const script = execFileSync(process.execPath, ["bin/cpctl.js", "completion", shell], { cwd: root, encoding: "utf8" });
+  const script = execFileSync(process.execPath, ["bin/cpctl.js", "completion", shell], {
+    cwd: root,
+    encoding: "utf8",
+  });
   const path = `${root}completions/${file}`;
   let current = null;
   try {

@@ -121,7 +121,23 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
     config.profile,
     config.profileOrigin,
   );
+  warnOnRedirectedCredential(settings, (m) => deps.io.stderr.write(`warning: ${m}\n`));
   return { ...settings, config: config.files };
+}
+
+/**
+ * A project file travels with a repository that anyone may have written. When it supplies
+ * the address while the credential comes from the user's own file, the user's key would go
+ * to a host the user never chose: say so before anything is sent.
+ */
+function warnOnRedirectedCredential(settings: Settings, warn: (message: string) => void): void {
+  const { originKind, origin } = settings;
+  const userCredential = originKind.apiKey === "user" || originKind.bearerToken === "user";
+  if (originKind.baseUrl === "project" && userCredential && settings.baseUrl) {
+    warn(
+      `the address ${settings.baseUrl} comes from ${origin.baseUrl}, a project file, while the credential comes from your user config; check that you trust this project's control plane address, or pass --base-url`,
+    );
+  }
 }
 
 async function readApiKeyFile(path: string, io: IO): Promise<string> {

@@ -6,18 +6,25 @@ import http from "node:http";
 
 /** Starts `node bin/cpctl.js emulator --port 0`; resolves once it prints its address. */
 export async function startEmulator({ root, env, stageMs = 0 }) {
-  const child = spawn(process.execPath, ["bin/cpctl.js", "emulator", "--port", "0", "--stage-ms", String(stageMs)], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["bin/cpctl.js", "emulator", "--port", "0", "--stage-ms", String(stageMs)],
+    {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
   const url = await new Promise((resolve, reject) => {
     let stdout = "";
-    const timer = setTimeout(() => fail(new Error("the emulator did not print its address within 15 s")), 15_000);
+    const timer = setTimeout(
+      () => fail(new Error("the emulator did not print its address within 15 s")),
+      15_000,
+    );
     const fail = (error) => {
       clearTimeout(timer);
       child.kill();
@@ -28,7 +35,8 @@ export async function startEmulator({ root, env, stageMs = 0 }) {
       const line = stdout.split("\n")[0];
       if (stdout.includes("\n")) {
         const match = /^listening on (http:\/\/\S+)$/.exec(line);
-        if (!match) return fail(new Error(`unexpected first line from the emulator: ${JSON.stringify(line)}`));
+        if (!match)
+          return fail(new Error(`unexpected first line from the emulator: ${JSON.stringify(line)}`));
         clearTimeout(timer);
         resolve(match[1]);
       }
@@ -64,9 +72,13 @@ export function exchange(agent, url, { method = "GET", headers = {}, body, timeo
       const chunks = [];
       response.on("data", (chunk) => chunks.push(chunk));
       response.on("error", reject);
-      response.on("end", () => resolve({ status: response.statusCode, body: Buffer.concat(chunks).toString("utf8") }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode, body: Buffer.concat(chunks).toString("utf8") }),
+      );
     });
-    request.setTimeout(timeoutMs, () => request.destroy(new Error(`${method} ${url}: no answer within ${timeoutMs} ms`)));
+    request.setTimeout(timeoutMs, () =>
+      request.destroy(new Error(`${method} ${url}: no answer within ${timeoutMs} ms`)),
+    );
     request.on("error", reject);
     request.end(body);
   });
@@ -90,7 +102,8 @@ export async function seedDeployments({ url, apiKey, count, prefix, concurrency 
         const i = next++;
         const body = JSON.stringify(deploymentBody(`${prefix}-${String(i).padStart(5, "0")}`, i, listener));
         const answer = await exchange(agent, `${url}/v2/deployments`, { method: "POST", headers, body });
-        if (answer.status !== 201) throw new Error(`POST /v2/deployments #${i}: ${answer.status} ${answer.body.slice(0, 500)}`);
+        if (answer.status !== 201)
+          throw new Error(`POST /v2/deployments #${i}: ${answer.status} ${answer.body.slice(0, 500)}`);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
@@ -122,7 +135,13 @@ function deploymentBody(name, i, listener) {
     source_config: {
       listener_id: listener.id,
       listener_config: { k8s_namespace: listener.compute_config.k8s_namespaces[0] },
-      resource_spec: { min_scale: 1, max_scale: 3, cpu: 1, memory_mb: 2048, labels: { team: "agents", tier: "bench" } },
+      resource_spec: {
+        min_scale: 1,
+        max_scale: 3,
+        cpu: 1,
+        memory_mb: 2048,
+        labels: { team: "agents", tier: "bench" },
+      },
     },
     source_revision_config: { image_uri: `ghcr.io/acme/${name}:2.${i % 30}.1` },
     secrets,

@@ -3,7 +3,14 @@
 // back or `maxMs` has passed. Loopback only: it refuses any other host.
 import http from "node:http";
 
-export async function loadTest({ url, headers = {}, connections = 50, requests = 20_000, warmup = 500, maxMs = 30_000 }) {
+export async function loadTest({
+  url,
+  headers = {},
+  connections = 50,
+  requests = 20_000,
+  warmup = 500,
+  maxMs = 30_000,
+}) {
   const target = new URL(url);
   if (!["127.0.0.1", "localhost", "[::1]"].includes(target.hostname)) {
     throw new Error(`loadTest: loopback only, not ${target.hostname}`);

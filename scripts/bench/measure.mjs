@@ -43,7 +43,9 @@ export function timeOnce(cmd, timeoutMs = 60_000) {
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.error) throw new Error(`${cmd.label}: ${result.error.message}`);
   if (result.status !== 0) {
-    throw new Error(`${cmd.label}: exit ${result.status ?? result.signal}\n${String(result.stderr).slice(0, 2000)}`);
+    throw new Error(
+      `${cmd.label}: exit ${result.status ?? result.signal}\n${String(result.stderr).slice(0, 2000)}`,
+    );
   }
   return ms;
 }

@@ -2,8 +2,7 @@
 // offline and with an EMPTY npm cache, so that any runtime dependency npm would have to
 // fetch makes the install fail (a warm cache would hide it).
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { builtinModules } from "node:module";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** npm, offline, with its own empty cache, no audit, no fund, no update check. */
@@ -21,7 +20,13 @@ export function npmEnv(baseEnv, cacheDir) {
 
 function npm(args, { cwd, env, timeoutMs = 180_000 }) {
   const start = performance.now();
-  const result = spawnSync("npm", args, { cwd, env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync("npm", args, {
+    cwd,
+    env,
+    encoding: "utf8",
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { ...result, ms: performance.now() - start };
 }
 
@@ -31,16 +36,28 @@ export function pack(dir, dest, env) {
   const result = npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dest], { cwd: dir, env });
   if (result.status !== 0) throw new Error(`npm pack failed:\n${result.stderr}`);
   const [info] = JSON.parse(result.stdout);
-  return { tarball: join(dest, info.filename), size: info.size, unpackedSize: info.unpackedSize, files: info.files.map((f) => f.path) };
+  return {
+    tarball: join(dest, info.filename),
+    size: info.size,
+    unpackedSize: info.unpackedSize,
+    files: info.files.map((f) => f.path),
+  };
 }
 
 /** Installs `tarball` into a fresh project `dir`; never throws on an npm failure. */
 export function installTarball(tarball, dir, env) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "cpctl-bench-install", private: true }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, "package.json"),
+    `${JSON.stringify({ name: "cpctl-bench-install", private: true }, null, 2)}\n`,
+  );
   const result = npm(["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: dir, env });
-  const installed = result.status === 0 ? readdirSync(join(dir, "node_modules")).filter((n) => !n.startsWith(".")) : [];
-  const reason = result.status === 0 ? "" : (/(ENOTCACHED|E\w+)[^\n]*/.exec(result.stderr)?.[0] ?? result.stderr.trim().split("\n").pop());
+  const installed =
+    result.status === 0 ? readdirSync(join(dir, "node_modules")).filter((n) => !n.startsWith(".")) : [];
+  const reason =
+    result.status === 0
+      ? ""
+      : (/(ENOTCACHED|E\w+)[^\n]*/.exec(result.stderr)?.[0] ?? result.stderr.trim().split("\n").pop());
   return { ok: result.status === 0, ms: result.ms, installed, reason, stderr: result.stderr };
 }
 
@@ -63,35 +80,41 @@ export function packWithoutRuntimeDependencies(tarball, workDir, env) {
 }
 
 /**
- * What the built files load from outside themselves: every static or dynamic ESM import
- * specifier that is neither relative nor a Node builtin, and whether the CommonJS `require`
- * the bundle gives its bundled CommonJS code can reach anything but builtins.
+ * What the built files load from outside themselves: the static import specifiers of every
+ * module (read by V8's own parser, vm.SourceTextModule, in a child process) and its dynamic
+ * `import("...")` calls, keeping those that are neither relative nor Node builtins; and the
+ * files that call createRequire (which could reach node_modules at run time).
  */
-export function scanBundle(distDir) {
-  const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-  const foreign = new Set();
-  let createRequire = false;
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".js")) {
-        const text = readFileSync(path, "utf8");
-        if (/createRequire/.test(text)) createRequire = true;
-        for (const match of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["']([^"']+)["']/g)) {
-          const specifier = match[1];
-          if (!specifier.startsWith(".") && !specifier.startsWith("/") && !builtins.has(specifier)) foreign.add(specifier);
-        }
-      }
-    }
-  };
-  walk(distDir);
-  return { foreignImports: [...foreign].sort(), createRequire };
-}
-
-/** Copies a file next to an install so that commands can be run from there. */
-export function copyInto(file, dir) {
-  const target = join(dir, file.split("/").pop());
-  cpSync(file, target);
-  return target;
+export function scanBundle(distDir, env) {
+  const script = `
+    const vm = require("node:vm"), fs = require("node:fs"), path = require("node:path");
+    const { builtinModules } = require("node:module");
+    const builtins = new Set(builtinModules.flatMap((n) => [n, "node:" + n]));
+    const foreign = new Set(), createRequire = [], unparsed = [];
+    const walk = (dir) => { for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".js")) {
+        const text = fs.readFileSync(p, "utf8");
+        let specifiers = [];
+        try { specifiers = new vm.SourceTextModule(text).dependencySpecifiers; } catch { unparsed.push(e.name); }
+        for (const m of text.matchAll(/\\bimport\\(\\s*["']([^"'\\s]+)["']\\s*\\)/g)) specifiers.push(m[1]);
+        // Template placeholders ("\${x}", "{0}") are code that writes code (TypeScript's emitter), not imports.
+        for (const s of specifiers) if (!/^[./]/.test(s) && !/[{}$]/.test(s) && !builtins.has(s)) foreign.add(s + " (" + e.name + ")");
+        if (/\\bcreateRequire\\b/.test(text)) createRequire.push(e.name);
+      } } };
+    walk(process.argv[1]);
+    process.stdout.write(JSON.stringify({ foreignImports: [...foreign].sort(), createRequire, unparsed }));
+  `;
+  const result = spawnSync(
+    process.execPath,
+    ["--experimental-vm-modules", "--no-warnings", "-e", script, distDir],
+    {
+      env,
+      encoding: "utf8",
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  if (result.status !== 0) throw new Error(`bundle scan failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
 }

@@ -25,7 +25,8 @@ export function renderTable(rows) {
     row.pass === true ? "pass" : row.pass === false ? "MISS <<<" : "ERROR <<<",
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => String(c[i]).length)));
-  const line = (values) => `| ${values.map((v, i) => (i === 0 ? String(v).padEnd(widths[i]) : String(v).padStart(widths[i]))).join(" | ")} |`;
+  const line = (values) =>
+    `| ${values.map((v, i) => (i === 0 ? String(v).padEnd(widths[i]) : String(v).padStart(widths[i]))).join(" | ")} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`;
   return [line(header), rule, ...cells.map(line)].join("\n");
 }
@@ -35,7 +36,10 @@ export function summary(rows) {
   const errors = rows.filter((r) => r.pass === null);
   const met = rows.length - missed.length - errors.length;
   const lines = [`${met} of ${rows.length} goals met.`];
-  for (const r of missed) lines.push(`MISSED: ${r.figure}: ${r.ratio ?? r.median} against a goal of ${r.goal}${r.note ? ` (${r.note})` : ""}`);
+  for (const r of missed)
+    lines.push(
+      `MISSED: ${r.figure}: ${r.ratio ?? r.median} against a goal of ${r.goal}${r.note ? ` (${r.note})` : ""}`,
+    );
   for (const r of errors) lines.push(`NOT MEASURED: ${r.figure}: ${r.note ?? "error"}`);
   return lines.join("\n");
 }

@@ -59,7 +59,9 @@ export function peakRss(cmd, { stdoutFd, timeoutMs = 120_000 } = {}) {
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.error) throw new Error(`${cmd.label}: ${result.error.message}`);
   if (result.status !== 0) {
-    throw new Error(`${cmd.label}: exit ${result.status ?? result.signal}\n${String(result.stderr).slice(0, 2000)}`);
+    throw new Error(
+      `${cmd.label}: exit ${result.status ?? result.signal}\n${String(result.stderr).slice(0, 2000)}`,
+    );
   }
   const kb = Number.parseInt(readFileSync(out, "utf8").trim().split("\n").pop(), 10);
   if (!Number.isFinite(kb)) throw new Error(`${cmd.label}: could not read the peak RSS`);

@@ -11,6 +11,7 @@ import {
   parseRetryAfter,
   type RetryPolicy,
   type Sleep,
+  UnreadableBodyError,
   withRetry,
 } from "./retry.js";
 import { nodeTransport, type Transport, type TransportResponse } from "./transport.js";
@@ -60,6 +61,15 @@ export interface RequestOptions {
   /** May be sent twice. Default: true for GET/HEAD/PUT/DELETE, false for POST/PATCH. */
   retrySafe?: boolean;
   signal?: AbortSignal;
+  /**
+   * Only `signal` can abort this request, not the client's own (Ctrl-C) signal: for the
+   * bounded look-up after an interrupted create, which must still run once Ctrl-C was pressed.
+   */
+  detached?: boolean;
+  /** Deadline of each attempt; default: the client's requestTimeoutMs (--request-timeout). */
+  timeoutMs?: number;
+  /** Attempts in all for this request; default: the client's retry policy. */
+  maxAttempts?: number;
 }
 
 export interface ApiResponse<T> {
@@ -81,6 +91,8 @@ interface PreparedRequest {
   absolute: boolean;
   withCredentials: boolean;
   signal?: AbortSignal;
+  timeoutMs: number;
+  policy: RetryPolicy;
 }
 
 /** What the error messages need to know about the credentials that were sent. */
@@ -119,13 +131,13 @@ export class ApiClient {
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
     const prepared = this.prepare(method.toUpperCase(), path, opts);
     return withRetry((attempt) => this.attempt<T>(prepared, attempt), {
-      policy: this.policy,
+      policy: prepared.policy,
       retrySafe: prepared.retrySafe,
       sleep: this.sleep,
       random: this.random,
       signal: prepared.signal,
       describe: prepared.display,
-      onRetry: ({ attempt, delayMs }) => this.tracer?.retry(delayMs, attempt + 1, this.policy.maxAttempts),
+      onRetry: ({ attempt, delayMs }) => this.tracer?.retry(delayMs, attempt + 1, prepared.policy.maxAttempts),
     });
   }
 
@@ -188,7 +200,12 @@ export class ApiClient {
       retrySafe: opts.retrySafe ?? isRetrySafeMethod(method),
       absolute,
       withCredentials,
-      signal: combineSignals(this.options.signal, opts.signal),
+      signal: opts.detached ? opts.signal : combineSignals(this.options.signal, opts.signal),
+      timeoutMs: opts.timeoutMs ?? this.options.requestTimeoutMs,
+      policy:
+        opts.maxAttempts === undefined
+          ? this.policy
+          : { ...this.policy, maxAttempts: Math.max(1, Math.floor(opts.maxAttempts)) },
     };
   }
 
@@ -200,7 +217,7 @@ export class ApiClient {
       headers: p.headers,
       body: p.body,
       attempt,
-      maxAttempts: this.policy.maxAttempts,
+      maxAttempts: p.policy.maxAttempts,
     });
     const started = performance.now();
     let res: TransportResponse;
@@ -210,7 +227,7 @@ export class ApiClient {
         url,
         headers: p.headers,
         body: p.body,
-        timeoutMs: this.options.requestTimeoutMs,
+        timeoutMs: p.timeoutMs,
         signal: p.signal,
         // A request we may not repeat gets its own connection: see transport.ts.
         reuseConnection: p.retrySafe,
@@ -350,6 +367,15 @@ function successBody(res: TransportResponse, p: PreparedRequest): unknown {
   try {
     return JSON.parse(res.body.toString("utf8"));
   } catch {
+    if (isJsonType(type)) {
+      // Said JSON, is not: cut short or garbled on the way, not a wrong --base-url.
+      const done = p.retrySafe ? "" : " (so it was carried out)";
+      throw new UnreadableBodyError(
+        `the server answered HTTP ${res.status} to ${p.display}${done}, but its JSON body ` +
+          `arrived cut short or malformed (${res.body.length} bytes)`,
+        res.status,
+      );
+    }
     throw new NetworkError(
       `the server answered HTTP ${res.status} to ${p.display} with a body that is not valid JSON ` +
         `(${type || "no content type"}): is --base-url (${p.url.origin}) the control plane API?`,
@@ -405,6 +431,11 @@ function describeFailure(
   // Auth first: a 401 page from a proxy still needs the advice on credentials.
   if (status === 401 || status === 403) return authMessage(status, fromBody, sent);
   if (parsed.kind === "text") return nonJsonMessage(status, parsed, p);
+  // A server's own 5xx / 429 text ("Internal Server Error") says little on its own: say
+  // which request failed and how.
+  if (fromBody && (status >= 500 || status === 429)) {
+    return `the server answered HTTP ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd() + ` to ${p.display}: ${fromBody}`;
+  }
   if (fromBody) return fromBody;
   const empty = parsed.kind === "empty" ? " with an empty body" : "";
   return (

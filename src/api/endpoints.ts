@@ -9,7 +9,7 @@ import type {
   RevisionT,
   UploadUrlResponseT,
 } from "../model/schemas.js";
-import type { ApiClient, Query } from "./client.js";
+import type { ApiClient, Query, RequestOptions } from "./client.js";
 
 export interface Page<T> {
   resources: T[];
@@ -38,9 +38,11 @@ export async function listDeployments(
   api: ApiClient,
   filters: DeploymentFilters,
   page: { limit?: number; offset?: number },
+  opts: Omit<RequestOptions, "query"> = {},
 ): Promise<Page<DeploymentT>> {
-  return (await api.get<Page<DeploymentT>>("/v2/deployments", { query: { ...filters, ...page } as Query }))
-    .body;
+  return (
+    await api.get<Page<DeploymentT>>("/v2/deployments", { ...opts, query: { ...filters, ...page } as Query })
+  ).body;
 }
 
 /** Every deployment matching the filters, a page of 100 at a time. */
@@ -76,8 +78,14 @@ export function allRevisions(api: ApiClient, id: string, status?: string): Async
   return api.paginate<RevisionT>(`${deploymentPath(id)}/revisions`, { status }, 100);
 }
 
-export async function getRevision(api: ApiClient, id: string, revisionId: string): Promise<RevisionT> {
-  return (await api.get<RevisionT>(`${deploymentPath(id)}/revisions/${encodeURIComponent(revisionId)}`)).body;
+export async function getRevision(
+  api: ApiClient,
+  id: string,
+  revisionId: string,
+  opts: RequestOptions = {},
+): Promise<RevisionT> {
+  return (await api.get<RevisionT>(`${deploymentPath(id)}/revisions/${encodeURIComponent(revisionId)}`, opts))
+    .body;
 }
 
 export async function createUploadUrl(api: ApiClient, id: string): Promise<UploadUrlResponseT> {

@@ -31,11 +31,13 @@ export {
   parseRetryAfter,
   type RetryPolicy,
   type Sleep,
+  UnreadableBodyError,
   withRetry,
 } from "./retry.js";
 export {
   closeIdleConnections,
   nodeTransport,
+  RequestInterruptedError,
   type Transport,
   type TransportRequest,
   type TransportResponse,

@@ -25,6 +25,21 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
+/**
+ * A 2xx answer whose JSON body arrived cut short or garbled (the headers said JSON, the bytes
+ * do not parse): the exchange failed in transit, not because --base-url points elsewhere. A
+ * safe call may simply ask again; for an unsafe one the 2xx status says it was carried out.
+ */
+export class UnreadableBodyError extends NetworkError {
+  constructor(
+    message: string,
+    /** The 2xx status the server answered with. */
+    readonly httpStatus: number,
+  ) {
+    super(message, "bad_response", true);
+  }
+}
+
 /** Statuses that say "try again later" without the request having been acted upon. */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
@@ -64,7 +79,7 @@ export function backoffDelayMs(failures: number, policy: RetryPolicy, random: ()
 /** Whether this failure may be retried, given whether the request is safe to repeat. */
 export function isRetryable(error: unknown, retrySafe: boolean): boolean {
   if (error instanceof NetworkError) {
-    if (error.kind === "bad_response") return false;
+    if (error.kind === "bad_response") return retrySafe && error instanceof UnreadableBodyError;
     return retrySafe || !error.mayHaveReachedServer;
   }
   if (error instanceof ApiError) return retrySafe && RETRYABLE_STATUSES.has(error.status);
@@ -127,6 +142,13 @@ function nextDelay(error: unknown, attempt: number, options: RetryOptions): numb
 /** Explains why a failed POST/PATCH was not sent again, and what that means for the user. */
 function addNotRepeatedHint(error: ApiError | NetworkError, options: RetryOptions): void {
   if (options.retrySafe || !isRetryable(error, true)) return;
+  if (error instanceof UnreadableBodyError) {
+    error.withHint(
+      `${options.describe} was carried out (HTTP ${error.httpStatus}) but its answer arrived unreadable; ` +
+        `it was not repeated: check the current state before running the command again`,
+    );
+    return;
+  }
   const mayHaveApplied =
     error instanceof NetworkError ||
     (error instanceof ApiError && (error.status === 502 || error.status === 504));

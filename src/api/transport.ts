@@ -39,6 +39,19 @@ export interface TransportResponse {
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
 
+/**
+ * Ctrl-C cut an exchange short. `mayHaveReachedServer`: the whole request had been handed to
+ * the OS, so the server may act on it (a create may exist although its answer never came).
+ */
+export class RequestInterruptedError extends InterruptedError {
+  constructor(
+    message: string,
+    readonly mayHaveReachedServer: boolean,
+  ) {
+    super(message);
+  }
+}
+
 /** Progress of one exchange, used to decide whether the server may have seen the request. */
 interface ExchangeState {
   connected: boolean;
@@ -84,7 +97,7 @@ export function closeIdleConnections(): void {
 export const nodeTransport: Transport = async (request) => {
   const url = parseTarget(request.url);
   const target = describeTarget(url, request.method);
-  if (request.signal?.aborted) throw interrupted(target);
+  if (request.signal?.aborted) throw interrupted(target, null);
   return new Promise<TransportResponse>((resolve, reject) => {
     runExchange(request, url, target, resolve, reject);
   });
@@ -133,7 +146,7 @@ function runExchange(
   const req = lib.request(url, { method: request.method, headers, agent });
 
   let timer: NodeJS.Timeout | undefined;
-  const onAbort = (): void => fail(interrupted(target));
+  const onAbort = (): void => fail(interrupted(target, state));
   const settle = (): boolean => {
     if (state.settled) return false;
     state.settled = true;
@@ -295,8 +308,8 @@ function timeoutError(target: Target, state: ExchangeState, timeoutMs: number | 
   );
 }
 
-function interrupted(target: Target): InterruptedError {
-  return new InterruptedError(`interrupted (${target.request})`);
+function interrupted(target: Target, state: ExchangeState | null): RequestInterruptedError {
+  return new RequestInterruptedError(`interrupted (${target.request})`, state?.written ?? false);
 }
 
 function formatDuration(ms: number): string {

@@ -9,19 +9,19 @@ import { defineCommand } from "./spec.js";
 
 export default defineCommand({
   configure: (command) =>
-    command
-      .addArgument(new Argument("<shell>", "the shell to complete for").choices(SHELLS))
-      .addHelpText(
-        "after",
-        `
-Completes commands, subcommands, flags and their values (sources, deployment types, output
-formats, statuses...). The same scripts are in the package under completions/ (${Object.values(COMPLETION_FILES).join(", ")}).${examples(
-          "source <(cpctl completion bash)                                  # bash, this shell",
-          "cpctl completion bash > ~/.local/share/bash-completion/completions/cpctl",
-          'cpctl completion zsh > "${fpath[1]}/_cpctl"                     # zsh, then a new shell',
-          "cpctl completion fish > ~/.config/fish/completions/cpctl.fish",
-        )}`,
-      ),
+    command.addArgument(new Argument("<shell>", "the shell to complete for").choices(SHELLS)).addHelpText(
+      "after",
+      `
+Completes commands, subcommands, flags, and the values of flags with a fixed set (sources,
+deployment types, output formats, statuses, shells). The package holds the same scripts
+under completions/ (${Object.values(COMPLETION_FILES).join(", ")}).
+${examples(
+  "source <(cpctl completion bash)                # bash, this shell only",
+  "cpctl completion bash > ~/.local/share/bash-completion/completions/cpctl",
+  "cpctl completion zsh > ~/.zsh/completions/_cpctl  # a directory in $fpath; then a new shell",
+  "cpctl completion fish > ~/.config/fish/completions/cpctl.fish",
+)}`,
+    ),
   run: async (ctx, [shell]) => {
     // The root program with every command configured; loaded here only (it is not small).
     const { commandTree } = await import("../main.js");

@@ -4,7 +4,7 @@
 // only when a question is actually asked.
 import { displayUrl } from "../config/values.js";
 import type { Ctx } from "../context.js";
-import { InterruptedError, OperationError, UsageError } from "../errors.js";
+import { OperationError, UsageError } from "../errors.js";
 
 /** Asks a yes/no question; resolves to the answer, rejects with InterruptedError on Ctrl-C. */
 export type ConfirmPrompt = (ctx: Ctx, message: string) => Promise<boolean>;
@@ -12,20 +12,36 @@ export type ConfirmPrompt = (ctx: Ctx, message: string) => Promise<boolean>;
 export interface GuardOptions {
   /** Ask even when the profile does not require confirmation (delete does). */
   always?: boolean;
-  /** The question asker; tests inject one. Default: @inquirer/prompts' confirm, answer No by default. */
+  /** The question asker; tests inject one. Default: the terminal prompter of src/prompt, answering No unless told. */
   prompt?: ConfirmPrompt;
 }
 
 export const CANCELLED_MESSAGE = "cancelled: nothing was changed";
 
+/**
+ * Runs whose mutation was already confirmed. One command asks once: `upload --patch` asks
+ * before uploading, interactive create asks after showing the request, and the guards of
+ * the steps that follow do not ask again.
+ */
+const confirmedRuns = new WeakSet<Ctx>();
+
+/** Records that the user has confirmed this run's change (see confirmedRuns). */
+export function markConfirmed(ctx: Ctx): void {
+  confirmedRuns.add(ctx);
+}
+
 /** `action` says what will happen, e.g. "delete deployment my-agent". */
 export async function guardMutation(ctx: Ctx, action: string, options: GuardOptions = {}): Promise<void> {
+  if (confirmedRuns.has(ctx)) return;
   const settings = await ctx.settings();
   const target = `${settings.profile ? `profile ${settings.profile}` : "no profile"} (${settings.baseUrl ? displayUrl(settings.baseUrl) : "no address"})`;
   if (ctx.io.stderr.isTTY) ctx.io.stderr.write(`${ctx.paint.bold("→")} ${target}: ${action}\n`);
 
   const mustConfirm = settings.confirm || Boolean(options.always);
-  if (!mustConfirm || ctx.flags.yes) return;
+  if (!mustConfirm || ctx.flags.yes) {
+    markConfirmed(ctx);
+    return;
+  }
 
   const why = settings.confirm
     ? `profile ${settings.profile ?? "in use"} requires confirmation (confirm: true${settings.origin.confirm ? ` in ${settings.origin.confirm}` : ""})`
@@ -37,35 +53,35 @@ export async function guardMutation(ctx: Ctx, action: string, options: GuardOpti
         : "cpctl asks only when stdin and stdout are a terminal (and CI is not set).",
     );
   }
-  const ask = options.prompt ?? inquirerConfirm;
+  const ask = options.prompt ?? terminalConfirm;
   const yes = await ask(ctx, `${capitalize(action)} on ${target}?`);
   if (!yes) throw new OperationError(CANCELLED_MESSAGE, "cancelled");
+  markConfirmed(ctx);
 }
 
-/** The prompt goes to stderr when it is a terminal (stdout stays clean), else to stdout; Ctrl-C is InterruptedError. */
-const inquirerConfirm: ConfirmPrompt = async (ctx, message) => {
-  const [{ confirm }, { Writable }] = await Promise.all([import("@inquirer/prompts"), import("node:stream")]);
+/**
+ * The shared terminal prompter (stderr when it is a terminal, else stdout; plain under
+ * --no-color; Ctrl-C is InterruptedError). Captured streams with no real stream behind them
+ * (in-process tests that claim a terminal) get the same prompt written through them.
+ */
+const terminalConfirm: ConfirmPrompt = async (ctx, message) => {
   const out = ctx.io.stderr.isTTY ? ctx.io.stderr : ctx.io.stdout;
-  // Captured streams (tests) have no real stream behind them: write through theirs.
-  const output =
-    out.stream ??
-    new Writable({
-      write(chunk: Buffer | string, _encoding, done) {
-        out.write(chunk.toString());
-        done();
-      },
-    });
+  const { terminalPrompter, promptError } = await import("../prompt/prompter.js");
+  if (out.stream) return (await terminalPrompter(ctx)).confirm({ message, default: false });
+  const [{ confirm }, { Writable }] = await Promise.all([import("@inquirer/prompts"), import("node:stream")]);
+  const output = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      out.write(chunk.toString());
+      done();
+    },
+  });
   try {
     return await confirm(
       { message, default: false },
       { input: ctx.io.stdin.stream, output, signal: ctx.signal, clearPromptOnDone: false },
     );
   } catch (error) {
-    const name = (error as Error | null)?.name;
-    if (name === "ExitPromptError" || name === "AbortPromptError" || ctx.signal.aborted) {
-      throw new InterruptedError(`interrupted: ${CANCELLED_MESSAGE.replace("cancelled: ", "")}`);
-    }
-    throw error;
+    throw promptError(error);
   }
 };
 

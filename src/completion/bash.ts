@@ -29,7 +29,9 @@ export function bashScript(root: CommandNode): string {
   line("_cpctl_flags() {");
   line('  case "$1" in');
   for (const node of nodes) {
-    line(`    ${caseWord(pathOf(node))}) echo ${q(acceptedFlags(root, node).flatMap(flagNames).join(" "))} ;;`);
+    line(
+      `    ${caseWord(pathOf(node))}) echo ${q(acceptedFlags(root, node).flatMap(flagNames).join(" "))} ;;`,
+    );
   }
   line("  esac");
   line("}");
@@ -39,10 +41,14 @@ export function bashScript(root: CommandNode): string {
   line("_cpctl_takes_value() {");
   line('  case "$1|$2" in');
   for (const node of commandsBelow(root)) {
-    const own = node.flags.filter((f) => f.takesValue).flatMap((f) => flagNames(f).map((name) => q(`${pathOf(node)}|${name}`)));
+    const own = node.flags
+      .filter((f) => f.takesValue)
+      .flatMap((f) => flagNames(f).map((name) => q(`${pathOf(node)}|${name}`)));
     if (own.length) line(`    ${own.join("|")}) return 0 ;;`);
   }
-  const global = globalFlags(root).filter((f) => f.takesValue).flatMap(flagNames);
+  const global = globalFlags(root)
+    .filter((f) => f.takesValue)
+    .flatMap(flagNames);
   if (global.length) line(`    ${global.map((name) => `*${q(`|${name}`)}`).join("|")}) return 0 ;;`);
   line("  esac");
   line("  return 1");
@@ -59,11 +65,17 @@ export function bashScript(root: CommandNode): string {
   };
   for (const node of commandsBelow(root)) {
     for (const flag of node.flags.filter((f) => f.takesValue && (f.values || f.files))) {
-      valueCase(flagNames(flag).map((name) => q(`${pathOf(node)}|${name}`)), flag);
+      valueCase(
+        flagNames(flag).map((name) => q(`${pathOf(node)}|${name}`)),
+        flag,
+      );
     }
   }
   for (const flag of globalFlags(root).filter((f) => f.takesValue && (f.values || f.files))) {
-    valueCase(flagNames(flag).map((name) => `*${q(`|${name}`)}`), flag);
+    valueCase(
+      flagNames(flag).map((name) => `*${q(`|${name}`)}`),
+      flag,
+    );
   }
   line("  esac");
   line('  _cpctl_words "$words" "$3"');
@@ -77,7 +89,8 @@ export function bashScript(root: CommandNode): string {
     const cases: string[] = [];
     node.args.forEach((arg, index) => {
       const at = arg.variadic ? `"$2" -ge ${index}` : `"$2" -eq ${index}`;
-      if (arg.values) cases.push(`if [[ ${at} ]]; then _cpctl_words ${q(arg.values.join(" "))} "$3"; return; fi`);
+      if (arg.values)
+        cases.push(`if [[ ${at} ]]; then _cpctl_words ${q(arg.values.join(" "))} "$3"; return; fi`);
       else if (arg.files) cases.push(`if [[ ${at} ]]; then _cpctl_files "$3"; return; fi`);
     });
     if (cases.length) line(`    ${caseWord(pathOf(node))}) ${cases.join("; ")} ;;`);

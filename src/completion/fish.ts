@@ -15,7 +15,7 @@ export function fishScript(root: CommandNode): string {
 
   line("# The subcommands of a command path.");
   line("function __cpctl_commands");
-  line("    switch \"$argv[1]\"");
+  line('    switch "$argv[1]"');
   for (const node of parents(root)) {
     line(`        case ${q(pathOf(node))}`);
     line(`            printf '%s\\n' ${node.children.map((c) => q(c.name)).join(" ")}`);
@@ -29,7 +29,9 @@ export function fishScript(root: CommandNode): string {
   line('    switch "$argv[1]|$argv[2]"');
   const groups = [
     ...commandsBelow(root).map((node) =>
-      node.flags.filter((f) => f.takesValue).flatMap((f) => flagNames(f).map((name) => q(`${pathOf(node)}|${name}`))),
+      node.flags
+        .filter((f) => f.takesValue)
+        .flatMap((f) => flagNames(f).map((name) => q(`${pathOf(node)}|${name}`))),
     ),
     globalFlags(root)
       .filter((f) => f.takesValue)
@@ -98,7 +100,9 @@ complete -c cpctl -f
   for (const node of parents(root)) {
     line(`# ${["cpctl", ...node.path].join(" ")} <command>`);
     for (const child of node.children) {
-      line(`complete -c cpctl -n ${q(condition(pathOf(node)))} -a ${q(child.name)} -d ${q(child.description)}`);
+      line(
+        `complete -c cpctl -n ${q(condition(pathOf(node)))} -a ${q(child.name)} -d ${q(child.description)}`,
+      );
     }
     if (node !== root) for (const flag of ownFlags(root, node)) line(completeFlag(flag, pathOf(node)));
     line();

@@ -8,7 +8,11 @@ export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
 
 /** The file each script is checked in as, under completions/. */
-export const COMPLETION_FILES: Record<Shell, string> = { bash: "cpctl.bash", zsh: "_cpctl", fish: "cpctl.fish" };
+export const COMPLETION_FILES: Record<Shell, string> = {
+  bash: "cpctl.bash",
+  zsh: "_cpctl",
+  fish: "cpctl.fish",
+};
 
 export function completionScript(shell: Shell, root: CommandNode): string {
   switch (shell) {

@@ -48,7 +48,14 @@ type AnyCommand = Command<any, any, any>;
 
 function node(command: AnyCommand, path: string[]): CommandNode {
   const flags = command.options.filter((option) => !option.hidden).map(flagSpec);
-  flags.push({ long: "--help", short: "-h", description: "show help", takesValue: false, values: null, files: false });
+  flags.push({
+    long: "--help",
+    short: "-h",
+    description: "show help",
+    takesValue: false,
+    values: null,
+    files: false,
+  });
   return {
     name: command.name(),
     path,

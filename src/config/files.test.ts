@@ -99,10 +99,15 @@ describe("file formats", () => {
 
   test("cpctl.config.mjs: a syntax error is reported as such; a changed file is read again", async () => {
     const s = setup();
-    const path = s.write(join(s.cwd, "cpctl.config.mjs"), "export default { profiles: { a: { output: 'json' } ;\n");
+    const path = s.write(
+      join(s.cwd, "cpctl.config.mjs"),
+      "export default { profiles: { a: { output: 'json' } ;\n",
+    );
     const error = await failure(s.load());
     // The wording is Node's (under vitest, Vite's): it says the syntax is wrong, not that require() failed.
-    expect(error.message).toMatch(new RegExp(`^${path}: cannot read this config file: .*(Unexpected token|invalid JS syntax)`));
+    expect(error.message).toMatch(
+      new RegExp(`^${path}: cannot read this config file: .*(Unexpected token|invalid JS syntax)`),
+    );
     s.write(path, "export default { profiles: { a: { output: 'json' } } };\n");
     expect((await settingsOf(s, { profileFlag: "a" })).output).toBe("json");
     s.write(path, "export default { profiles: { a: { output: 'yaml' } } };\n");

@@ -43,6 +43,8 @@ export interface Settings {
   confirm: boolean;
   /** For each key that has a value, the layer it came from. */
   origin: Partial<Record<SettingKey, string>>;
+  /** For each key that has a value, the kind of layer it came from. */
+  originKind: Partial<Record<SettingKey, Layer["kind"]>>;
   /** The config files found and read (for `cpctl config ...`). */
   config?: ConfigFiles;
 }
@@ -82,11 +84,13 @@ export function resolveSettings(
   profileOrigin: string | null = null,
 ): Settings {
   const origin: Partial<Record<SettingKey, string>> = {};
+  const originKind: Partial<Record<SettingKey, Layer["kind"]>> = {};
   const pick = (key: SettingKey): string | boolean | undefined => {
     for (const layer of layers) {
       const value = layer.values[key];
       if (value !== undefined && value !== null && value !== "") {
         origin[key] = layer.describe(key);
+        originKind[key] = layer.kind;
         return value;
       }
     }
@@ -127,6 +131,7 @@ export function resolveSettings(
     output,
     confirm: confirm === true || confirm === "true",
     origin,
+    originKind,
   };
 }
 

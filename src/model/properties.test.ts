@@ -518,93 +518,130 @@ describe("validation is total", () => {
 
 // --- (c) defaults never produce a limit below its request -----------------------------------
 
-const PAIRS: [request: string, limit: string][] = [
-  ["cpu", "cpu_limit"],
-  ["memory_mb", "memory_limit_mb"],
-  ["queue_cpu", "queue_cpu_limit"],
-  ["queue_memory_mb", "queue_memory_limit_mb"],
-  ["redis_cpu", "redis_cpu_limit"],
-  ["redis_memory_mb", "redis_memory_limit_mb"],
-  ["db_cpu", "db_cpu_limit"],
-  ["db_memory_mb", "db_memory_limit_mb"],
+/** Request, limit and the limit's default factor (spec 2.4). */
+const PAIRS: [request: string, limit: string, factor: number][] = [
+  ["cpu", "cpu_limit", 2],
+  ["memory_mb", "memory_limit_mb", 2],
+  ["queue_cpu", "queue_cpu_limit", 2],
+  ["queue_memory_mb", "queue_memory_limit_mb", 2],
+  ["redis_cpu", "redis_cpu_limit", 2],
+  ["redis_memory_mb", "redis_memory_limit_mb", 1],
+  ["db_cpu", "db_cpu_limit", 2],
+  ["db_memory_mb", "db_memory_limit_mb", 2],
 ];
-
-/** A request and, sometimes, a limit at or above it (values in the given unit). */
-const pair = (min: number, max: number, limitMax: number, scale: number) =>
-  fc
-    .record({
-      request: fc.integer({ min, max }),
-      extra: fc.option(fc.integer({ min: 0, max: limitMax }), { nil: undefined }),
-    })
-    .map(({ request, extra }) => ({
-      request: request / scale,
-      limit: extra === undefined ? undefined : Math.min(limitMax, request + extra) / scale,
-    }));
-
-const cpuPair = pair(10, 800, 1600, 100);
-const memPair = pair(1, 65536, 131072, 1);
+/** Requests that default from another (spec 2.4: "Default: cpu", "Default: memory_mb"). */
+const REQUEST_DEFAULTS: Record<string, string> = { queue_cpu: "cpu", queue_memory_mb: "memory_mb" };
+/** The fields spec 8 gives one decimal; the oracle compares them in tenths. */
+const ONE_DECIMAL_FIELDS = new Set([
+  "cpu",
+  "cpu_limit",
+  "queue_cpu",
+  "queue_cpu_limit",
+  "redis_cpu",
+  "redis_cpu_limit",
+]);
 
 /**
- * Valid resource specs. A limit is only given together with its own request: a limit with a
- * request that takes its default is the gap pinned in rules.test.ts. db_cpu starts at 0.025
- * (see the BUG test in resource-spec.test.ts for smaller values).
+ * The oracle for limits: the resource_spec locations of the limits that end up below their
+ * requests once the spec's defaults are applied, derived afresh from the spec's table.
  */
-const validSpec = fc
-  .record(
-    {
-      cpu: cpuPair,
-      memory_mb: memPair,
-      queue_cpu: cpuPair,
-      queue_memory_mb: memPair,
-      redis_cpu: cpuPair,
-      redis_memory_mb: memPair,
-      db_cpu: fc.record({
-        request: fc.double({ min: 0.025, max: 64, noNaN: true }),
-        extra: fc.option(fc.double({ min: 0, max: 64, noNaN: true }), { nil: undefined }),
-      }),
-      db_memory_mb: memPair,
-    },
-    { requiredKeys: [] },
-  )
-  .map((pairs) => {
-    const spec: Json = {};
-    for (const [request, limit] of PAIRS) {
-      const chosen = (
-        pairs as Record<string, { request: number; limit?: number; extra?: number } | undefined>
-      )[request];
-      if (!chosen) continue;
-      spec[request] = chosen.request;
-      const limitValue =
-        request === "db_cpu"
-          ? chosen.extra === undefined
-            ? undefined
-            : chosen.request + chosen.extra
-          : chosen.limit;
-      if (limitValue !== undefined) spec[limit] = limitValue;
-    }
-    return spec as Partial<ResourceSpecRequestT>;
+function misorderedLimits(spec: Json): string[] {
+  const value = (field: string): number | undefined => {
+    const given = spec[field];
+    if (typeof given === "number") return ONE_DECIMAL_FIELDS.has(field) ? tenthsOf(given) : given;
+    return REQUEST_DEFAULTS[field] ? value(REQUEST_DEFAULTS[field]) : undefined;
+  };
+  const found: string[] = [];
+  for (const [request, limit, factor] of PAIRS) {
+    const low = value(request);
+    if (low === undefined) continue;
+    const given = spec[limit];
+    const high =
+      typeof given === "number" ? (ONE_DECIMAL_FIELDS.has(limit) ? tenthsOf(given) : given) : low * factor;
+    if (high < low) found.push(at("source_config", "resource_spec", limit));
+  }
+  return found;
+}
+
+const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined, freq: 2 });
+const hundredthsIn = (min: number, max: number) =>
+  fc.integer({ min: min * 100, max: max * 100 }).map((n) => n / 100);
+
+/**
+ * Resource specs within every field's bounds, each request and limit present or not,
+ * independently: so limits meet requests given, requests defaulted, or nothing. db values
+ * are whole tenths or tiny requests (a sub-tenth db pair is the unit test in rules.test.ts).
+ */
+const boundedSpec = fc
+  .record({
+    cpu: optional(hundredthsIn(0.1, 8)),
+    cpu_limit: optional(hundredthsIn(0.1, 16)),
+    memory_mb: optional(fc.integer({ min: 1, max: 65536 })),
+    memory_limit_mb: optional(fc.integer({ min: 1, max: 131072 })),
+    queue_cpu: optional(hundredthsIn(0.1, 8)),
+    queue_cpu_limit: optional(hundredthsIn(0.1, 16)),
+    queue_memory_mb: optional(fc.integer({ min: 1, max: 65536 })),
+    queue_memory_limit_mb: optional(fc.integer({ min: 1, max: 131072 })),
+    redis_cpu: optional(hundredthsIn(0.1, 8)),
+    redis_cpu_limit: optional(hundredthsIn(0.1, 16)),
+    redis_memory_mb: optional(fc.integer({ min: 1, max: 65536 })),
+    redis_memory_limit_mb: optional(fc.integer({ min: 1, max: 131072 })),
+    db_cpu: optional(
+      fc.oneof(
+        fc.integer({ min: 1, max: 640 }).map((n) => n / 10),
+        fc.constantFrom(0.001, 0.01, 0.02, 0.05),
+      ),
+    ),
+    db_cpu_limit: optional(fc.integer({ min: 1, max: 1280 }).map((n) => n / 10)),
+    db_memory_mb: optional(fc.integer({ min: 1, max: 65536 })),
+    db_memory_limit_mb: optional(fc.integer({ min: 1, max: 131072 })),
   })
-  // Queue and redis requests alone are fine; make sure the main request is present often.
-  .filter((spec) => Object.keys(spec).length > 0);
+  .map((spec) => withoutUndefined(spec) as Partial<ResourceSpecRequestT>);
+
+function withoutUndefined(values: Record<string, unknown>): Json {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+}
+
+const validateSpec = (spec: Partial<ResourceSpecRequestT>) =>
+  validateCreateRequest({
+    name: "a",
+    source: "external_container",
+    source_config: { resource_spec: spec },
+    source_revision_config: { image_uri: "img:1" },
+    secrets: [],
+  });
+
+/** Specs the oracle finds sound: the "valid inputs" of the properties below. */
+const validSpec = boundedSpec.filter((spec) => misorderedLimits(spec as Json).length === 0);
 
 const ONE_DECIMAL = /^\d+(\.\d)?$/;
 
-describe("withResourceDefaults over valid specs", () => {
-  it("the generated specs are valid", () => {
+describe("limits against the oracle, defaults included", () => {
+  it("refuses exactly the limits that end up below their requests", () => {
     fc.assert(
-      fc.property(validSpec, (spec) => {
-        const result = validateCreateRequest({
-          name: "a",
-          source: "external_container",
-          source_config: { resource_spec: spec },
-          source_revision_config: { image_uri: "img:1" },
-          secrets: [],
-        });
-        expect(result.ok ? [] : result.issues).toEqual([]);
+      fc.property(boundedSpec, (spec) => {
+        const expected = misorderedLimits(spec as Json);
+        const result = validateSpec(spec);
+        expect(sorted(locsOf(result)), JSON.stringify(spec)).toEqual(sorted(expected));
       }),
       RUNS,
     );
   });
+  it("generates sound and unsound specs, with limits that meet defaulted requests", () => {
+    const samples = fc.sample(boundedSpec, { numRuns: 1000, seed: 11 }) as Json[];
+    const sound = samples.filter((spec) => misorderedLimits(spec).length === 0);
+    expect(sound.length).toBeGreaterThan(100);
+    expect(samples.length - sound.length).toBeGreaterThan(100);
+    const meetsDefault = (spec: Json) =>
+      spec.cpu != null && spec.queue_cpu == null && spec.queue_cpu_limit != null;
+    expect(sound.filter(meetsDefault).length).toBeGreaterThan(5);
+    expect(
+      samples.filter((spec) => meetsDefault(spec) && misorderedLimits(spec).length > 0).length,
+    ).toBeGreaterThan(5);
+  });
+});
+
+describe("withResourceDefaults over valid specs", () => {
   it("never produces a limit below its request, and fills every limit whose request is known", () => {
     fc.assert(
       fc.property(validSpec, (spec) => {

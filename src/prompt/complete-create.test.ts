@@ -49,7 +49,15 @@ function scripted(answers: (string | boolean | Error)[]) {
   return { prompter, asked, left: () => answers.length };
 }
 
-function fakeCtx(options: { interactive?: boolean; argv?: string[]; flags?: Partial<GlobalFlags>; integrations?: unknown[][] } = {}) {
+function fakeCtx(
+  options: {
+    profileConfirms?: boolean;
+    interactive?: boolean;
+    argv?: string[];
+    flags?: Partial<GlobalFlags>;
+    integrations?: unknown[][];
+  } = {},
+) {
   let stderr = "";
   const [main, alt] = options.integrations ?? [[INTEGRATION], [ALT_INTEGRATION]];
   const api = {
@@ -62,17 +70,34 @@ function fakeCtx(options: { interactive?: boolean; argv?: string[]; flags?: Part
     io: {
       stdin: { isTTY: options.interactive ?? true },
       stdout: { isTTY: options.interactive ?? true, write: () => {} },
-      stderr: { isTTY: options.interactive ?? true, write: (text: string) => void (stderr += text) },
+      stderr: {
+        isTTY: options.interactive ?? true,
+        write: (text: string) => {
+          stderr += text;
+        },
+      },
     },
     env: {},
     paint: NO_PAINT,
-    log: { info: () => {}, warn: (m: string) => void (stderr += `warning: ${m}\n`), debug: () => {}, debugEnabled: false },
+    log: {
+      info: () => {},
+      warn: (m: string) => {
+        stderr += `warning: ${m}\n`;
+      },
+      debug: () => {},
+      debugEnabled: false,
+    },
     api: async () => api,
+    settings: async () => ({ confirm: options.profileConfirms ?? false }),
   } as unknown as Ctx;
   return { ctx, stderr: () => stderr };
 }
 
-const emptyBody = (): Record<string, unknown> => ({ source_config: {}, source_revision_config: {}, secrets: [] });
+const emptyBody = (): Record<string, unknown> => ({
+  source_config: {},
+  source_revision_config: {},
+  secrets: [],
+});
 
 describe("what each source requires, read from the model's rules", () => {
   test.each([
@@ -86,7 +111,10 @@ describe("what each source requires, read from the model's rules", () => {
 
   test("values given by flags or a file are not missing", () => {
     const body = { ...emptyBody(), name: "a", source: "gitrepo", source_config: { repo_url: "https://x" } };
-    expect(missingValues(body).fields.map((f) => f.flag)).toEqual(["--integration-id", "--agent-config-path"]);
+    expect(missingValues(body).fields.map((f) => f.flag)).toEqual([
+      "--integration-id",
+      "--agent-config-path",
+    ]);
   });
 
   test("without a source only name and source can be named", () => {
@@ -101,7 +129,9 @@ describe("the command to run again", () => {
     expect(rerunCommand(["deploy", "create", "--name", "my agent", "--set", "a=$HOME"], fields)).toBe(
       "cpctl deploy create --name 'my agent' --set 'a=$HOME' --image-uri <image>",
     );
-    expect(rerunCommand(["deploy", "create", "--", "x"], fields)).toBe("cpctl deploy create --image-uri <image> -- x");
+    expect(rerunCommand(["deploy", "create", "--", "x"], fields)).toBe(
+      "cpctl deploy create --image-uri <image> -- x",
+    );
   });
   test("shellQuote", () => {
     expect(shellQuote("plain-word_1.2:3/4")).toBe("plain-word_1.2:3/4");
@@ -118,7 +148,9 @@ describe("off a terminal", () => {
     expect(error).toBeInstanceOf(UsageError);
     expect(exitCodeOf(error)).toBe(2);
     const usage = error as UsageError;
-    expect(usage.message).toBe("missing required values: --name, --integration-id, --repo-url, --agent-config-path");
+    expect(usage.message).toBe(
+      "missing required values: --name, --integration-id, --repo-url, --agent-config-path",
+    );
     expect(usage.hints.join("\n")).toContain("Not prompting: stdin is not a terminal");
     expect(usage.hints.at(-1)).toBe(
       "  cpctl deploy create --source gitrepo --name <name> --integration-id <integration-uuid> --repo-url <git-url> --agent-config-path <path/to/agent.json>",
@@ -137,7 +169,15 @@ describe("on a terminal", () => {
   test("asks name, source, integration (both listings), repo URL, ref and agent config path; shows and confirms", async () => {
     const { ctx, stderr } = fakeCtx({ argv: ["deploy", "create", "--secret", "T=v"] });
     const body = { ...emptyBody(), secrets: [{ name: "T", value: "v" }] };
-    const script = scripted(["my-agent", "gitrepo", ALT_INTEGRATION.id, "https://github.com/acme/agent", "", "", true]);
+    const script = scripted([
+      "my-agent",
+      "gitrepo",
+      ALT_INTEGRATION.id,
+      "https://github.com/acme/agent",
+      "",
+      "",
+      true,
+    ]);
     await completeCreateBody(ctx, body, script.prompter);
     expect(script.asked.map((q) => [q.kind, q.message])).toEqual([
       ["input", "Deployment name"],
@@ -185,6 +225,14 @@ describe("on a terminal", () => {
     expect(dry.stderr()).toBe("");
   });
 
+  test("a profile with confirm: true asks instead (one question, naming the profile)", async () => {
+    const { ctx, stderr } = fakeCtx({ profileConfirms: true });
+    const script = scripted(["api", "registry.example.com/api:1"]);
+    await completeCreateBody(ctx, { ...emptyBody(), source: "external_container" }, script.prompter);
+    expect(script.asked.map((q) => q.kind)).toEqual(["input", "input"]);
+    expect(stderr()).toContain("The request");
+  });
+
   test("an invalid body is left for validation to report: no confirmation", async () => {
     const { ctx } = fakeCtx();
     // build_on_push with a tag ref breaks a rule the caller reports with where each value came from.
@@ -203,9 +251,9 @@ describe("on a terminal", () => {
     const { ctx } = fakeCtx();
     // The scripted prompter fails on an invalid answer; the real one shows the message and asks again.
     const script = scripted(["x".repeat(129)]);
-    await expect(completeCreateBody(ctx, { ...emptyBody(), source: "internal_container" }, script.prompter)).rejects.toThrow(
-      "the name must be at most 128 characters",
-    );
+    await expect(
+      completeCreateBody(ctx, { ...emptyBody(), source: "internal_container" }, script.prompter),
+    ).rejects.toThrow("the name must be at most 128 characters");
     // Answers are trimmed: stray spaces around a name are not kept.
     const body: Record<string, unknown> = { ...emptyBody(), source: "internal_container" };
     await completeCreateBody(ctx, body, scripted([" padded ", true]).prompter);
@@ -221,12 +269,15 @@ describe("on a terminal", () => {
     expect(stderr()).toContain("no git integrations are installed");
   });
 
-  test.each(["ExitPromptError", "AbortPromptError"])("%s (Ctrl-C, SIGTERM) becomes an interruption: exit 130", async (name) => {
-    const { ctx } = fakeCtx();
-    const ctrlC = Object.assign(new Error("User force closed the prompt with SIGINT"), { name });
-    const script = scripted([ctrlC]);
-    const error = await completeCreateBody(ctx, emptyBody(), script.prompter).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InterruptedError);
-    expect(exitCodeOf(error)).toBe(130);
-  });
+  test.each(["ExitPromptError", "AbortPromptError"])(
+    "%s (Ctrl-C, SIGTERM) becomes an interruption: exit 130",
+    async (name) => {
+      const { ctx } = fakeCtx();
+      const ctrlC = Object.assign(new Error("User force closed the prompt with SIGINT"), { name });
+      const script = scripted([ctrlC]);
+      const error = await completeCreateBody(ctx, emptyBody(), script.prompter).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InterruptedError);
+      expect(exitCodeOf(error)).toBe(130);
+    },
+  );
 });

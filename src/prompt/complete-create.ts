@@ -19,10 +19,22 @@ import {
 import { type Choice, type Prompter, promptError, terminalPrompter } from "./prompter.js";
 
 const SOURCE_CHOICES: Choice<Source>[] = [
-  { value: "gitrepo", name: "gitrepo", description: "build from a git repository (cloud-hosted; needs a git integration)" },
-  { value: "external_container", name: "external_container", description: "run a container image on your own listener (self-hosted)" },
+  {
+    value: "gitrepo",
+    name: "gitrepo",
+    description: "build from a git repository (cloud-hosted; needs a git integration)",
+  },
+  {
+    value: "external_container",
+    name: "external_container",
+    description: "run a container image on your own listener (self-hosted)",
+  },
   { value: "internal_container", name: "internal_container", description: "run a container image" },
-  { value: "internal_source", name: "internal_source", description: "build from a source tarball uploaded with `cpctl deploy upload`" },
+  {
+    value: "internal_source",
+    name: "internal_source",
+    description: "build from a source tarball uploaded with `cpctl deploy upload`",
+  },
 ];
 
 interface Question {
@@ -45,12 +57,20 @@ const QUESTIONS: Question[] = [
     path: ["source_revision_config", "repo_ref"],
     alsoFor: ["gitrepo"],
     ask: (_ctx, p) =>
-      p.input({ message: "Git ref (a branch name, or refs/tags/TAG)", default: "main", validate: nonEmpty("the ref") }),
+      p.input({
+        message: "Git ref (a branch name, or refs/tags/TAG)",
+        default: "main",
+        validate: nonEmpty("the ref"),
+      }),
   },
   {
     path: ["source_revision_config", "agent_config_path"],
     ask: (_ctx, p) =>
-      p.input({ message: "Path of the agent configuration file in the source", default: "agent.json", validate: nonEmpty("the path") }),
+      p.input({
+        message: "Path of the agent configuration file in the source",
+        default: "agent.json",
+        validate: nonEmpty("the path"),
+      }),
   },
   {
     path: ["source_revision_config", "image_uri"],
@@ -62,10 +82,15 @@ const QUESTIONS: Question[] = [
  * Called by `deploy create` after the body is built from the file and flags, before it is
  * validated. `prompter` is for tests; the terminal prompts load only when a question is asked.
  */
-export async function completeCreateBody(ctx: Ctx, body: Record<string, unknown>, prompter?: Prompter): Promise<void> {
+export async function completeCreateBody(
+  ctx: Ctx,
+  body: Record<string, unknown>,
+  prompter?: Prompter,
+): Promise<void> {
   const missing = missingValues(body);
   if (missing.fields.length === 0) return;
-  if (!ctx.interactive) throw missingError(ctx, missing.fields, missing.source === null && body.source == null);
+  if (!ctx.interactive)
+    throw missingError(ctx, missing.fields, missing.source === null && body.source == null);
   try {
     await askForMissing(ctx, body, prompter ?? (await terminalPrompter(ctx)));
   } catch (error) {
@@ -93,8 +118,13 @@ async function askForMissing(ctx: Ctx, body: Record<string, unknown>, prompter: 
   const checked = validateCreateRequest(body);
   // An invalid body is reported by the caller's validation, with where each value came from.
   if (!checked.ok || isDryRun(ctx)) return;
-  ctx.io.stderr.write(`\nThe request (POST /v2/deployments):\n${indent(JSON.stringify(maskSecrets(checked.value), null, 2))}\n\n`);
+  ctx.io.stderr.write(
+    `\nThe request (POST /v2/deployments):\n${indent(JSON.stringify(maskSecrets(checked.value), null, 2))}\n\n`,
+  );
   if (ctx.flags.yes) return;
+  // A profile with `confirm: true` asks next (guardMutation), naming the profile and host:
+  // one question is enough.
+  if ((await ctx.settings()).confirm) return;
   const go = await prompter.confirm({ message: `Create deployment '${checked.value.name}'?`, default: true });
   if (!go) throw new OperationError("cancelled: nothing was created", "cancelled");
 }
@@ -132,20 +162,33 @@ function validName(value: string): true | string {
 
 function missingError(ctx: Ctx, fields: MissingField[], sourceUnknown: boolean): UsageError {
   const flags = fields.map((field) => field.flag);
-  const error = new UsageError(`missing required ${flags.length === 1 ? "value" : "values"}: ${flags.join(", ")}`, {
-    missing: fields.map((field) => ({ flag: field.flag, field: field.path.join(".") })),
-  });
+  const error = new UsageError(
+    `missing required ${flags.length === 1 ? "value" : "values"}: ${flags.join(", ")}`,
+    {
+      missing: fields.map((field) => ({ flag: field.flag, field: field.path.join(".") })),
+    },
+  );
   if (sourceUnknown) error.withHint(`Each source needs more: ${requirementsBySource().join("; ")}.`);
-  error.withHint(`Not prompting: ${whyNotInteractive(ctx)}. Give ${flags.length === 1 ? "it" : "them"} as flags or in the -f file:`);
+  error.withHint(
+    `Not prompting: ${whyNotInteractive(ctx)}. Give ${flags.length === 1 ? "it" : "them"} as flags or in the -f file:`,
+  );
   error.withHint(`  ${rerunCommand(ctx.argv, fields)}`);
   return error;
 }
 
 function whyNotInteractive(ctx: Ctx): string {
-  if (ctx.flags.input === false) return "--no-input was given";
-  if (!ctx.io.stdin.isTTY) return "stdin is not a terminal";
-  if (!ctx.io.stdout.isTTY) return "stdout is not a terminal";
-  return "CI is set";
+  const reasons = [
+    ctx.flags.input === false ? "--no-input was given" : null,
+    isCi(ctx.env) ? "CI is set" : null,
+    ctx.io.stdin.isTTY ? null : "stdin is not a terminal",
+    ctx.io.stdout.isTTY ? null : "stdout is not a terminal",
+  ].filter((reason) => reason !== null);
+  return reasons.join(", ") || "prompting is off";
+}
+
+function isCi(env: Ctx["env"]): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
 }
 
 /** `deploy create` prints the request itself on --dry-run and sends nothing: no confirmation. */

@@ -57,7 +57,10 @@ export interface MissingValues {
 export function missingValues(body: Record<string, unknown>): MissingValues {
   const fields: MissingField[] = [];
   if (body.name == null) fields.push(NAME);
-  const source = typeof body.source === "string" && (SOURCES as readonly string[]).includes(body.source) ? (body.source as Source) : null;
+  const source =
+    typeof body.source === "string" && (SOURCES as readonly string[]).includes(body.source)
+      ? (body.source as Source)
+      : null;
   if (body.source == null) fields.push(SOURCE);
   if (source) fields.push(...requiredFor(source).filter((field) => valueAt(body, field.path) == null));
   return { fields, source };

@@ -13,7 +13,11 @@ export interface Choice<T extends string> {
 
 export interface Prompter {
   /** Free text; `validate` returns true or the message to show. */
-  input(question: { message: string; default?: string; validate?: (value: string) => true | string }): Promise<string>;
+  input(question: {
+    message: string;
+    default?: string;
+    validate?: (value: string) => true | string;
+  }): Promise<string>;
   select<T extends string>(question: { message: string; choices: Choice<T>[]; default?: T }): Promise<T>;
   confirm(question: { message: string; default: boolean }): Promise<boolean>;
 }
@@ -21,14 +25,17 @@ export interface Prompter {
 /** Prompts on the terminal: stderr when it is one (stdout keeps only results), else stdout. */
 export async function terminalPrompter(ctx: Ctx): Promise<Prompter> {
   const output =
-    (ctx.io.stderr.isTTY && ctx.io.stderr.stream) || (ctx.io.stdout.isTTY && ctx.io.stdout.stream) || undefined;
+    (ctx.io.stderr.isTTY && ctx.io.stderr.stream) ||
+    (ctx.io.stdout.isTTY && ctx.io.stdout.stream) ||
+    undefined;
   if (!output) throw new OperationError("cannot prompt: no terminal to show the question on", "no_terminal");
   const prompts = await import("@inquirer/prompts");
   const context = { input: ctx.io.stdin.stream, output, signal: ctx.signal, clearPromptOnDone: false };
   const color = colorEnabled({ isTTY: true, env: ctx.env, colorFlag: ctx.flags.color !== false });
   const theme = color ? undefined : PLAIN_THEME;
   return {
-    input: (q) => asked(prompts.input({ message: q.message, default: q.default, validate: q.validate, theme }, context)),
+    input: (q) =>
+      asked(prompts.input({ message: q.message, default: q.default, validate: q.validate, theme }, context)),
     select: <T extends string>(q: { message: string; choices: Choice<T>[]; default?: T }) =>
       asked(
         prompts.select<T>(

@@ -22,6 +22,8 @@ export interface WaitSettings {
   /** First gap between polls; grows by BACKOFF_FACTOR up to maxIntervalMs. */
   intervalMs: number;
   maxIntervalMs: number;
+  /** Deadline of one poll (--request-timeout); the time left of timeoutMs bounds it too. */
+  requestTimeoutMs?: number;
 }
 
 export interface WaitReporter {
@@ -64,7 +66,13 @@ export async function pollRevision(
     for (;;) {
       let serverDelayMs = 0;
       try {
-        const revision = await getRevision(api, target.deploymentId, target.revisionId);
+        const budget = Math.max(1, settings.timeoutMs - elapsed());
+        const revision = await getRevision(api, target.deploymentId, target.revisionId, {
+          // The wait's deadline bounds each poll too: a hung server cannot hold it past --timeout.
+          timeoutMs: Math.min(budget, settings.requestTimeoutMs ?? budget),
+          // This loop is the retry: it reports each failure, backs off and honours Retry-After.
+          maxAttempts: 1,
+        });
         if (revision.status !== status) {
           status = revision.status;
           reporter.status(status, elapsed());

@@ -1,5 +1,5 @@
 // How a wait shows progress on stderr.
-// - On a terminal (stderr a TTY, TERM not dumb): an ora spinner (loaded only then) with the
+// - On a terminal (stderr a TTY, TERM not dumb, CI unset): an ora spinner (loaded only then) with the
 //   revision status and the elapsed time, ticking every second; when the wait ends it leaves
 //   one line with the final status. Colour only where ctx.paint allows it (never with
 //   NO_COLOR, --no-color or TERM=dumb, never off a terminal).
@@ -12,8 +12,19 @@ import { HEARTBEAT_MS, type WaitReporter } from "./poll.js";
 
 export async function createReporter(ctx: Ctx, revisionId: string): Promise<WaitReporter> {
   const stream = ctx.io.stderr.stream;
-  if (ctx.io.stderr.isTTY && stream && ctx.env.TERM !== "dumb") return spinnerReporter(ctx, revisionId, stream);
+  if (ctx.io.stderr.isTTY && stream && ctx.env.TERM !== "dumb" && !isCi(ctx.env)) {
+    return spinnerReporter(ctx, revisionId, stream);
+  }
   return lineReporter(ctx, revisionId);
+}
+
+/**
+ * A CI job that gives its steps a terminal still keeps a log: it gets lines and heartbeats,
+ * not spinner frames (ora's own rule too).
+ */
+function isCi(env: Ctx["env"]): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
 }
 
 /**
@@ -84,7 +95,11 @@ export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporter
   };
 }
 
-async function spinnerReporter(ctx: Ctx, revisionId: string, stream: NodeJS.WritableStream): Promise<WaitReporter> {
+async function spinnerReporter(
+  ctx: Ctx,
+  revisionId: string,
+  stream: NodeJS.WritableStream,
+): Promise<WaitReporter> {
   const { default: ora } = await import("ora");
   const short = revisionId.slice(0, 8);
   const state = tracker(ctx);
@@ -93,7 +108,13 @@ async function spinnerReporter(ctx: Ctx, revisionId: string, stream: NodeJS.Writ
   const text = () =>
     `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}`;
   // Colour of the frames is ours to decide (ora's own detection looks at stdout), so none.
-  const spinner = ora({ stream: stream as NodeJS.WriteStream, text: text(), color: false, isEnabled: true, discardStdin: false });
+  const spinner = ora({
+    stream: stream as NodeJS.WriteStream,
+    text: text(),
+    color: false,
+    isEnabled: true,
+    discardStdin: false,
+  });
   let ticker: NodeJS.Timeout | undefined;
   // Started on the first news from the poller, so that nothing is left spinning if the wait
   // fails before it begins.
@@ -126,7 +147,11 @@ async function spinnerReporter(ctx: Ctx, revisionId: string, stream: NodeJS.Writ
       ticker = undefined;
       const status = state.status;
       const symbol =
-        status === REVISION_SUCCESS ? paint.green("✔") : status && isTerminalRevisionStatus(status) ? paint.red("✖") : "•";
+        status === REVISION_SUCCESS
+          ? paint.green("✔")
+          : status && isTerminalRevisionStatus(status)
+            ? paint.red("✖")
+            : "•";
       const final = `revision ${short}: ${status ?? "no status yet"} after ${formatDuration(state.elapsed())}`;
       if (spinner.isSpinning) spinner.stopAndPersist({ symbol, text: final });
     },

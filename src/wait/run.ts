@@ -24,7 +24,12 @@ export async function waitForRevision(
     ctx.clock,
     ctx.signal,
     target,
-    { timeoutMs: flags.timeout, intervalMs: flags.interval, maxIntervalMs: Math.max(MAX_INTERVAL_MS, flags.interval) },
+    {
+      timeoutMs: flags.timeout,
+      intervalMs: flags.interval,
+      maxIntervalMs: Math.max(MAX_INTERVAL_MS, flags.interval),
+      requestTimeoutMs: ctx.requestTimeoutMs,
+    },
     reporter,
   );
 }

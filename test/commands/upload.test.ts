@@ -260,3 +260,27 @@ describe("deploy upload", () => {
     expect(r.stderr).toContain("agent.json (the deployment's agent_config_path) is not in the tarball");
   });
 });
+
+describe("deploy upload --patch under a confirming profile", () => {
+  it("asks before anything is uploaded: off a terminal without --yes nothing reaches the server", async () => {
+    const em = await startTestEmulator();
+    const deployment = await em.createDeployment("internal_source", "guarded");
+    const home = freshDir("home");
+    mkdirSync(join(home, ".config", "cpctl"), { recursive: true });
+    writeFileSync(
+      join(home, ".config", "cpctl", "config.yaml"),
+      `profiles:\n  prod:\n    baseUrl: ${em.url}\n    apiKey: \${env:KEY}\n    confirm: true\n`,
+      { mode: 0o600 },
+    );
+    const env = { KEY: em.apiKey, CPCTL_PROFILE: "prod" };
+    const refused = await runCli(["deploy", "upload", deployment.id, sourceDir(), "--patch"], { env, homeDir: home });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--yes");
+    expect(count(em, UPLOAD_URL_ROUTE)).toBe(0);
+    expect(count(em, PUT_ROUTE)).toBe(0);
+
+    const allowed = await runCli(["deploy", "upload", deployment.id, sourceDir(), "--patch", "--yes", "-o", "json"], { env, homeDir: home });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(count(em, PUT_ROUTE)).toBe(1);
+  });
+});

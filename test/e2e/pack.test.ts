@@ -42,11 +42,15 @@ describe("the packed package", () => {
   it("installs offline with nothing to fetch, and `npx cpctl --version` runs from the install", async () => {
     // --ignore-scripts: `npm test` has just built dist/ (pretest); `prepack` would rebuild it
     // while the other end-to-end tests are running the binary.
-    const packed = await execa("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", join(work, "out")], {
-      cwd: root,
-      env: npmEnv,
-      timeout: 60_000,
-    });
+    const packed = await execa(
+      "npm",
+      ["pack", "--ignore-scripts", "--json", "--pack-destination", join(work, "out")],
+      {
+        cwd: root,
+        env: npmEnv,
+        timeout: 60_000,
+      },
+    );
     const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
     const files = info!.files.map((f) => f.path);
     expect(files).toContain("bin/cpctl.js");
@@ -56,12 +60,16 @@ describe("the packed package", () => {
     const project = join(work, "project");
     mkdirSync(project);
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "cpctl-pack-test", private: true }));
-    const install = await execa("npm", ["install", "--offline", "--no-audit", "--no-fund", join(work, "out", info!.filename)], {
-      cwd: project,
-      env: npmEnv,
-      reject: false,
-      timeout: 60_000,
-    });
+    const install = await execa(
+      "npm",
+      ["install", "--offline", "--no-audit", "--no-fund", join(work, "out", info!.filename)],
+      {
+        cwd: project,
+        env: npmEnv,
+        reject: false,
+        timeout: 60_000,
+      },
+    );
     const runtimeDeps = Object.keys(pkg.dependencies ?? {});
     expect(
       install.exitCode,

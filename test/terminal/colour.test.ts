@@ -29,10 +29,20 @@ const CASES: Case[] = [
 
 function context(c: Case) {
   let stderr = "";
-  const stream = { write: (text: string) => void (stderr += text), isTTY: c.tty, columns: 100 };
+  const stream = {
+    write: (text: string) => {
+      stderr += text;
+    },
+    isTTY: c.tty,
+    columns: 100,
+  };
   const ctx = createContext({
     argv: [],
-    io: { stdout: { ...stream, write: () => {} }, stderr: stream, stdin: { isTTY: c.tty, stream: Readable.from([]) } },
+    io: {
+      stdout: { ...stream, write: () => {} },
+      stderr: stream,
+      stdin: { isTTY: c.tty, stream: Readable.from([]) },
+    },
     env: { TERM: "xterm-256color", ...c.env },
     cwd: freshDir("cwd"),
     homeDir: freshDir("home"),
@@ -59,7 +69,9 @@ describe.each(CASES)("on $what", (c) => {
     const { ctx } = context(c);
     const printer = await ctx.printer();
     expect(printer.options.color).toBe(c.colour);
-    expect(colorEnabled({ isTTY: c.tty, env: { TERM: "xterm", ...c.env }, colorFlag: !c.noColorFlag })).toBe(c.colour);
+    expect(colorEnabled({ isTTY: c.tty, env: { TERM: "xterm", ...c.env }, colorFlag: !c.noColorFlag })).toBe(
+      c.colour,
+    );
   });
 });
 
@@ -80,7 +92,10 @@ describe("table output through a real terminal", () => {
 
   const list = async (extraEnv: Record<string, string>, extraArgs: string[] = []) => {
     const env = terminalEnv({ CPCTL_BASE_URL: em.url, CPCTL_API_KEY: em.apiKey, ...extraEnv });
-    const { code, output } = await runOnPty(["deploy", "list", ...extraArgs], { env, columns: 200 }).finished();
+    const { code, output } = await runOnPty(["deploy", "list", ...extraArgs], {
+      env,
+      columns: 200,
+    }).finished();
     expect(code, plain(output)).toBe(0);
     expect(plain(output)).toContain("coloured");
     return output;

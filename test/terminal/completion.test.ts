@@ -38,13 +38,18 @@ beforeAll(async () => {
 });
 
 describe("the checked-in scripts", () => {
-  test.each(SHELLS)("completions/%s is what `cpctl completion` prints (regenerate: npm run completions)", (shell) => {
-    const file = join(ROOT, "completions", COMPLETION_FILES[shell]);
-    const checkedIn = readFileSync(file, "utf8");
-    if (checkedIn !== scripts[shell]) {
-      expect.fail(`completions/${COMPLETION_FILES[shell]} is stale: run \`npm run build && node scripts/gen-completions.mjs\``);
-    }
-  });
+  test.each(SHELLS)(
+    "completions/%s is what `cpctl completion` prints (regenerate: npm run completions)",
+    (shell) => {
+      const file = join(ROOT, "completions", COMPLETION_FILES[shell]);
+      const checkedIn = readFileSync(file, "utf8");
+      if (checkedIn !== scripts[shell]) {
+        expect.fail(
+          `completions/${COMPLETION_FILES[shell]} is stale: run \`npm run build && node scripts/gen-completions.mjs\``,
+        );
+      }
+    },
+  );
 
   test.each(SHELLS)("the %s script names every command and every enum value", (shell) => {
     const script = scripts[shell];
@@ -91,7 +96,11 @@ function bashComplete(...words: string[]): string[] {
     "_cpctl",
     'printf "%s\\n" "${COMPREPLY[@]}"',
   ].join("\n");
-  const result = spawnSync("bash", ["--norc", "-c", program, "bash", ...words], { cwd: dir, encoding: "utf8", timeout: 10_000 });
+  const result = spawnSync("bash", ["--norc", "-c", program, "bash", ...words], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: 10_000,
+  });
   expect(result.stderr).toBe("");
   return result.stdout.split("\n").filter(Boolean).sort();
 }
@@ -103,7 +112,9 @@ describe("bash completes", () => {
     if (!HAS.bash) t.skip("bash is not installed");
   });
   test("the commands and groups at the root", () => {
-    expect(bashComplete("cpctl", "")).toEqual(sorted(["deploy", "integrations", "listeners", "config", "completion", "schema", "emulator"]));
+    expect(bashComplete("cpctl", "")).toEqual(
+      sorted(["deploy", "integrations", "listeners", "config", "completion", "schema", "emulator"]),
+    );
   });
   test("subcommands, by prefix, after global flags and their values", () => {
     expect(bashComplete("cpctl", "deploy", "cr")).toEqual(["create"]);
@@ -117,13 +128,17 @@ describe("bash completes", () => {
   test("a command's own flags and the global ones", () => {
     expect(bashComplete("cpctl", "deploy", "create", "--so")).toEqual(["--source", "--source-tarball-path"]);
     const flags = bashComplete("cpctl", "deploy", "wait", "my-agent", "--");
-    expect(flags).toEqual(expect.arrayContaining(["--revision", "--timeout", "--interval", "--output", "--no-input", "--help"]));
+    expect(flags).toEqual(
+      expect.arrayContaining(["--revision", "--timeout", "--interval", "--output", "--no-input", "--help"]),
+    );
     expect(flags).not.toContain("--source");
   });
   test("enum values of flags, as `--flag value` and `--flag=value`", () => {
     expect(bashComplete("cpctl", "deploy", "create", "--source", "")).toEqual(sorted(SOURCES));
     expect(bashComplete("cpctl", "deploy", "create", "--source", "=", "ex")).toEqual(["external_container"]);
-    expect(bashComplete("cpctl", "deploy", "create", "--deployment-type", "")).toEqual(sorted(DEPLOYMENT_TYPES));
+    expect(bashComplete("cpctl", "deploy", "create", "--deployment-type", "")).toEqual(
+      sorted(DEPLOYMENT_TYPES),
+    );
     expect(bashComplete("cpctl", "deploy", "patch", "x", "--revision-source", "")).toEqual(
       sorted(["gitrepo", "internal_container", "internal_source"]),
     );
@@ -145,7 +160,11 @@ describe("bash completes", () => {
 describe("fish completes", () => {
   const fishComplete = (line: string) => {
     const program = `source ${JSON.stringify(join(dir, COMPLETION_FILES.fish))}; complete -C ${JSON.stringify(line)}`;
-    const result = spawnSync("fish", ["--no-config", "-c", program], { cwd: dir, encoding: "utf8", timeout: 10_000 });
+    const result = spawnSync("fish", ["--no-config", "-c", program], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 10_000,
+    });
     expect(result.stderr).toBe("");
     return result.stdout
       .split("\n")
@@ -155,7 +174,9 @@ describe("fish completes", () => {
   };
   test("commands, flags, enum values and files", (t) => {
     if (!HAS.fish) t.skip("fish is not installed");
-    expect(fishComplete("cpctl ")).toEqual(sorted(["deploy", "integrations", "listeners", "config", "completion", "schema", "emulator"]));
+    expect(fishComplete("cpctl ")).toEqual(
+      sorted(["deploy", "integrations", "listeners", "config", "completion", "schema", "emulator"]),
+    );
     expect(fishComplete("cpctl --profile prod deploy cr")).toEqual(["create"]);
     expect(fishComplete("cpctl deploy create --so")).toEqual(["--source", "--source-tarball-path"]);
     expect(fishComplete("cpctl deploy create --source ")).toEqual(sorted(SOURCES));
@@ -183,7 +204,9 @@ describe("zsh completes", () => {
   // About a second a line: each starts an interactive zsh with compinit.
   test("commands, flags, enum values and files", { timeout: 90_000 }, (t) => {
     if (!HAS.zsh) t.skip("zsh is not installed");
-    expect(zshComplete("cpctl ")).toEqual(sorted(["deploy", "integrations", "listeners", "config", "completion", "schema", "emulator"]));
+    expect(zshComplete("cpctl ")).toEqual(
+      sorted(["deploy", "integrations", "listeners", "config", "completion", "schema", "emulator"]),
+    );
     expect(zshComplete("cpctl --profile prod deploy cr")).toEqual(["create"]);
     expect(zshComplete("cpctl deploy create --so")).toEqual(["--source", "--source-tarball-path"]);
     expect(zshComplete("cpctl deploy create --source ")).toEqual(sorted(SOURCES));

@@ -3,8 +3,11 @@
 // emulator); in CI or with --no-input it never waits for input and exits 2 at once,
 // naming every missing flag and the command to run again.
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { freshDir } from "../helpers/run-cli.js";
 import { BIN, plain, python3Available, runOnPty, SGR, terminalEnv, WAIT_MS } from "./helpers/pty.js";
 
 const DOWN = "\x1b[B";
@@ -69,7 +72,9 @@ describe("on a terminal", () => {
   });
 
   test("asks only for what the chosen source needs, after the flags given", async () => {
-    const t = runOnPty(["deploy", "create", "--name", "pty-image", "--source", "external_container"], { env: envFor() });
+    const t = runOnPty(["deploy", "create", "--name", "pty-image", "--source", "external_container"], {
+      env: envFor(),
+    });
     await t.waitFor("Container image URI");
     t.type(`registry.example.com/agent:2.0${ENTER}`);
     await t.waitFor("Create deployment 'pty-image'?");
@@ -83,10 +88,35 @@ describe("on a terminal", () => {
     expect(created.source_revision_config.image_uri).toBe("registry.example.com/agent:2.0");
   });
 
-  test("declining the confirmation creates nothing and exits 1", async () => {
-    const t = runOnPty(["deploy", "create", "--source", "internal_source", "--agent-config-path", "agent.json"], {
+  test("a profile with confirm: true asks once, naming the profile", async () => {
+    const cwd = freshDir("project");
+    writeFileSync(
+      join(cwd, ".cpctlrc.yaml"),
+      `profiles:\n  guarded:\n    baseUrl: ${em.url}\n    confirm: true\n`,
+    );
+    const t = runOnPty(["deploy", "create", "--profile", "guarded", "--source", "internal_container"], {
       env: envFor(),
+      cwd,
     });
+    await t.waitFor("Deployment name");
+    t.type(`pty-guarded${ENTER}`);
+    await t.waitFor("The request (POST /v2/deployments)");
+    await t.waitFor("profile guarded");
+    await t.waitFor("?");
+    t.type(`y${ENTER}`);
+    const { code, output } = await t.finished();
+    expect(code, plain(output)).toBe(0);
+    expect(plain(output)).not.toContain("Create deployment 'pty-guarded'?");
+    expect(await deploymentsNamed("pty-guarded")).toHaveLength(1);
+  });
+
+  test("declining the confirmation creates nothing and exits 1", async () => {
+    const t = runOnPty(
+      ["deploy", "create", "--source", "internal_source", "--agent-config-path", "agent.json"],
+      {
+        env: envFor(),
+      },
+    );
     await t.waitFor("Deployment name");
     t.type(`pty-declined${ENTER}`);
     await t.waitFor("Create deployment 'pty-declined'?");
@@ -137,7 +167,9 @@ describe("on a terminal", () => {
     const { code, output } = await t.finished();
     expect(code).toBe(2);
     const text = plain(output);
-    expect(text).toContain("missing required values: --name, --integration-id, --repo-url, --agent-config-path");
+    expect(text).toContain(
+      "missing required values: --name, --integration-id, --repo-url, --agent-config-path",
+    );
     expect(text).toContain("Not prompting: CI is set");
     expect(text).not.toContain("Deployment name");
   });
@@ -153,7 +185,9 @@ function runOnPipes(args: string[], env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`still running after ${WAIT_MS} ms: it is waiting for input. stderr so far:\n${stderr}`));
+      reject(
+        new Error(`still running after ${WAIT_MS} ms: it is waiting for input. stderr so far:\n${stderr}`),
+      );
     }, WAIT_MS);
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -183,7 +217,9 @@ describe("off a terminal", () => {
       envFor(),
     );
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("missing required values: --integration-id, --repo-url, --agent-config-path");
+    expect(result.stderr).toContain(
+      "missing required values: --integration-id, --repo-url, --agent-config-path",
+    );
     expect(result.stderr).toContain("Not prompting: --no-input was given");
     expect(result.stderr).toContain(
       "cpctl deploy create --source gitrepo --name 'my agent' --no-input --integration-id <integration-uuid> --repo-url <git-url> --agent-config-path <path/to/agent.json>",
@@ -191,7 +227,10 @@ describe("off a terminal", () => {
   });
 
   test("in JSON mode the error is one JSON object that lists the missing flags", async () => {
-    const result = await runOnPipes(["deploy", "create", "--source", "external_container", "-o", "json"], envFor({ CI: "1" }));
+    const result = await runOnPipes(
+      ["deploy", "create", "--source", "external_container", "-o", "json"],
+      envFor({ CI: "1" }),
+    );
     expect(result.code).toBe(2);
     const error = JSON.parse(result.stderr).error;
     expect(error.code).toBe("usage");

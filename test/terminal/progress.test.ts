@@ -36,7 +36,9 @@ describe("deploy wait on a terminal", () => {
 
   async function waitOnPty(extraEnv: Record<string, string> = {}, extraArgs: string[] = []) {
     const deployment = await pendingDeployment(`tty-${Math.random().toString(36).slice(2, 8)}`);
-    const t = runOnPty(["deploy", "wait", deployment.id, "--interval", "100ms", ...extraArgs], { env: envFor(extraEnv) });
+    const t = runOnPty(["deploy", "wait", deployment.id, "--interval", "100ms", ...extraArgs], {
+      env: envFor(extraEnv),
+    });
     await t.waitFor("CREATING");
     em.settle();
     const result = await t.finished();
@@ -57,6 +59,22 @@ describe("deploy wait on a terminal", () => {
     expect(output).toMatch(/\x1b\[32m✔/);
   });
 
+  test("Ctrl-C stops the spinner cleanly, exits 130 and prints the command that resumes the wait", async () => {
+    const deployment = await pendingDeployment("interrupted");
+    const t = runOnPty(["deploy", "wait", "interrupted", "--interval", "100ms"], { env: envFor() });
+    await t.waitFor("CREATING");
+    t.type("\x03"); // the terminal turns it into SIGINT
+    const { code, output } = await t.finished();
+    expect(code, plain(output)).toBe(130);
+    expect(plain(output)).toContain(
+      `• revision ${deployment.latest_revision_id.slice(0, 8)}: CREATING after`,
+    );
+    expect(plain(output)).toContain(
+      `Resume with: cpctl deploy wait ${deployment.id} --revision ${deployment.latest_revision_id}`,
+    );
+    expect(output).toContain("\x1b[?25h"); // the cursor is back
+  });
+
   test("no colour at all under NO_COLOR, spinner still there", async () => {
     const { code, output } = await waitOnPty({ NO_COLOR: "1" });
     expect(code, plain(output)).toBe(0);
@@ -68,6 +86,13 @@ describe("deploy wait on a terminal", () => {
     const { code, output } = await waitOnPty({}, ["--no-color"]);
     expect(code, plain(output)).toBe(0);
     expect(output).not.toMatch(SGR);
+  });
+
+  test("CI set: a CI log even when the job has a terminal, so lines and no spinner", async () => {
+    const { code, output } = await waitOnPty({ CI: "true" });
+    expect(code, plain(output)).toBe(0);
+    expect(output).not.toMatch(SPINNER_FRAME);
+    expect(plain(output)).toMatch(/^\d{4}-\d\d-\d\dT.*: CREATING/m);
   });
 
   test("TERM=dumb: plain lines, no spinner, no colour", async () => {
@@ -128,8 +153,14 @@ describe("deploy wait off a terminal", () => {
       expect(result.code, result.stderr).toBe(0);
       const lines = result.stderr.trimEnd().split("\n");
       for (const line of lines) expect(line).toMatch(ISO_LINE);
-      expect(lines[0]).toBe(`2026-11-21T12:00:00.000Z revision ${deployment.latest_revision_id}: CREATING (0ms)`);
-      expect(lines.some((line) => /: still (CREATING|QUEUED|AWAITING_DEPLOY|DEPLOYING) after \dm\d\ds$/.test(line))).toBe(true);
+      expect(lines[0]).toBe(
+        `2026-11-21T12:00:00.000Z revision ${deployment.latest_revision_id}: CREATING (0ms)`,
+      );
+      expect(
+        lines.some((line) =>
+          /: still (CREATING|QUEUED|AWAITING_DEPLOY|DEPLOYING) after \dm\d\ds$/.test(line),
+        ),
+      ).toBe(true);
       expect(lines.at(-1)).toMatch(/: DEPLOYED \(\dm\d\ds\)$/);
     } finally {
       await slow.close();
@@ -145,7 +176,14 @@ describe("lineReporter's own heartbeat", () => {
   function fakeCtx() {
     let stderr = "";
     const ctx = {
-      io: { stderr: { write: (text: string) => void (stderr += text), isTTY: false } },
+      io: {
+        stderr: {
+          write: (text: string) => {
+            stderr += text;
+          },
+          isTTY: false,
+        },
+      },
       clock: { now: () => Date.now(), sleep: async () => {} },
     } as unknown as Ctx;
     return { ctx, stderr: () => stderr };

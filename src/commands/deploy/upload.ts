@@ -8,6 +8,7 @@ import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes, parseSize, SIZE_HELP } from "../
 import { describeSource, type PreparedSource, prepareSource } from "../../upload/source.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
+import { guardMutation } from "../mutation.js";
 import { sendPatch } from "./patch.js";
 import { resolveDeployment } from "./resolve.js";
 import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
@@ -102,6 +103,8 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
     return;
   }
 
+  // With --patch the upload starts a revision: confirm before anything reaches the server.
+  if (options.patch) await guardMutation(ctx, `upload ${source.display} and start a revision of ${deployment.name}`);
   const api = await ctx.api();
   const { upload_url: uploadUrl, object_path: objectPath } = await createUploadUrl(api, deployment.id);
   // The pre-signed URL grants write access: no message or trace may show it.

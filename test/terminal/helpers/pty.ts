@@ -71,18 +71,27 @@ export function runOnPty(
           const rest = text.slice(cursor);
           const match = typeof pattern === "string" ? rest.indexOf(pattern) : rest.search(pattern);
           if (match >= 0) {
-            const length = typeof pattern === "string" ? pattern.length : (rest.match(pattern)?.[0].length ?? 0);
+            const length =
+              typeof pattern === "string" ? pattern.length : (rest.match(pattern)?.[0].length ?? 0);
             cursor += match + length;
             done();
             resolve(rest.slice(match, match + length));
           } else if (ended) {
             done();
-            reject(new Error(`the command ended before ${String(pattern)} appeared; the terminal showed:\n${text}`));
+            reject(
+              new Error(
+                `the command ended before ${String(pattern)} appeared; the terminal showed:\n${text}`,
+              ),
+            );
           }
         };
         const timer = setTimeout(() => {
           done();
-          reject(new Error(`${String(pattern)} did not appear within ${timeoutMs} ms; the terminal showed:\n${plain(raw)}`));
+          reject(
+            new Error(
+              `${String(pattern)} did not appear within ${timeoutMs} ms; the terminal showed:\n${plain(raw)}`,
+            ),
+          );
         }, timeoutMs);
         const done = () => {
           clearTimeout(timer);
@@ -99,7 +108,9 @@ export function runOnPty(
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           if (child.exitCode === null) child.kill("SIGKILL");
-          reject(new Error(`the command did not end within ${timeoutMs} ms; the terminal showed:\n${plain(raw)}`));
+          reject(
+            new Error(`the command did not end within ${timeoutMs} ms; the terminal showed:\n${plain(raw)}`),
+          );
         }, timeoutMs);
         exited.then(
           (result) => {
@@ -133,5 +144,11 @@ export const SGR = /\x1b\[[0-9;]*m/;
 
 /** A clean environment for the child: nothing leaks in from the test runner (CI, NO_COLOR...). */
 export function terminalEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: freshDir("home"), TERM: "xterm-256color", LANG: "C.UTF-8", ...extra };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: freshDir("home"),
+    TERM: "xterm-256color",
+    LANG: "C.UTF-8",
+    ...extra,
+  };
 }

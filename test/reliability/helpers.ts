@@ -1,0 +1,121 @@
+// Shared pieces of the reliability tests: servers that misbehave on purpose, waiting for a
+// state by event-loop turns (never by sleeping), and the checks every failure must pass.
+import { once } from "node:events";
+import net from "node:net";
+import { expect } from "vitest";
+import type { TestEmulator } from "../helpers/emulator.js";
+import type { CliResult } from "../helpers/run-cli.js";
+
+/** A stack trace line, as Node prints them. */
+export const STACK_LINE = /\n\s+at /;
+
+/**
+ * What any failure must look like: no stack trace, no HTML page, no raw JSON body dump, and
+ * nothing but the result on stdout. Returns the JSON error object when stderr holds one.
+ */
+export function expectCleanOutput(result: CliResult): void {
+  const all = `${result.stdout}\n${result.stderr}`;
+  expect(all, "a stack trace").not.toMatch(STACK_LINE);
+  expect(all, "an HTML dump").not.toMatch(/<html|<!DOCTYPE|<body|<center>/i);
+  expect(result.stderr, "an internal error").not.toContain("internal error");
+}
+
+/** The `{"error": {...}}` object of -o json mode (the last line of stderr). */
+export function jsonError(stderr: string): { code: string; status: number | null; message: string; details: unknown } {
+  const last = stderr.trim().split("\n").at(-1) ?? "";
+  return JSON.parse(last).error;
+}
+
+/**
+ * Waits until `check` holds, giving the event loop a turn between tries (a server answer,
+ * a timer). Bounded by tries, not by time: no sleep, no wall-clock luck.
+ */
+export async function until(check: () => boolean | Promise<boolean>, what: string, tries = 100_000): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** Deployments of the emulator's test tenant, straight from the API (all pages). */
+// biome-ignore lint/suspicious/noExplicitAny: deployments are checked field by field.
+export async function allDeployments(em: TestEmulator): Promise<any[]> {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  const out: any[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await em.get(`/v2/deployments?limit=100&offset=${offset}`);
+    expect(page.status).toBe(200);
+    out.push(...page.json.resources);
+    if (page.json.resources.length < 100) return out;
+  }
+}
+
+/** Requests the emulator received for one route ("POST /v2/deployments"). */
+export function sent(em: TestEmulator, route: string): number {
+  return em.emulator.stats().requests[route] ?? 0;
+}
+
+export type HungMode =
+  /** Accepts the connection, reads the request, never answers. */
+  | "silent"
+  /** Sends the status line and headers (a body of 100 bytes announced), then nothing. */
+  | "headers-then-stall"
+  /** Sends the headers and half of the announced JSON body, then nothing. */
+  | "half-body-then-stall";
+
+export interface HungServer {
+  url: string;
+  /** Connections accepted so far. */
+  connections(): number;
+  /** Requests whose head arrived, per "METHOD /path". */
+  requests(): string[];
+  close(): Promise<void>;
+}
+
+/** A raw TCP server that speaks just enough HTTP to hang a client in the chosen way. */
+export async function hungServer(mode: HungMode): Promise<HungServer> {
+  const sockets = new Set<net.Socket>();
+  const requests: string[] = [];
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+    let head = "";
+    socket.on("data", (chunk: Buffer) => {
+      if (head.includes("\r\n\r\n")) return;
+      head += chunk.toString("latin1");
+      if (!head.includes("\r\n\r\n")) return;
+      const [method, target] = head.split(" ");
+      requests.push(`${method} ${(target ?? "").split("?")[0]}`);
+      if (mode === "silent") return;
+      const body = '{"resources":[],"offset":0,"padding":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}';
+      socket.write(
+        `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      if (mode === "half-body-then-stall") socket.write(body.slice(0, body.length >> 1));
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: () => connections,
+    requests: () => [...requests],
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Counts what a test measured, for RELIABILITY.md (printed once per file). */
+export function report(label: string, figures: Record<string, number | string>): void {
+  const line = Object.entries(figures)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(" ");
+  process.stdout.write(`[reliability] ${label}: ${line}\n`);
+}
