@@ -15,6 +15,11 @@ import { checkValue, envReferences, interpolate, isLiteral, type ProfileValues }
 export const LOCAL_PROFILE = "local";
 /** The emulator's default address (`cpctl emulator` with no --host/--port). */
 export const LOCAL_BASE_URL = "http://127.0.0.1:8124";
+/**
+ * The emulator accepts any non-empty key unless started with --api-key, so the built-in
+ * profile carries a fixed, public placeholder: `--profile local` works with no setup.
+ */
+export const LOCAL_API_KEY = "local-emulator";
 
 export interface ConfigLoadOptions {
   cwd: string;
@@ -209,7 +214,7 @@ export function profileLayers(files: ConfigFiles, name: string | null, env: Env)
   if (name === LOCAL_PROFILE) {
     layers.push({
       kind: "default",
-      values: { baseUrl: LOCAL_BASE_URL },
+      values: { baseUrl: LOCAL_BASE_URL, apiKey: LOCAL_API_KEY },
       describe: () => `built-in profile ${LOCAL_PROFILE}`,
     });
   }

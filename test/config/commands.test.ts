@@ -389,3 +389,15 @@ describe("the permission warning through the CLI", () => {
     expect(r.stderr).not.toContain("sk-never-shown");
   });
 });
+
+describe("the built-in local profile", () => {
+  test("points at the emulator's default address with a placeholder key, so it works with no setup", async () => {
+    const s = sandbox();
+    const r = await run(s, ["config", "show", "--profile", "local", "--show-secrets", "-o", "json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const shown = JSON.stringify(JSON.parse(r.stdout));
+    expect(shown).toContain("http://127.0.0.1:8124");
+    expect(shown).toContain("local-emulator");
+    expect(shown).toContain("built-in profile local");
+  });
+});
