@@ -115,7 +115,7 @@ _cpctl_files() {
 }
 
 _cpctl() {
-  local cur="${COMP_WORDS[COMP_CWORD]}" prev="" path="" flag="" prefix="" word subcommands
+  local cur="${COMP_WORDS[COMP_CWORD]-}" prev="" path="" flag="" prefix="" word subcommands
   local i=1 nargs=0
   COMPREPLY=()
   # Walk the words before the cursor: command words make the path, flag values are skipped.
@@ -130,7 +130,7 @@ _cpctl() {
       break
     fi
     if [[ $word == -* ]]; then
-      if [[ $word != *=* && "${COMP_WORDS[i + 1]}" != "=" ]] && _cpctl_takes_value "$path" "$word"; then
+      if [[ $word != *=* && "${COMP_WORDS[i + 1]-}" != "=" ]] && _cpctl_takes_value "$path" "$word"; then
         i=$((i + 1))
       fi
     else

@@ -90,6 +90,15 @@ export interface FaultSpec {
   body?: "html" | "truncated";
 }
 
+/**
+ * An API request as an observer sees it: "received" when it arrives (faulted or not),
+ * "handled" once its work is done and its answer is ready, before a fault delays, cuts or
+ * drops that answer. `route` is the stats key ("POST /v2/deployments").
+ */
+export type RequestEvent =
+  | { phase: "received"; method: string; route: string }
+  | { phase: "handled"; method: string; route: string; status: number };
+
 export interface RunningEmulator {
   /** http://HOST:PORT */
   readonly url: string;
@@ -113,6 +122,12 @@ export interface RunningEmulator {
   tracingProjects(tenantId?: string): TracingProjectView[];
   stats(): { requests: Record<string, number>; total: number };
   reset(): void;
+  /**
+   * Calls `listener` for every API request (not the controls): for tests that act at a
+   * precise moment (e.g. once a create is done but its answer held back). Returns a function
+   * that removes the listener.
+   */
+  observe(listener: (event: RequestEvent) => void): () => void;
 
   /** The tenant a key or token stands for when no tenant header is sent. */
   tenantFor(credential: string): string;
@@ -171,6 +186,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   addControlRoutes(router, controls);
 
   const pending = new Set<NodeJS.Timeout>();
+  const observers = new Set<(event: RequestEvent) => void>();
+  const notify = (event: RequestEvent): void => {
+    for (const observer of observers) observer(event);
+  };
   let url = "";
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -183,7 +202,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const match = router.match(method, path);
     // Controls are the operator's: no faults (they could lock themselves out), not counted.
     const isControl = path.startsWith("/_emulator/");
-    if (!isControl) core.stats.count(match.kind === "found" ? match.route.key : `${method} (unmatched)`);
+    const route = match.kind === "found" ? match.route.key : `${method} (unmatched)`;
+    if (!isControl) core.stats.count(route);
+    if (!isControl && observers.size > 0) notify({ phase: "received", method, route });
 
     const fault = isControl ? null : core.faults.take(method, path);
     if (fault && !faultDoesWork(fault)) {
@@ -211,6 +232,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     } catch (error) {
       answer = error instanceof HttpError ? error.toResponse() : internalError(error);
     }
+    if (!isControl && observers.size > 0) notify({ phase: "handled", method, route, status: answer.status });
 
     if (fault) {
       await delay(fault.latency_ms);
@@ -327,6 +349,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     tracingProjects: (tenantId) => controls.tracingProjects(tenantId),
     stats: () => controls.stats(),
     reset: () => controls.reset(),
+    observe: (listener) => {
+      observers.add(listener);
+      return () => observers.delete(listener);
+    },
     tenantFor: tenantIdForCredential,
     seed: (tenantId) => ({
       listeners: listenersFor(tenantId.toLowerCase()),

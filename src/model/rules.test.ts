@@ -616,7 +616,7 @@ describe("resource_spec limits and scales", () => {
     // 0.15 rounds to 0.2, 0.14 to 0.1.
     expectIssue(withSpec({ cpu: 0.15, cpu_limit: 0.14 }), [...SPEC, "cpu_limit"], /must be at least cpu/);
   });
-  it.fails("BUG: compares db_cpu with db_cpu_limit exactly, as neither is rounded when stored", () => {
+  it("compares db_cpu with db_cpu_limit exactly, as neither is rounded when stored", () => {
     // Only cpu, queue_cpu and redis_cpu (and their limits) have one decimal (spec 8);
     // withResourceDefaults keeps db values exact, so 1.0 cannot hold a request of 1.04.
     expectIssue(

@@ -268,7 +268,11 @@ function checkListenerConfig(
   }
 }
 
-/** Requests with limits: a limit below its request can never be scheduled. */
+/**
+ * Requests with limits: a limit below its request can never be scheduled. The flag says
+ * whether the service rounds the pair to one decimal (spec 2.4: cpu, queue_cpu, redis_cpu and
+ * their limits), so that they are compared as they will be stored.
+ */
 const LIMIT_PAIRS: [keyof ResourceSpecRequestT, keyof ResourceSpecRequestT, boolean][] = [
   ["cpu", "cpu_limit", true],
   ["memory_mb", "memory_limit_mb", false],
@@ -276,7 +280,7 @@ const LIMIT_PAIRS: [keyof ResourceSpecRequestT, keyof ResourceSpecRequestT, bool
   ["queue_memory_mb", "queue_memory_limit_mb", false],
   ["redis_cpu", "redis_cpu_limit", true],
   ["redis_memory_mb", "redis_memory_limit_mb", false],
-  ["db_cpu", "db_cpu_limit", true],
+  ["db_cpu", "db_cpu_limit", false],
   ["db_memory_mb", "db_memory_limit_mb", false],
 ];
 const SCALE_PAIRS: [keyof ResourceSpecRequestT, keyof ResourceSpecRequestT][] = [
@@ -293,12 +297,12 @@ export function checkResourceSpec(issues: FieldIssue[], given: ResourceSpecReque
   // A pair where both values are defaults repeats a problem already reported on the pair
   // they came from (queue_min_scale/queue_max_scale copy min_scale/max_scale).
   const wasGiven = (field: keyof ResourceSpecRequestT) => given[field] != null;
-  for (const [request, limit, isCpu] of LIMIT_PAIRS) {
+  for (const [request, limit, rounded] of LIMIT_PAIRS) {
     if (!wasGiven(request) && !wasGiven(limit)) continue;
     const low = spec[request] as number | null | undefined;
     const high = spec[limit] as number | null | undefined;
     if (low == null || high == null) continue;
-    if ((isCpu ? roundCpu(high) : high) < (isCpu ? roundCpu(low) : low)) {
+    if ((rounded ? roundCpu(high) : high) < (rounded ? roundCpu(low) : low)) {
       issues.push(
         issue(
           [...loc, limit],

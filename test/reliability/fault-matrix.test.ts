@@ -224,7 +224,6 @@ async function runCell(op: Op, fault: FaultCase, mode: Mode): Promise<{ result: 
   const timeout = fault.spec.latency_ms !== undefined ? SHORT_TIMEOUT : "10s";
   const result = await runCli(["--request-timeout", timeout, ...spec.argv(subject)], { env: cliEnv(em), clock });
   em.emulator.clearFaults();
-  if (process.env.SHOW_CELLS) process.stdout.write(`\n### ${op} ${fault.name} ${mode} -> ${result.code}\n${result.stderr}`);
   const attempts = sent(em, spec.route) - before;
   const cell = expected(op, fault, mode);
   cells++;

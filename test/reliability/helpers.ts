@@ -1,8 +1,10 @@
 // Shared pieces of the reliability tests: servers that misbehave on purpose, waiting for a
 // state by event-loop turns (never by sleeping), and the checks every failure must pass.
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import net from "node:net";
 import { expect } from "vitest";
+import type { RequestEvent } from "../../src/emulator/server.js";
 import type { TestEmulator } from "../helpers/emulator.js";
 import type { CliResult } from "../helpers/run-cli.js";
 
@@ -27,15 +29,40 @@ export function jsonError(stderr: string): { code: string; status: number | null
 }
 
 /**
- * Waits until `check` holds, giving the event loop a turn between tries (a server answer,
- * a timer). Bounded by tries, not by time: no sleep, no wall-clock luck.
+ * The first request event of the emulator that matches (see RunningEmulator.observe): the
+ * moment a request arrives, or the moment its work is done. Listen before acting.
  */
-export async function until(check: () => boolean | Promise<boolean>, what: string, tries = 100_000): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`gave up waiting for ${what}`);
+export function emulatorEvent(em: TestEmulator, match: (event: RequestEvent) => boolean): Promise<RequestEvent> {
+  return new Promise((resolve) => {
+    const stop = em.emulator.observe((event) => {
+      if (!match(event)) return;
+      stop();
+      resolve(event);
+    });
+  });
+}
+
+/** Resolves once the text a child process wrote to `stream` matches; rejects if it exits first. */
+export function output(
+  child: ChildProcess,
+  stream: "stdout" | "stderr",
+  pattern: RegExp,
+  text: () => string,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!pattern.test(text())) return;
+      child[stream]!.off("data", check);
+      child.off("exit", onExit);
+      resolve();
+    };
+    const onExit = (code: number | null) =>
+      reject(new Error(`the process exited (${code}) before printing ${pattern}: ${text()}`));
+    // Listeners run in order: the caller's collector (added at spawn) has the chunk already.
+    child[stream]!.on("data", check);
+    child.once("exit", onExit);
+    check();
+  });
 }
 
 /** Deployments of the emulator's test tenant, straight from the API (all pages). */
@@ -70,6 +97,8 @@ export interface HungServer {
   connections(): number;
   /** Requests whose head arrived, per "METHOD /path". */
   requests(): string[];
+  /** Resolves once `count` requests have arrived. */
+  arrived(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -77,6 +106,7 @@ export interface HungServer {
 export async function hungServer(mode: HungMode): Promise<HungServer> {
   const sockets = new Set<net.Socket>();
   const requests: string[] = [];
+  const waiting: { count: number; resolve: () => void }[] = [];
   let connections = 0;
   const server = net.createServer((socket) => {
     connections++;
@@ -90,6 +120,10 @@ export async function hungServer(mode: HungMode): Promise<HungServer> {
       if (!head.includes("\r\n\r\n")) return;
       const [method, target] = head.split(" ");
       requests.push(`${method} ${(target ?? "").split("?")[0]}`);
+      for (const waiter of waiting.filter((w) => requests.length >= w.count)) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve();
+      }
       if (mode === "silent") return;
       const body = '{"resources":[],"offset":0,"padding":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}';
       socket.write(
@@ -105,6 +139,8 @@ export async function hungServer(mode: HungMode): Promise<HungServer> {
     url: `http://127.0.0.1:${port}`,
     connections: () => connections,
     requests: () => [...requests],
+    arrived: (count) =>
+      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiting.push({ count, resolve })),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -45,7 +45,7 @@ describe("the checked-in scripts", () => {
       const checkedIn = readFileSync(file, "utf8");
       if (checkedIn !== scripts[shell]) {
         expect.fail(
-          `completions/${COMPLETION_FILES[shell]} is stale: run \`npm run build && node scripts/gen-completions.mjs\``,
+          `completions/${COMPLETION_FILES[shell]} is stale: regenerate with \`npm run completions\` (that is: npm run build && node scripts/gen-completions.mjs)`,
         );
       }
     },
@@ -89,6 +89,8 @@ describe("syntax", () => {
 /** What bash offers: COMP_WORDS are the words of the line, the last one being completed. */
 function bashComplete(...words: string[]): string[] {
   const program = [
+    // Strict mode, as some users have it in their interactive shell.
+    "set -u",
     `source ${JSON.stringify(join(dir, COMPLETION_FILES.bash))}`,
     'COMP_WORDS=("$@")',
     "COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))",

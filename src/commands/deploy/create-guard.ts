@@ -48,7 +48,10 @@ export async function guardedCreate(
       ctx.log.warn(`deployment '${body.name}' was created (${matches[0]!.id}) although the answer was lost`);
       return matches[0]!;
     }
-    throw (error as CliError).withHint(
+    // The look-up answers what the retry layer's hints ("may have been applied...") left open.
+    const settled = error as CliError;
+    settled.hints = [];
+    throw settled.withHint(
       `No deployment named '${body.name}' exists: the create did not happen, and it is safe to run the command again.`,
     );
   }
@@ -84,7 +87,7 @@ async function afterInterrupt(ctx: Ctx, body: CreateRequest, error: unknown): Pr
     return new InterruptedError(
       `interrupted while the create request was in flight; no deployment '${body.name}' exists yet`,
     ).withHint(
-      `The server may still have been working on it: look with \`cpctl deploy get ${name}\` before running the command again.`,
+      `Running the command again is safe: names are unique, so if the server was still working on this create, the new one is refused (409) rather than doubled. Look with: cpctl deploy get ${name}`,
     );
   }
   // stdout gets the deployment, as a completed create would print it.
