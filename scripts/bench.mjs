@@ -398,15 +398,19 @@ function packRows(files) {
     return;
   }
   const deps = Object.keys(pkg.dependencies ?? {});
-  const maps = packed.files.filter((f) => f.endsWith(".map")).length;
+  const maps = packed.files.filter((f) => f.path.endsWith(".map")).length;
+  const largest = [...packed.files].sort((a, b) => b.size - a.size).slice(0, 3);
   console.log(
     `  ${packed.tarball.split("/").pop()}: ${(packed.size / 1024).toFixed(0)} kB packed, ${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked, ${packed.files.length} files (${maps} source maps)`,
+  );
+  console.log(
+    `  largest files: ${largest.map((f) => `${f.path} ${(f.size / 1024).toFixed(0)} kB`).join(", ")}`,
   );
   console.log(`  package.json "dependencies": ${deps.length ? deps.join(", ") : "none"}`);
   const scan = scanBundle(join(ROOT, "dist"));
   console.log(
     `  dist/ imports from outside itself: ${scan.foreignImports.length ? scan.foreignImports.join(", ") : "nothing but node: builtins"}; ` +
-      `CommonJS require: ${scan.createRequire ? "createRequire (can reach node_modules)" : "builtins only (process.getBuiltinModule)"}`,
+      `bundled CommonJS gets a builtins-only require; createRequire is called in: ${scan.createRequire.length ? scan.createRequire.join(", ") : "no file"}`,
   );
 
   const asIs = installTarball(packed.tarball, join(packDir, "as-is"), env);

@@ -17,6 +17,8 @@ export abstract class CliError extends Error {
   details: unknown = null;
   /** Extra lines printed after the message on stderr (hints, commands to run). */
   hints: string[] = [];
+  /** Nothing is printed: the exit code says it all (Ctrl-C at a prompt, `diff --exit-code`). */
+  quiet = false;
 
   withHint(hint: string): this {
     this.hints.push(hint);
@@ -110,8 +112,9 @@ export class WaitTimeoutError extends CliError {
 /** The user pressed Ctrl-C (or answered a prompt with it). Exit 130. */
 export class InterruptedError extends CliError {
   readonly code = "interrupted";
-  constructor(message = "interrupted") {
+  constructor(message = "interrupted", options: { quiet?: boolean } = {}) {
     super(message);
+    this.quiet = options.quiet ?? false;
   }
 }
 
@@ -132,5 +135,6 @@ export class ExitSignal extends CliError {
   readonly code = "exit";
   constructor(readonly exitCode: number) {
     super(`exit ${exitCode}`);
+    this.quiet = true;
   }
 }

@@ -5,7 +5,7 @@ import { Command, CommanderError, Option } from "@commander-js/extra-typings";
 import { COMMANDS, type CommandEntry, findEntry, GROUPS } from "./commands/registry.js";
 import type { Clock, Env, GlobalFlags } from "./context.js";
 import { createContext, type SecretRegistry } from "./context-factory.js";
-import { CliError, ExitSignal, UsageError } from "./errors.js";
+import { CliError, UsageError } from "./errors.js";
 import { exitCodeOf } from "./exit-codes.js";
 import type { IO } from "./io.js";
 import { isMachineFormat, isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
@@ -260,7 +260,7 @@ function reportCommanderError(error: CommanderError, deps: RunDeps, format: Outp
 
 function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: SecretRegistry): number {
   const code = exitCodeOf(error);
-  if (error instanceof ExitSignal) return code;
+  if (error instanceof CliError && error.quiet) return code;
   const redact = (text: string) => redactKnown(text, secrets);
   const stderr = deps.io.stderr;
   if (!(error instanceof CliError)) {

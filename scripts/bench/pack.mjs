@@ -40,7 +40,7 @@ export function pack(dir, dest, env) {
     tarball: join(dest, info.filename),
     size: info.size,
     unpackedSize: info.unpackedSize,
-    files: info.files.map((f) => f.path),
+    files: info.files.map((f) => ({ path: f.path, size: f.size })),
   };
 }
 
@@ -85,7 +85,7 @@ export function packWithoutRuntimeDependencies(tarball, workDir, env) {
  * `import("...")` calls, keeping those that are neither relative nor Node builtins; and the
  * files that call createRequire (which could reach node_modules at run time).
  */
-export function scanBundle(distDir, env) {
+export function scanBundle(distDir) {
   const script = `
     const vm = require("node:vm"), fs = require("node:fs"), path = require("node:path");
     const { builtinModules } = require("node:module");
@@ -110,7 +110,6 @@ export function scanBundle(distDir, env) {
     process.execPath,
     ["--experimental-vm-modules", "--no-warnings", "-e", script, distDir],
     {
-      env,
       encoding: "utf8",
       maxBuffer: 16 * 1024 * 1024,
     },

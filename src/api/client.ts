@@ -70,6 +70,11 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Attempts in all for this request; default: the client's retry policy. */
   maxAttempts?: number;
+  /**
+   * Statuses that, answered to a retry, mean an earlier attempt did the work: a DELETE whose
+   * first answer was lost finds nothing (404) the second time. Returned as a success.
+   */
+  doneOnRetry?: number[];
 }
 
 export interface ApiResponse<T> {
@@ -93,6 +98,7 @@ interface PreparedRequest {
   signal?: AbortSignal;
   timeoutMs: number;
   policy: RetryPolicy;
+  doneOnRetry: readonly number[];
 }
 
 /** What the error messages need to know about the credentials that were sent. */
@@ -202,6 +208,7 @@ export class ApiClient {
       withCredentials,
       signal: opts.detached ? opts.signal : combineSignals(this.options.signal, opts.signal),
       timeoutMs: opts.timeoutMs ?? this.options.requestTimeoutMs,
+      doneOnRetry: opts.doneOnRetry ?? [],
       policy:
         opts.maxAttempts === undefined
           ? this.policy
@@ -239,6 +246,10 @@ export class ApiClient {
     this.tracer?.response({ ...res, elapsedMs: performance.now() - started });
     if (res.status >= 200 && res.status < 300) {
       return { status: res.status, headers: res.headers, body: successBody(res, p) as T };
+    }
+    if (attempt > 1 && p.doneOnRetry.includes(res.status)) {
+      this.tracer?.note(`HTTP ${res.status} on attempt ${attempt}: an earlier attempt did the work`);
+      return { status: res.status, headers: res.headers, body: null as T };
     }
     throw apiErrorOf(res, p, this.sentCredentials(p), this.now(), this.secrets());
   }

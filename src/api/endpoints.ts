@@ -63,7 +63,9 @@ export async function patchDeployment(api: ApiClient, id: string, body: PatchReq
 }
 
 export async function deleteDeployment(api: ApiClient, id: string): Promise<void> {
-  await api.delete(deploymentPath(id));
+  // DELETE is retried; a retry that finds nothing means the attempt whose answer was lost
+  // did the deleting.
+  await api.delete(deploymentPath(id), { doneOnRetry: [404] });
 }
 
 export async function listRevisions(

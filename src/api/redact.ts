@@ -138,6 +138,8 @@ export interface Tracer {
   response(info: TraceResponse): void;
   failure(error: Error, elapsedMs: number): void;
   retry(delayMs: number, nextAttempt: number, maxAttempts: number): void;
+  /** A remark of the client's own. */
+  note(text: string): void;
 }
 
 export interface TracerOptions {
@@ -182,6 +184,9 @@ export function createTracer(write: (line: string) => void, options: TracerOptio
     },
     retry(delayMs, nextAttempt, maxAttempts) {
       emit(`! retrying in ${formatMs(delayMs)} (attempt ${nextAttempt} of ${maxAttempts})`);
+    },
+    note(text) {
+      emit(`! ${text}`);
     },
   };
 }

@@ -40,8 +40,9 @@ export interface TransportResponse {
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
 
 /**
- * Ctrl-C cut an exchange short. `mayHaveReachedServer`: the whole request had been handed to
- * the OS, so the server may act on it (a create may exist although its answer never came).
+ * Ctrl-C cut an exchange short. `mayHaveReachedServer`: the connection was open, so the
+ * request may have been sent whole and the server may act on it (a create may exist although
+ * its answer never came).
  */
 export class RequestInterruptedError extends InterruptedError {
   constructor(
@@ -309,7 +310,9 @@ function timeoutError(target: Target, state: ExchangeState, timeoutMs: number | 
 }
 
 function interrupted(target: Target, state: ExchangeState | null): RequestInterruptedError {
-  return new RequestInterruptedError(`interrupted (${target.request})`, state?.written ?? false);
+  // Connected is the safe line, not written: "finish" may not have been seen yet although the
+  // bytes are already on their way, while before "connect" nothing was sent at all.
+  return new RequestInterruptedError(`interrupted (${target.request})`, Boolean(state?.connected || state?.written));
 }
 
 function formatDuration(ms: number): string {

@@ -20,8 +20,8 @@ export const CANCELLED_MESSAGE = "cancelled: nothing was changed";
 
 /**
  * Runs whose mutation was already confirmed. One command asks once: `upload --patch` asks
- * before uploading, interactive create asks after showing the request, and the guards of
- * the steps that follow do not ask again.
+ * before uploading, and the patch that follows does not ask again. (Interactive create skips
+ * its own question when the profile will ask here.)
  */
 const confirmedRuns = new WeakSet<Ctx>();
 

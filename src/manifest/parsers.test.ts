@@ -26,7 +26,9 @@ describe("--set PATH=VALUE", () => {
   it("splits dotted and indexed paths and keeps everything after the first = as the value", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fieldName, fc.nat({ max: 20 })), { minLength: 1, maxLength: 5 }).filter((p) => typeof p[0] === "string"),
+        fc
+          .array(fc.oneof(fieldName, fc.nat({ max: 20 })), { minLength: 1, maxLength: 5 })
+          .filter((p) => typeof p[0] === "string"),
         fc.string(),
         (path, value) => {
           const text = `${path.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`)).join("")}=${value}`;
@@ -41,7 +43,8 @@ describe("--set PATH=VALUE", () => {
       fc.property(fc.string(), (text) => {
         const parsed = usageOrValue(() => parseAssignment(text));
         if (parsed instanceof UsageError) return;
-        for (const schema of [DeploymentCreateRequest, DeploymentPatchRequest]) usageOrValue(() => typedSetValue(schema, parsed.path, parsed.raw));
+        for (const schema of [DeploymentCreateRequest, DeploymentPatchRequest])
+          usageOrValue(() => typedSetValue(schema, parsed.path, parsed.raw));
       }),
       { numRuns: 500 },
     );
@@ -49,15 +52,36 @@ describe("--set PATH=VALUE", () => {
 
   it("types numbers, integers and booleans by the schema", () => {
     fc.assert(
-      fc.property(fc.double({ min: 0.1, max: 8, noNaN: true }), fc.nat({ max: 1000 }), fc.boolean(), (cpu, scale, flag) => {
-        expect(typedSetValue(DeploymentCreateRequest, ["source_config", "resource_spec", "cpu"], String(cpu))).toBe(cpu);
-        expect(typedSetValue(DeploymentCreateRequest, ["source_config", "resource_spec", "min_scale"], String(scale))).toBe(scale);
-        expect(typedSetValue(DeploymentCreateRequest, ["source_config", "build_on_push"], String(flag))).toBe(flag);
-      }),
+      fc.property(
+        fc.double({ min: 0.1, max: 8, noNaN: true }),
+        fc.nat({ max: 1000 }),
+        fc.boolean(),
+        (cpu, scale, flag) => {
+          expect(
+            typedSetValue(DeploymentCreateRequest, ["source_config", "resource_spec", "cpu"], String(cpu)),
+          ).toBe(cpu);
+          expect(
+            typedSetValue(
+              DeploymentCreateRequest,
+              ["source_config", "resource_spec", "min_scale"],
+              String(scale),
+            ),
+          ).toBe(scale);
+          expect(
+            typedSetValue(DeploymentCreateRequest, ["source_config", "build_on_push"], String(flag)),
+          ).toBe(flag);
+        },
+      ),
     );
-    expect(usageOrValue(() => typedSetValue(DeploymentCreateRequest, ["source_config", "resource_spec", "min_scale"], "1.5"))).toBeInstanceOf(UsageError);
+    expect(
+      usageOrValue(() =>
+        typedSetValue(DeploymentCreateRequest, ["source_config", "resource_spec", "min_scale"], "1.5"),
+      ),
+    ).toBeInstanceOf(UsageError);
     expect(typedSetValue(DeploymentCreateRequest, ["source_config", "repo_url"], "null")).toBeNull();
-    expect(typedSetValue(DeploymentCreateRequest, ["source_config", "resource_spec", "labels", "team"], "42")).toBe("42");
+    expect(
+      typedSetValue(DeploymentCreateRequest, ["source_config", "resource_spec", "labels", "team"], "42"),
+    ).toBe("42");
   });
 
   it("setAt builds the objects and arrays on the way", () => {
@@ -70,25 +94,34 @@ describe("--set PATH=VALUE", () => {
 describe("secrets", () => {
   it("dotenv round-trips names and double-quoted values with escapes", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(identifier, fc.string()), { selector: ([name]) => name, maxLength: 8 }), (pairs) => {
-        const text = pairs
-          .map(([name, value]) => `${name}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`)
-          .join("\n");
-        expect(parseDotenv(text, ".env")).toEqual(pairs.map(([name, value]) => ({ name, value })));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.tuple(identifier, fc.string()), { selector: ([name]) => name, maxLength: 8 }),
+        (pairs) => {
+          const text = pairs
+            .map(
+              ([name, value]) =>
+                `${name}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`,
+            )
+            .join("\n");
+          expect(parseDotenv(text, ".env")).toEqual(pairs.map(([name, value]) => ({ name, value })));
+        },
+      ),
     );
   });
 
   it("dotenv refuses bad lines with the line number and never echoes the value", () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }).filter((s) => !s.includes("\n")), (line) => {
-        const result = usageOrValue(() => parseDotenv(`GOOD=1\n${line}`, ".env"));
-        if (result instanceof UsageError) {
-          expect(result.message).toMatch(/^\.env:2: /);
-          const secretPart = line.split("=").slice(1).join("=");
-          if (secretPart.length > 8) expect(result.message).not.toContain(secretPart);
-        }
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }).filter((s) => !s.includes("\n")),
+        (line) => {
+          const result = usageOrValue(() => parseDotenv(`GOOD=1\n${line}`, ".env"));
+          if (result instanceof UsageError) {
+            expect(result.message).toMatch(/^\.env:2: /);
+            const secretPart = line.split("=").slice(1).join("=");
+            if (secretPart.length > 8) expect(result.message).not.toContain(secretPart);
+          }
+        },
+      ),
     );
   });
 
@@ -98,23 +131,37 @@ describe("secrets", () => {
         expect(secretFromFlag(`${name}=${value}`, {})).toEqual({ name, value });
       }),
     );
-    expect(secretRefFromFlag("DB=creds:url:with:colons")).toEqual({ name: "DB", secret_name: "creds", secret_key: "url:with:colons" });
+    expect(secretRefFromFlag("DB=creds:url:with:colons")).toEqual({
+      name: "DB",
+      secret_name: "creds",
+      secret_key: "url:with:colons",
+    });
   });
 });
 
 describe("${env:NAME} interpolation", () => {
   it("replaces every placeholder, keeps other ${...} forms, and unescapes $${", async () => {
     await fc.assert(
-      fc.asyncProperty(identifier, fc.string().filter((s) => !s.includes("$")), async (name, value) => {
-        const env = { [name]: value };
-        const never = async () => new Error("unexpected");
-        expect(await interpolate(`a \${env:${name}} b \${HOME} $\${env:${name}}`, env, never)).toBe(`a ${value} b \${HOME} \${env:${name}}`);
-      }),
+      fc.asyncProperty(
+        identifier,
+        fc.string().filter((s) => !s.includes("$")),
+        async (name, value) => {
+          const env = { [name]: value };
+          const never = async () => new Error("unexpected");
+          expect(await interpolate(`a \${env:${name}} b \${HOME} $\${env:${name}}`, env, never)).toBe(
+            `a ${value} b \${HOME} \${env:${name}}`,
+          );
+        },
+      ),
     );
   });
 
   it("names the path of an unset variable", async () => {
-    const error = await interpolate({ a: [{ b: "${env:NOPE_UNSET}" }] }, {}, async (path, variable) => new Error(`${path.join(".")} ${variable}`)).catch((e: Error) => e);
+    const error = await interpolate(
+      { a: [{ b: "${env:NOPE_UNSET}" }] },
+      {},
+      async (path, variable) => new Error(`${path.join(".")} ${variable}`),
+    ).catch((e: Error) => e);
     expect((error as Error).message).toBe("a.0.b NOPE_UNSET");
   });
 });

@@ -1,8 +1,8 @@
 // The apply planner: create when absent, the minimal patch when present, nothing when equal.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { CreateRequest, DeploymentT } from "../model/schemas.js";
 import { withResourceDefaults } from "../model/resource-spec.js";
+import type { CreateRequest, DeploymentT } from "../model/schemas.js";
 import { planApply, same } from "./plan.js";
 
 const desired: CreateRequest = {
@@ -16,7 +16,10 @@ const desired: CreateRequest = {
 function stored(body: CreateRequest): DeploymentT {
   return {
     ...body,
-    source_config: { ...body.source_config, resource_spec: withResourceDefaults(body.source_config.resource_spec ?? {}) },
+    source_config: {
+      ...body.source_config,
+      resource_spec: withResourceDefaults(body.source_config.resource_spec ?? {}),
+    },
     id: "00000000-0000-4000-8000-000000000001",
     tenant_id: "00000000-0000-4000-8000-000000000002",
     created_at: "",
@@ -37,7 +40,11 @@ describe("planApply", () => {
   });
 
   it("does nothing when the deployment holds what the file says (defaults included)", () => {
-    expect(planApply(desired, stored(desired), opinions)).toMatchObject({ action: "none", body: null, changes: [] });
+    expect(planApply(desired, stored(desired), opinions)).toMatchObject({
+      action: "none",
+      body: null,
+      changes: [],
+    });
   });
 
   it("sends only what differs", () => {
@@ -48,7 +55,10 @@ describe("planApply", () => {
   });
 
   it("leaves secrets alone when the file has no opinion on them", () => {
-    const plan = planApply({ ...desired, secrets: [] }, stored(desired), { secrets: false, secretReferences: false });
+    const plan = planApply({ ...desired, secrets: [] }, stored(desired), {
+      secrets: false,
+      secretReferences: false,
+    });
     expect(plan.action).toBe("none");
   });
 
@@ -60,15 +70,26 @@ describe("planApply", () => {
       source_revision_config: { agent_config_path: "agent.json" },
       secrets: [],
     };
-    const plan = planApply({ ...gitrepo, source_config: { ...gitrepo.source_config, repo_url: "https://b" } }, stored(gitrepo), opinions);
-    expect(plan.changes).toEqual([expect.objectContaining({ path: "source_config.repo_url", immutable: true })]);
+    const plan = planApply(
+      { ...gitrepo, source_config: { ...gitrepo.source_config, repo_url: "https://b" } },
+      stored(gitrepo),
+      opinions,
+    );
+    expect(plan.changes).toEqual([
+      expect.objectContaining({ path: "source_config.repo_url", immutable: true }),
+    ]);
     expect(plan.body).toEqual({});
   });
 
   it("a plan applied to the deployment leaves nothing to do (property)", () => {
     fc.assert(
       fc.property(
-        fc.record({ cpu: fc.constantFrom(0.5, 1, 2), memory_mb: fc.constantFrom(256, 512), image: fc.constantFrom("x:1", "x:2"), secret: fc.constantFrom("1", "2") }),
+        fc.record({
+          cpu: fc.constantFrom(0.5, 1, 2),
+          memory_mb: fc.constantFrom(256, 512),
+          image: fc.constantFrom("x:1", "x:2"),
+          secret: fc.constantFrom("1", "2"),
+        }),
         (wanted) => {
           const body: CreateRequest = {
             ...desired,
@@ -80,8 +101,14 @@ describe("planApply", () => {
           const plan = planApply(body, current, opinions);
           const patched = stored({
             ...desired,
-            source_config: { ...desired.source_config, ...(plan.body as CreateRequest | null)?.source_config },
-            source_revision_config: { ...desired.source_revision_config, ...(plan.body as CreateRequest | null)?.source_revision_config },
+            source_config: {
+              ...desired.source_config,
+              ...(plan.body as CreateRequest | null)?.source_config,
+            },
+            source_revision_config: {
+              ...desired.source_revision_config,
+              ...(plan.body as CreateRequest | null)?.source_revision_config,
+            },
             secrets: (plan.body as CreateRequest | null)?.secrets ?? desired.secrets,
           });
           expect(planApply(body, patched, opinions).action).toBe("none");

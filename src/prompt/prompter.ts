@@ -59,7 +59,8 @@ async function asked<T>(answer: Promise<T>): Promise<T> {
 export function promptError(error: unknown): unknown {
   const name = error instanceof Error ? error.name : "";
   if (name === "ExitPromptError" || name === "AbortPromptError" || name === "CancelPromptError") {
-    return new InterruptedError("interrupted at a prompt: nothing was changed");
+    // Ctrl-C at a question is an answer, not a failure: exit 130 without a word.
+    return new InterruptedError("interrupted at a prompt: nothing was changed", { quiet: true });
   }
   return error;
 }

@@ -273,13 +273,19 @@ describe("deploy upload --patch under a confirming profile", () => {
       { mode: 0o600 },
     );
     const env = { KEY: em.apiKey, CPCTL_PROFILE: "prod" };
-    const refused = await runCli(["deploy", "upload", deployment.id, sourceDir(), "--patch"], { env, homeDir: home });
+    const refused = await runCli(["deploy", "upload", deployment.id, sourceDir(), "--patch"], {
+      env,
+      homeDir: home,
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("--yes");
     expect(count(em, UPLOAD_URL_ROUTE)).toBe(0);
     expect(count(em, PUT_ROUTE)).toBe(0);
 
-    const allowed = await runCli(["deploy", "upload", deployment.id, sourceDir(), "--patch", "--yes", "-o", "json"], { env, homeDir: home });
+    const allowed = await runCli(
+      ["deploy", "upload", deployment.id, sourceDir(), "--patch", "--yes", "-o", "json"],
+      { env, homeDir: home },
+    );
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(count(em, PUT_ROUTE)).toBe(1);
   });

@@ -22,7 +22,11 @@ describe("a project file redirecting a user credential", () => {
     const em = await startTestEmulator();
     const box = sandbox();
     box.user(`profiles:\n  work:\n    baseUrl: ${em.url}\n    apiKey: \${env:K}\n`);
-    const r = await runCli(["deploy", "list", "--profile", "work"], { homeDir: box.home, cwd: box.cwd, env: { K: em.apiKey } });
+    const r = await runCli(["deploy", "list", "--profile", "work"], {
+      homeDir: box.home,
+      cwd: box.cwd,
+      env: { K: em.apiKey },
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain("project file");
   });

@@ -6,9 +6,9 @@ import type { DeploymentT } from "../../model/schemas.js";
 import { describeIssue, validatePatchRequest } from "../../model/validate.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes, parseSize, SIZE_HELP } from "../../upload/size.js";
 import { describeSource, type PreparedSource, prepareSource } from "../../upload/source.js";
+import { guardMutation } from "../mutation.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { guardMutation } from "../mutation.js";
 import { sendPatch } from "./patch.js";
 import { resolveDeployment } from "./resolve.js";
 import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
@@ -104,7 +104,8 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
   }
 
   // With --patch the upload starts a revision: confirm before anything reaches the server.
-  if (options.patch) await guardMutation(ctx, `upload ${source.display} and start a revision of ${deployment.name}`);
+  if (options.patch)
+    await guardMutation(ctx, `upload ${source.display} and start a revision of ${deployment.name}`);
   const api = await ctx.api();
   const { upload_url: uploadUrl, object_path: objectPath } = await createUploadUrl(api, deployment.id);
   // The pre-signed URL grants write access: no message or trace may show it.

@@ -13,4 +13,4 @@ export const intervalOption = () =>
     .argParser(duration);
 
 export const WAIT_HELP =
-  "\nWaiting ends with exit 0 (DEPLOYED), 5 (the revision failed), 6 (timed out) or 130 (Ctrl-C; the command to resume is printed).";
+  "\nWaiting ends with exit 0 (DEPLOYED), 5 (the revision failed), 6 (timed out) or 130 (Ctrl-C; the command to resume is printed).\n";

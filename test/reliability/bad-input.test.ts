@@ -1,0 +1,491 @@
+// Bad input, generated (fast-check): random flags from the real flag set with random values,
+// random YAML and JSON deployment files (valid-ish and garbage), random `--set` paths and
+// values. Whatever comes in, a --dry-run run never prints a stack trace, exits 0 or 2
+// (never 1: nothing is sent, and a bug of ours would be an internal error, exit 1), and
+// with -o json (or ndjson, yaml) what it prints on success parses.
+//
+// Then a differential test: for random create bodies, the model's verdict
+// (validateCreateRequest) and the emulator's (POST: 201 or 422) agree, field by field,
+// except for the rules only the emulator can check (they are kept out of the bodies: the
+// tenant's own integration and listener IDs, a fresh state per body, no tarball path).
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import YAML from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIELD_FLAGS } from "../../src/manifest/fields.js";
+import { DEPLOYMENT_TYPES, SOURCES } from "../../src/model/enums.js";
+import { validateCreateRequest } from "../../src/model/validate.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { type CliResult, freshDir, runCli } from "../helpers/run-cli.js";
+import { report, STACK_LINE } from "./helpers.js";
+
+/** Runs per property: the whole file stays well under 30 s on 2 cores. */
+const RUNS = { numRuns: 250 } as const;
+const DIFF_RUNS = { numRuns: 400 } as const;
+
+const counts = { flags: 0, files: 0, set: 0, patch: 0, differential: 0, agreed: 0, accepted: 0 };
+afterAll(() => report("bad input", { ...counts, total: counts.flags + counts.files + counts.set + counts.patch + counts.differential }));
+
+// A dead address: a --dry-run run never sends anything, and if it did, it would fail (exit 1).
+const DEAD_ENV = { CPCTL_BASE_URL: "http://127.0.0.1:9", CPCTL_API_KEY: "fuzz-key-0123456789" };
+
+let em: TestEmulator;
+let dir: string;
+let fileCounter = 0;
+beforeAll(async () => {
+  em = await startTestEmulator();
+  dir = freshDir("fuzz");
+});
+afterAll(async () => em?.close());
+
+// --- values -----------------------------------------------------------------------------
+
+/** Object.prototype's names break `--set` today (see the it.fails below): kept out of paths. */
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+const noNul = (s: string) => !s.includes("\u0000");
+
+const nasty = fc.constantFrom(
+  "",
+  " ",
+  "-",
+  "--",
+  "null",
+  "true",
+  "false",
+  "NaN",
+  "Infinity",
+  "1e999",
+  "-1",
+  "0",
+  "0.05",
+  "8.01",
+  "0x10",
+  "1_000",
+  "\t",
+  "\n",
+  "${env:HOME}",
+  "${env:}",
+  "${env:NOT_SET_ANYWHERE}",
+  "💥",
+  "a=b",
+  "=",
+  "[]",
+  "{}",
+  '{"a":1}',
+  "refs/tags/v1",
+  "0f0f0f0f-0000-4000-8000-000000000000",
+  "x".repeat(300),
+  "--dry-run",
+  "-o",
+);
+
+const text = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ maxLength: 30 }) },
+  { weight: 2, arbitrary: nasty },
+  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 20 }) },
+  { weight: 1, arbitrary: fc.integer().map(String) },
+  { weight: 1, arbitrary: fc.double().map(String) },
+).filter(noNul);
+
+// --- random flags ---------------------------------------------------------------------------
+
+const fieldFlag = (kind: "create" | "patch") =>
+  fc.constantFrom(...FIELD_FLAGS.filter((f) => f.on.includes(kind))).chain((field): fc.Arbitrary<string[]> => {
+    const name = `--${field.flag}`;
+    switch (field.kind) {
+      case "boolean":
+        return fc.constantFrom([name], [`--no-${field.flag}`], [`${name}=true`]);
+      case "enum":
+        return fc.oneof(fc.constantFrom(...(field.values ?? [])), text).map((v) => [name, v]);
+      case "uuid":
+        return fc.oneof(fc.uuid(), text).map((v) => [name, v]);
+      case "integer":
+        return fc.oneof(fc.integer({ min: -5, max: 100_000 }).map(String), text).map((v) => [name, v]);
+      case "number":
+        return fc.oneof(fc.double({ min: -1, max: 20, noNaN: true }).map(String), text).map((v) => [name, v]);
+      default:
+        return fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), text).map((v) => [name, v]);
+    }
+  });
+
+/** Paths of the body, as a user would write them for --set, plus near misses. */
+const KNOWN_PATHS = [
+  "name",
+  "source",
+  "secrets",
+  "secret_references",
+  "source_config",
+  "source_config.integration_id",
+  "source_config.repo_url",
+  "source_config.deployment_type",
+  "source_config.build_on_push",
+  "source_config.custom_url",
+  "source_config.listener_id",
+  "source_config.listener_config.k8s_namespace",
+  "source_config.resource_spec",
+  "source_config.resource_spec.cpu",
+  "source_config.resource_spec.queue_cpu",
+  "source_config.resource_spec.min_scale",
+  "source_config.resource_spec.labels",
+  "source_config.resource_spec.labels.team",
+  "source_config.resource_spec.sidecars",
+  "source_config.resource_spec.sidecars[0].name",
+  "source_config.resource_spec.sidecars[1].image",
+  "source_config.resource_spec.sidecars[0].env[0].value",
+  "source_config.resource_spec.volumes[0].configMap",
+  "source_revision_config.repo_ref",
+  "source_revision_config.agent_config_path",
+  "source_revision_config.image_uri",
+  "source_revision_config.source_tarball_path",
+  "secrets[0].name",
+  "secrets[0].value",
+  "secrets.0.value",
+  "secret_references[0].secret_key",
+  "revision_source",
+];
+
+const pathSegment = fc
+  .oneof(fc.string({ minLength: 1, maxLength: 8 }), fc.constantFrom("cpu", "name", "x", "0", "-1", "a b", "é"))
+  .filter((s) => !PROTOTYPE_NAMES.has(s) && noNul(s));
+
+const setPath = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...KNOWN_PATHS) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...KNOWN_PATHS), pathSegment, fc.integer({ min: 0, max: 20 }))
+      .chain(([base, segment, index]) =>
+        fc.constantFrom(`${base}.${segment}`, `${base}[${index}]`, `${base}[${index}].${segment}`, `${segment}.${base}`),
+      ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("", ".", "..", "a..b", "[0]", "x[", "x]", "x[a]", "[", "=", "source_config.", ".name"),
+  },
+  { weight: 1, arbitrary: fc.array(pathSegment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join(".")) },
+);
+
+const setValue = fc.oneof(
+  text,
+  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+  fc.constantFrom('[{"name":"A","value":"v"}]', '{"cpu":1}', '[{"name":"s","image":"i:1"}]', "0.5", "3"),
+);
+
+const setFlag = fc
+  .tuple(setPath, setValue, fc.constantFrom("=", "=", "==", ""))
+  .map(([path, value, eq]) => ["--set", `${path}${eq}${value}`]);
+
+const secretFlag = fc.oneof(
+  fc.tuple(fc.constantFrom("API_KEY", "a", "1BAD", "", "X Y", "é"), text).map(([n, v]) => ["--secret", `${n}=${v}`]),
+  fc.constantFrom(["--secret", "NOT_SET_ANYWHERE"], ["--secret", "HOME"], ["--secret", "=x"]),
+  fc.tuple(text, text, text).map(([a, b, c]) => ["--secret-ref", `${a}=${b}:${c}`]),
+  fc.constantFrom(["--secret-ref", "DB=db:url"], ["--secret-ref", "x"], ["--secrets-file", "/nonexistent"]),
+);
+
+/** Global flags that do not change where requests go (patch runs need the emulator). */
+const localGlobal = fc.oneof(
+  fc.constantFrom(["--debug"], ["--no-color"], ["--no-input"], ["-y"], ["--yes"], ["--show-secrets"]),
+  fc.tuple(fc.constantFrom("--timeout", "--interval"), fc.oneof(fc.constantFrom("500ms", "90", "15m", "1h", "0", "-1s"), text)).map(([f, v]) => [f, v]),
+  fc.constantFrom(["--wait"]),
+);
+
+const anyGlobal = fc.oneof(
+  localGlobal,
+  fc.tuple(fc.constantFrom("--profile", "--base-url", "--tenant-id", "--api-key-file", "--request-timeout"), text).map(([f, v]) => [f, v]),
+  fc.constantFrom(["--profile", "local"], ["--request-timeout", "1ms"], ["--base-url", "http://[::1"], ["--tenant-id", "0f0f0f0f-0000-4000-8000-000000000000"]),
+);
+
+type Format = "json" | "ndjson" | "yaml" | "id" | "table" | "garbage" | null;
+const format = fc.constantFrom<Format>("json", "json", "ndjson", "yaml", "id", "table", "garbage", null);
+const formatArgs = (f: Format): string[] => (f === null ? [] : f === "garbage" ? ["-o", "xml"] : ["-o", f]);
+
+// --- the property every run must hold ----------------------------------------------------------
+
+function checkRun(r: CliResult, f: Format, what: string): void {
+  const all = `${r.stdout}\n${r.stderr}`;
+  expect(all, `${what}: a stack trace\n${r.stderr}`).not.toMatch(STACK_LINE);
+  expect(r.stderr, `${what}: an internal error`).not.toContain("internal error");
+  expect([0, 2], `${what}: exit ${r.code}\n${r.stderr}`).toContain(r.code);
+  if (r.code === 2) expect(r.stderr.trim().length, `${what}: exit 2 without a message`).toBeGreaterThan(0);
+  if (r.code !== 0) return;
+  if (f === "json") expect(() => JSON.parse(r.stdout), `${what}: stdout is not JSON\n${r.stdout}`).not.toThrow();
+  if (f === "ndjson") {
+    for (const line of r.stdout.split("\n").filter(Boolean)) expect(() => JSON.parse(line), `${what}: ${line}`).not.toThrow();
+  }
+  if (f === "yaml") expect(() => YAML.parse(r.stdout), `${what}: stdout is not YAML`).not.toThrow();
+  // Nothing may have leaked into the prototype of every object.
+  expect(Object.keys(Object.prototype)).toEqual([]);
+}
+
+const CREATE = ["deploy", "create", "--dry-run"];
+
+describe("random flags", () => {
+  it("deploy create --dry-run: any mix of the real flags, with random values", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof({ weight: 4, arbitrary: fieldFlag("create") }, setFlag, secretFlag, anyGlobal), { maxLength: 10 }),
+        format,
+        async (flags, f) => {
+          counts.flags++;
+          const argv = [...CREATE, ...flags.flat(), ...formatArgs(f)];
+          checkRun(await runCli(argv, { env: DEAD_ENV, cwd: dir }), f, argv.join(" "));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("deploy patch ID --dry-run: any mix of the real flags, against a real deployment", async () => {
+    const targets = await Promise.all([
+      em.createDeployment("gitrepo", "fuzz-git"),
+      em.createDeployment("external_container", "fuzz-ext"),
+      em.createDeployment("internal_source", "fuzz-src"),
+    ]);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...targets.map((t) => t.id as string)),
+        fc.array(fc.oneof({ weight: 4, arbitrary: fieldFlag("patch") }, setFlag, secretFlag, localGlobal), { maxLength: 8 }),
+        format,
+        async (id, flags, f) => {
+          counts.patch++;
+          const argv = ["deploy", "patch", id, "--dry-run", ...flags.flat(), ...formatArgs(f)];
+          const r = await runCli(argv, { env: { CPCTL_BASE_URL: em.url, CPCTL_API_KEY: em.apiKey }, cwd: dir });
+          checkRun(r, f, argv.join(" "));
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(em.emulator.stats().requests["PATCH /v2/deployments/{deployment_id}"] ?? 0).toBe(0);
+  });
+});
+
+// --- random deployment files ------------------------------------------------------------------
+
+const envName = fc.oneof(fc.constantFrom("API_KEY", "TOKEN", "_X", "a1"), fc.string({ maxLength: 6 }));
+
+/** A body that is close to valid: right shape, random choices, the odd wrong value. */
+const validish = fc.record(
+  {
+    name: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), nasty),
+    source: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...SOURCES) }, { weight: 1, arbitrary: text }),
+    source_config: fc.record(
+      {
+        integration_id: fc.oneof(fc.uuid(), text),
+        repo_url: fc.oneof(fc.webUrl(), text),
+        deployment_type: fc.oneof(fc.constantFrom(...DEPLOYMENT_TYPES), text),
+        build_on_push: fc.oneof(fc.boolean(), text),
+        custom_url: fc.webUrl(),
+        listener_id: fc.uuid(),
+        listener_config: fc.record({ k8s_namespace: fc.oneof(fc.constantFrom("default", "prod"), text) }),
+        resource_spec: fc.record(
+          {
+            cpu: fc.double({ min: 0, max: 10, noNaN: true }),
+            cpu_limit: fc.double({ min: 0, max: 20, noNaN: true }),
+            min_scale: fc.integer({ min: -2, max: 10 }),
+            memory_mb: fc.integer({ min: 0, max: 4096 }),
+            labels: fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.string(), fc.integer())),
+          },
+          { requiredKeys: [] },
+        ),
+        install_command: fc.string(),
+      },
+      { requiredKeys: [] },
+    ),
+    source_revision_config: fc.record(
+      {
+        repo_ref: fc.oneof(fc.constantFrom("main", "refs/tags/v1"), text),
+        agent_config_path: fc.oneof(fc.constantFrom("agent.json"), text),
+        image_uri: fc.oneof(fc.constantFrom("registry.example.com/a:1"), text),
+        source_tarball_path: text,
+      },
+      { requiredKeys: [] },
+    ),
+    secrets: fc.array(fc.record({ name: envName, value: fc.oneof(fc.string(), fc.constantFrom("${env:HOME}", "${env:NOPE}")) }), {
+      maxLength: 3,
+    }),
+    secret_references: fc.array(fc.record({ name: envName, secret_name: fc.string(), secret_key: fc.string() }), {
+      maxLength: 2,
+    }),
+    unknown_field: fc.jsonValue({ maxDepth: 2 }),
+  },
+  { requiredKeys: ["name", "source"] },
+);
+
+const YAML_GARBAGE = [
+  "a: b: c",
+  "- - -",
+  "key: [unclosed",
+  "&a [*a]",
+  "!!binary xyz",
+  "? complex\n: key",
+  "name:\tx",
+  "{{}}",
+  "%YAML 1.2\n---\nname: x",
+  "---\na: 1\n---\nb: 2",
+  "name: x\nname: y",
+  "name: !!js/function 'function(){}'",
+  "a: !!str",
+  "x".repeat(10_000),
+  `${"[".repeat(2_000)}${"]".repeat(2_000)}`,
+  `${"- ".repeat(500)}x`,
+  "a: &a\n  b: *a",
+  "\uFEFFname: bom",
+  "null",
+  "~",
+  "42",
+  '"just a string"',
+  "[1, 2, 3]",
+  "{",
+  '{"name": "x", "name": "y"}',
+  `{"a":${"[".repeat(5_000)}${"]".repeat(5_000)}}`,
+];
+
+const fileContent = fc.oneof(
+  { weight: 3, arbitrary: validish.map((body) => ({ text: JSON.stringify(body), kind: "json" as const })) },
+  { weight: 3, arbitrary: validish.map((body) => ({ text: YAML.stringify(body), kind: "yaml" as const })) },
+  { weight: 1, arbitrary: fc.jsonValue().map((value) => ({ text: JSON.stringify(value) ?? "null", kind: "json" as const })) },
+  { weight: 1, arbitrary: fc.anything().map((value) => ({ text: safeYaml(value), kind: "yaml" as const })) },
+  { weight: 2, arbitrary: fc.constantFrom(...YAML_GARBAGE).map((t) => ({ text: t, kind: "yaml" as const })) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 200 }).map((t) => ({ text: t, kind: "yaml" as const })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(validish, fc.nat())
+      .map(([body, cut]) => {
+        const whole = JSON.stringify(body);
+        return { text: whole.slice(0, cut % (whole.length + 1)), kind: "json" as const };
+      }),
+  },
+);
+
+function safeYaml(value: unknown): string {
+  try {
+    return YAML.stringify(value) ?? "";
+  } catch {
+    return String(value);
+  }
+}
+
+/** Known bug: an alias to an anchor that does not exist (fix in src/manifest/file.ts). */
+const UNRESOLVED_ALIASES = ["a: &x 1\nb: *y", "<<: *nothing", "name: *missing"];
+
+describe("random deployment files", () => {
+  it.fails("a YAML alias without its anchor is a usage error naming the file (fix in src/manifest/file.ts)", async () => {
+    for (const [i, content] of UNRESOLVED_ALIASES.entries()) {
+      writeFileSync(join(dir, `alias-${i}.yaml`), content);
+      const r = await runCli([...CREATE, "-f", `alias-${i}.yaml`], { env: DEAD_ENV, cwd: dir });
+      expect(r.code, `${content}: ${r.stderr}`).toBe(2);
+    }
+  });
+
+  it("deploy create -f FILE (or -f - on stdin) --dry-run, with and without flags on top", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fileContent,
+        fc.boolean(),
+        fc.array(fc.oneof(fieldFlag("create"), setFlag), { maxLength: 3 }),
+        format,
+        async (file, viaStdin, flags, f) => {
+          counts.files++;
+          let ref = "-";
+          if (!viaStdin) {
+            ref = `file-${++fileCounter}.${file.kind}`;
+            writeFileSync(join(dir, ref), file.text);
+          }
+          const argv = [...CREATE, "-f", ref, ...flags.flat(), ...formatArgs(f)];
+          const r = await runCli(argv, { env: DEAD_ENV, cwd: dir, stdin: viaStdin ? file.text : undefined });
+          checkRun(r, f, `${argv.join(" ")}\n--- file ---\n${file.text.slice(0, 500)}`);
+        },
+      ),
+      RUNS,
+    );
+  });
+});
+
+describe("random --set paths and values", () => {
+  it("deploy create --dry-run with --set only, on top of a valid base", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(setFlag, { minLength: 1, maxLength: 6 }), format, async (sets, f) => {
+        counts.set++;
+        const argv = [...CREATE, "--name", "set-fuzz", "--source", "internal_container", "--image-uri", "i:1", ...sets.flat(), ...formatArgs(f)];
+        checkRun(await runCli(argv, { env: DEAD_ENV, cwd: dir }), f, argv.join(" "));
+      }),
+      RUNS,
+    );
+  });
+
+  // Known bugs, found by this file; kept out of the generators above until they are fixed.
+  it.fails("--set with a segment named like an Object.prototype member is a usage error (fix in src/model/paths.ts)", async () => {
+    for (const path of ["__proto__.x", "constructor.prototype.x", "source_config.toString"]) {
+      const r = await runCli([...CREATE, "--name", "p", "--source", "internal_container", "--set", `${path}=1`], { env: DEAD_ENV });
+      expect(r.code, `${path}: ${r.stderr}`).toBe(2);
+    }
+  });
+
+  // Not run: it exhausts the heap (setAt builds a 100-million-slot array). Fix in
+  // src/manifest/set-path.ts: refuse an index beyond the array's end (or beyond a small cap).
+  it.skip("--set with a huge array index is a usage error, not an out-of-memory crash", async () => {
+    const r = await runCli([...CREATE, "--name", "p", "--source", "internal_container", "--set", "secrets[99999999].name=A"], { env: DEAD_ENV });
+    expect(r.code).toBe(2);
+  });
+});
+
+// --- differential: the model and the emulator agree ---------------------------------------------
+
+describe("the model and the emulator agree on create bodies", () => {
+  it("validateCreateRequest's verdict = the emulator's 201 / 422, with the same field paths", async () => {
+    const seed = em.emulator.seed(em.tenantId);
+    const integrations = [...seed.integrations, ...seed.altIntegrations].map((i) => i.id);
+    // Each listener with its own namespaces: a mismatch is an emulator-only rule.
+    const listener = fc.constantFrom(...seed.listeners).chain((l) =>
+      fc.record({
+        listener_id: fc.constant(l.id),
+        listener_config: fc.oneof(
+          fc.record({ k8s_namespace: fc.oneof(fc.constantFrom(...l.compute_config.k8s_namespaces), fc.constant(null), fc.constantFrom("Not_A_Label", "")) }),
+          fc.constant(null),
+        ),
+      }),
+    );
+    const body = fc
+      .tuple(validish, fc.constantFrom(...integrations), fc.option(listener, { nil: undefined }), fc.boolean(), fc.boolean())
+      .map(([b, integration, l, keepIntegration, keepListener]) => {
+        const copy = JSON.parse(JSON.stringify(b)) as Record<string, unknown>;
+        const config = (copy.source_config ?? {}) as Record<string, unknown>;
+        // Only this tenant's IDs, or values that are not UUIDs at all (the model refuses those).
+        if (config.integration_id !== undefined) config.integration_id = keepIntegration && typeof config.integration_id !== "string" ? config.integration_id : integration;
+        delete config.listener_id;
+        delete config.listener_config;
+        if (l && keepListener) Object.assign(config, l);
+        // Upload paths are issued per deployment: on create the emulator always refuses one.
+        const revision = copy.source_revision_config as Record<string, unknown> | undefined;
+        if (revision && typeof revision === "object") delete revision.source_tarball_path;
+        return copy;
+      });
+
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        counts.differential++;
+        em.emulator.reset();
+        const model = validateCreateRequest(b);
+        const res = await em.post("/v2/deployments", b);
+        const what = `${JSON.stringify(b)}\n-> ${res.status} ${res.text.slice(0, 400)}`;
+        expect([201, 422], what).toContain(res.status);
+        expect(res.status === 201, what).toBe(model.ok);
+        if (model.ok) {
+          counts.accepted++;
+          expect(res.json).toMatchObject({ name: b.name, source: b.source });
+        } else {
+          const locs = (items: { loc: unknown[] }[]) => items.map((i) => JSON.stringify(i.loc)).sort();
+          expect(locs(res.json.detail), what).toEqual(locs(model.issues));
+        }
+        counts.agreed++;
+      }),
+      DIFF_RUNS,
+    );
+    // Both verdicts were exercised, not just one.
+    expect(counts.accepted).toBeGreaterThan(10);
+    expect(counts.differential - counts.accepted).toBeGreaterThan(10);
+  });
+});
