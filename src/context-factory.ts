@@ -1,6 +1,7 @@
 // Builds a command's context from the process-level dependencies and the global flags.
 // Settings, the API client and the printer are created on first use and then kept.
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
 import { loadConfigLayers } from "./config/files.js";
@@ -73,7 +74,7 @@ export function createContext(deps: ContextDeps): Ctx {
       return settings;
     },
     api: () => {
-      api ??= ctx.settings().then((resolved) => createApiClient(ctx, resolved, debug));
+      api ??= ctx.settings().then((resolved) => createApiClient(ctx, resolved, debug, deps.secrets));
       return api;
     },
     printer: () => {
@@ -99,7 +100,7 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
       baseUrl: flags.baseUrl,
       tenantId: flags.tenantId,
       output: flags.json ? "json" : flags.output,
-      apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps.io) : undefined,
+      apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps.io, deps.cwd) : undefined,
     },
     describe: (key) =>
       ({
@@ -140,10 +141,10 @@ function warnOnRedirectedCredential(settings: Settings, warn: (message: string) 
   }
 }
 
-async function readApiKeyFile(path: string, io: IO): Promise<string> {
+async function readApiKeyFile(path: string, io: IO, cwd: string): Promise<string> {
   let text: string;
   try {
-    text = path === "-" ? await readAll(io.stdin) : await readFile(path, "utf8");
+    text = path === "-" ? await readAll(io.stdin) : await readFile(resolve(cwd, path), "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new UsageError(
@@ -158,7 +159,12 @@ async function readApiKeyFile(path: string, io: IO): Promise<string> {
   return key;
 }
 
-async function createApiClient(ctx: Ctx, settings: Settings, debug: boolean): Promise<ApiClient> {
+async function createApiClient(
+  ctx: Ctx,
+  settings: Settings,
+  debug: boolean,
+  secrets: SecretRegistry,
+): Promise<ApiClient> {
   if (!settings.baseUrl) {
     throw new UsageError(
       "no control plane address: give --base-url URL, set CPCTL_BASE_URL, or choose a profile with a baseUrl (--profile local for the emulator at http://127.0.0.1:8124)",
@@ -174,6 +180,8 @@ async function createApiClient(ctx: Ctx, settings: Settings, debug: boolean): Pr
       tenantHeader: settings.tenantHeader,
     },
     requestTimeoutMs: ctx.requestTimeoutMs,
+    // Secret values this run has handled: the trace masks them even where a server quotes them.
+    knownSecrets: () => secrets,
     userAgent: `cpctl/${VERSION} node/${process.versions.node}`,
     trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(line)}\n`) : undefined,
     sleep: (ms, signal) => ctx.clock.sleep(ms, signal),

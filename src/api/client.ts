@@ -33,6 +33,11 @@ export interface ApiClientOptions {
   userAgent: string;
   /** Receives the redacted `--debug` trace, one line per call. */
   trace?: (line: string) => void;
+  /**
+   * Other secret strings the command has handled (secret values from flags and files): kept
+   * out of the trace and of error messages wherever a server echoes them. Asked on each use.
+   */
+  knownSecrets?: () => Iterable<string>;
   retry?: Partial<RetryPolicy>;
   sleep?: Sleep;
   random?: () => number;
@@ -125,10 +130,10 @@ export class ApiClient {
     this.sleep = options.sleep ?? defaultSleep;
     this.random = options.random ?? Math.random;
     this.now = options.now ?? Date.now;
-    const { apiKey, bearerToken, tenantHeader } = options.credentials;
+    const { tenantHeader } = options.credentials;
     this.tracer = options.trace
       ? createTracer(options.trace, {
-          secrets: [apiKey, bearerToken],
+          secrets: () => this.secrets(),
           keepVisibleHeaders: [tenantHeader ?? DEFAULT_TENANT_HEADER],
         })
       : null;
@@ -143,7 +148,8 @@ export class ApiClient {
       random: this.random,
       signal: prepared.signal,
       describe: prepared.display,
-      onRetry: ({ attempt, delayMs }) => this.tracer?.retry(delayMs, attempt + 1, prepared.policy.maxAttempts),
+      onRetry: ({ attempt, delayMs }) =>
+        this.tracer?.retry(delayMs, attempt + 1, prepared.policy.maxAttempts),
     });
   }
 
@@ -264,7 +270,8 @@ export class ApiClient {
 
   private secrets(): string[] {
     const { apiKey, bearerToken } = this.options.credentials;
-    return [apiKey, bearerToken].filter((s): s is string => Boolean(s));
+    const known = this.options.knownSecrets ? [...this.options.knownSecrets()] : [];
+    return [apiKey, bearerToken, ...known].filter((s): s is string => Boolean(s));
   }
 }
 
@@ -445,7 +452,10 @@ function describeFailure(
   // A server's own 5xx / 429 text ("Internal Server Error") says little on its own: say
   // which request failed and how.
   if (fromBody && (status >= 500 || status === 429)) {
-    return `the server answered HTTP ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd() + ` to ${p.display}: ${fromBody}`;
+    return (
+      `the server answered HTTP ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd() +
+      ` to ${p.display}: ${fromBody}`
+    );
   }
   if (fromBody) return fromBody;
   const empty = parsed.kind === "empty" ? " with an empty body" : "";

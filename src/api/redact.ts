@@ -59,9 +59,13 @@ function maskNode(node: unknown, insideSecrets: boolean): unknown {
   // A URL in a body can carry a credential too: a pre-signed upload URL's signature.
   if (typeof node === "string" && /^https?:\/\/[^\s]*\?/.test(node)) return redactUrl(node);
   if (node === null || typeof node !== "object") return node;
+  // A 422 item echoes the offending value as `input`: one about a secret echoes the secret.
+  const echoesSecret =
+    Array.isArray((node as { loc?: unknown }).loc) && (node as { loc: unknown[] }).loc.includes("secrets");
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    if (insideSecrets && key === "value" && value !== null) out[key] = MASK;
+    if (echoesSecret && key === "input" && typeof value === "string") out[key] = MASK;
+    else if (insideSecrets && key === "value" && value !== null) out[key] = MASK;
     else if (key === "secrets" && isPlainObject(value)) out[key] = maskMap(value);
     else out[key] = maskNode(value, insideSecrets || (key === "secrets" && Array.isArray(value)));
   }
@@ -143,8 +147,11 @@ export interface Tracer {
 }
 
 export interface TracerOptions {
-  /** Known secret strings (API key, bearer token) removed from every line. */
-  secrets?: readonly (string | undefined | null)[];
+  /**
+   * Known secret strings (API key, bearer token, secret values) removed from every line; a
+   * function is asked again for each line, so values learnt later are covered too.
+   */
+  secrets?: readonly (string | undefined | null)[] | (() => readonly (string | undefined | null)[]);
   /** Header names shown although they look secret (the tenant header). */
   keepVisibleHeaders?: readonly string[];
   /** Max characters of a body to print. */
@@ -153,14 +160,15 @@ export interface TracerOptions {
 
 /** A tracer writing redacted lines (`> ` request, `< ` response, `! ` failure) to `write`. */
 export function createTracer(write: (line: string) => void, options: TracerOptions = {}): Tracer {
-  const secrets = options.secrets ?? [];
+  const given = options.secrets ?? [];
+  const secrets = typeof given === "function" ? given : () => given;
   const keep = options.keepVisibleHeaders ?? [];
   const limit = options.bodyLimit ?? TRACE_BODY_LIMIT;
-  const emit = (line: string): void => write(redactText(line, secrets));
+  const emit = (line: string): void => write(redactText(line, secrets()));
   const emitBody = (prefix: string, body: Buffer, contentType: string | undefined): void => {
     const text = renderBody(body, contentType);
     // Known secrets are removed before truncating, so a cut never leaves half a secret.
-    if (text !== null) emit(prefix + truncate(redactText(text, secrets), limit));
+    if (text !== null) emit(prefix + truncate(redactText(text, secrets()), limit));
   };
   return {
     request(info) {

@@ -312,7 +312,10 @@ function timeoutError(target: Target, state: ExchangeState, timeoutMs: number | 
 function interrupted(target: Target, state: ExchangeState | null): RequestInterruptedError {
   // Connected is the safe line, not written: "finish" may not have been seen yet although the
   // bytes are already on their way, while before "connect" nothing was sent at all.
-  return new RequestInterruptedError(`interrupted (${target.request})`, Boolean(state?.connected || state?.written));
+  return new RequestInterruptedError(
+    `interrupted (${target.request})`,
+    Boolean(state?.connected || state?.written),
+  );
 }
 
 function formatDuration(ms: number): string {

@@ -74,8 +74,16 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
         `${name}${line ? `:${line}` : ""}: not valid YAML (${problem.message.split("\n")[0]})`,
       );
     }
-    data = document.toJS({ maxAliasCount: 100 });
+    try {
+      data = document.toJS({ maxAliasCount: 100 });
+    } catch (error) {
+      // An alias without its anchor, or too many aliases (a "billion laughs" file).
+      throw new UsageError(
+        `${name}: not a usable YAML document (${(error as Error).message.split("\n")[0]})`,
+      );
+    }
   }
+  checkShape(data, name);
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new UsageError(
       `${name}: expected a mapping of request fields (name, source, source_config, ...) at the top level`,
@@ -84,6 +92,27 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
   // Editors find the schema through a `$schema` key in the file (see `cpctl schema`); it is not a field.
   const { $schema: _schema, ...fields } = data as Record<string, unknown>;
   return fields;
+}
+
+/** Deeper than any request body: a file nested further is a mistake or an attack. */
+const MAX_DEPTH = 64;
+
+/** Refuses self-referencing (a YAML alias inside its own anchor) and absurdly deep data. */
+function checkShape(data: unknown, name: string): void {
+  const ancestors = new Set<object>();
+  const visit = (value: unknown, depth: number): void => {
+    if (value === null || typeof value !== "object") return;
+    if (depth > MAX_DEPTH)
+      throw new UsageError(
+        `${name}: nested more than ${MAX_DEPTH} levels deep; a deployment file is far flatter`,
+      );
+    if (ancestors.has(value))
+      throw new UsageError(`${name}: a value contains itself (a YAML alias inside its own anchor)`);
+    ancestors.add(value);
+    for (const child of Object.values(value)) visit(child, depth + 1);
+    ancestors.delete(value);
+  };
+  visit(data, 0);
 }
 
 /** Finds the line of a path by parsing the text as YAML (JSON is YAML), only when asked. */

@@ -7,6 +7,9 @@ import { closest, formatPath } from "../model/validate.js";
 
 export type Path = (string | number)[];
 
+/** No field of the API holds lists this long; a larger index is a typo that would allocate gigabytes. */
+const MAX_INDEX = 999;
+
 /** Splits `a.b[0].c=VALUE` (or `a.b.0.c=VALUE`) into a path and the raw value. */
 export function parseAssignment(text: string): { path: Path; raw: string } {
   const eq = text.indexOf("=");
@@ -25,6 +28,12 @@ export function parseAssignment(text: string): { path: Path; raw: string } {
     }
     if (match[1]) path.push(/^\d+$/.test(match[1]) ? Number(match[1]) : match[1]);
     for (const index of match[2]!.matchAll(/\[(\d+)\]/g)) path.push(Number(index[1]));
+  }
+  const tooLarge = path.find((part) => typeof part === "number" && part > MAX_INDEX);
+  if (tooLarge !== undefined) {
+    throw new UsageError(
+      `--set '${pathText}': index ${tooLarge} is too large (at most ${MAX_INDEX}); list items are numbered from 0`,
+    );
   }
   return { path, raw: text.slice(eq + 1) };
 }

@@ -45,8 +45,9 @@ export function fieldTypeAt(root: z.core.$ZodType, path: readonly (string | numb
     if (i === path.length) break;
     const part = path[i]!;
     const def = defOf(current);
-    if (def.type === "object" && typeof part === "string" && def.shape?.[part]) {
-      current = def.shape[part];
+    // Own keys only: `__proto__` or `toString` must not walk into Object.prototype.
+    if (def.type === "object" && typeof part === "string" && def.shape && Object.hasOwn(def.shape, part)) {
+      current = def.shape[part]!;
     } else if (def.type === "array" && typeof part === "number" && def.element) {
       current = def.element;
     } else if (def.type === "record" && typeof part === "string" && def.valueType) {

@@ -78,10 +78,12 @@ export async function pollRevision(
           reporter.status(status, elapsed());
           lastSaid = clock.now();
         }
-        if (isTerminalRevisionStatus(status)) return verdict(status === REVISION_SUCCESS ? "deployed" : "failed");
+        if (isTerminalRevisionStatus(status))
+          return verdict(status === REVISION_SUCCESS ? "deployed" : "failed");
       } catch (error) {
         if (!isTransient(error)) throw error;
-        serverDelayMs = error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 0;
+        serverDelayMs =
+          error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 0;
         reporter.transient(error.message, elapsed());
         lastSaid = clock.now();
       }

@@ -56,8 +56,8 @@ export function assertDeployed(ctx: Ctx, verdict: WaitVerdict): void {
         `timed out after ${after} waiting for ${revision} (last status: ${verdict.status ?? "unknown"})`,
       ).withHint(`Resume with: ${resumeCommand(ctx, verdict)}`);
     case "interrupted":
-      throw new InterruptedError(`interrupted while waiting for ${revision} (last status: ${verdict.status ?? "unknown"})`).withHint(
-        `Resume with: ${resumeCommand(ctx, verdict)}`,
-      );
+      throw new InterruptedError(
+        `interrupted while waiting for ${revision} (last status: ${verdict.status ?? "unknown"})`,
+      ).withHint(`Resume with: ${resumeCommand(ctx, verdict)}`);
   }
 }

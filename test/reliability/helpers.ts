@@ -23,7 +23,12 @@ export function expectCleanOutput(result: CliResult): void {
 }
 
 /** The `{"error": {...}}` object of -o json mode (the last line of stderr). */
-export function jsonError(stderr: string): { code: string; status: number | null; message: string; details: unknown } {
+export function jsonError(stderr: string): {
+  code: string;
+  status: number | null;
+  message: string;
+  details: unknown;
+} {
   const last = stderr.trim().split("\n").at(-1) ?? "";
   return JSON.parse(last).error;
 }
@@ -32,7 +37,10 @@ export function jsonError(stderr: string): { code: string; status: number | null
  * The first request event of the emulator that matches (see RunningEmulator.observe): the
  * moment a request arrives, or the moment its work is done. Listen before acting.
  */
-export function emulatorEvent(em: TestEmulator, match: (event: RequestEvent) => boolean): Promise<RequestEvent> {
+export function emulatorEvent(
+  em: TestEmulator,
+  match: (event: RequestEvent) => boolean,
+): Promise<RequestEvent> {
   return new Promise((resolve) => {
     const stop = em.emulator.observe((event) => {
       if (!match(event)) return;
@@ -125,7 +133,8 @@ export async function hungServer(mode: HungMode): Promise<HungServer> {
         waiter.resolve();
       }
       if (mode === "silent") return;
-      const body = '{"resources":[],"offset":0,"padding":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}';
+      const body =
+        '{"resources":[],"offset":0,"padding":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}';
       socket.write(
         `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
       );
@@ -140,7 +149,9 @@ export async function hungServer(mode: HungMode): Promise<HungServer> {
     connections: () => connections,
     requests: () => [...requests],
     arrived: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiting.push({ count, resolve })),
+      requests.length >= count
+        ? Promise.resolve()
+        : new Promise((resolve) => waiting.push({ count, resolve })),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

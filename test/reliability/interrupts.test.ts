@@ -11,10 +11,25 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { cliEnv, runCli } from "../helpers/run-cli.js";
-import { emulatorEvent, expectCleanOutput, type HungServer, hungServer, jsonError, output, sent } from "./helpers.js";
+import {
+  emulatorEvent,
+  expectCleanOutput,
+  type HungServer,
+  hungServer,
+  jsonError,
+  output,
+  sent,
+} from "./helpers.js";
 
 const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
-const CREATE = ["deploy", "create", "--source", "internal_container", "--image-uri", "registry.example.com/a:1"];
+const CREATE = [
+  "deploy",
+  "create",
+  "--source",
+  "internal_container",
+  "--image-uri",
+  "registry.example.com/a:1",
+];
 
 const children: ChildProcess[] = [];
 const hung: HungServer[] = [];
@@ -64,7 +79,10 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
     em.emulator.addFault({ method: "POST", path: "/v2/deployments", latency_ms: 600_000 });
     const controller = new AbortController();
     const done = created(em);
-    const running = runCli([...CREATE, "--name", "id-only", "-o", "id"], { env: cliEnv(em), signal: controller.signal });
+    const running = runCli([...CREATE, "--name", "id-only", "-o", "id"], {
+      env: cliEnv(em),
+      signal: controller.signal,
+    });
     await done;
     controller.abort();
     const r = await running;
@@ -79,7 +97,10 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
     em.emulator.addFault({ method: "POST", path: "/v2/deployments", latency_ms: 600_000, drop: "before" });
     const controller = new AbortController();
     const arrived = emulatorEvent(em, (e) => e.phase === "received" && e.route === "POST /v2/deployments");
-    const running = runCli([...CREATE, "--name", "never-made"], { env: cliEnv(em), signal: controller.signal });
+    const running = runCli([...CREATE, "--name", "never-made"], {
+      env: cliEnv(em),
+      signal: controller.signal,
+    });
     await arrived;
     controller.abort();
     const r = await running;
@@ -89,6 +110,26 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
     expect(r.stderr).toContain("no deployment 'never-made' exists yet");
     expect(r.stderr).toContain("Running the command again is safe");
     expect(await named(em, "never-made")).toHaveLength(0);
+  });
+
+  it("Ctrl-C during the look-up after an ambiguous failure: exit 130, told to look before retrying", async () => {
+    const em = await startTestEmulator();
+    em.emulator.addFault({ method: "POST", path: "/v2/deployments", drop: "after" });
+    em.emulator.addFault({ method: "GET", path: "/v2/deployments", latency_ms: 600_000 });
+    const controller = new AbortController();
+    const lookUp = emulatorEvent(em, (e) => e.phase === "handled" && e.route === "GET /v2/deployments");
+    const running = runCli([...CREATE, "--name", "mid-check"], {
+      env: cliEnv(em),
+      signal: controller.signal,
+    });
+    await lookUp;
+    controller.abort();
+    const r = await running;
+    expectCleanOutput(r);
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain("interrupted while checking whether 'mid-check' was created");
+    expect(r.stderr).toContain('look with: cpctl deploy get "mid-check"');
+    expect(sent(em, "POST /v2/deployments")).toBe(1);
   });
 
   it("the look-up itself hangs: it is cut short, and the user is told to look before retrying", async () => {
@@ -142,7 +183,9 @@ describe("a real SIGINT to the built binary", () => {
     child.kill("SIGINT");
     const [code] = await exited;
     expect(code).toBe(130);
-    expect(out.stderr).toContain(`interrupted while waiting for revision ${d.latest_revision_id} (last status: CREATING)`);
+    expect(out.stderr).toContain(
+      `interrupted while waiting for revision ${d.latest_revision_id} (last status: CREATING)`,
+    );
     expect(out.stderr).toContain(`Resume with: cpctl deploy wait ${d.id} --revision ${d.latest_revision_id}`);
     expect(out.stderr).not.toMatch(/\n\s+at /);
   });
@@ -158,7 +201,11 @@ describe("a real SIGINT to the built binary", () => {
     child.kill("SIGINT");
     const [code] = await exited;
     expect(code).toBe(130);
-    expect(JSON.parse(out.stdout)).toMatchObject({ result: "interrupted", deployment_id: d.id, status: "CREATING" });
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      result: "interrupted",
+      deployment_id: d.id,
+      status: "CREATING",
+    });
     expect(jsonError(out.stderr).message).toContain(`Resume with: cpctl deploy wait ${d.id}`);
   });
 

@@ -2,11 +2,13 @@
 // back-off and its jitter, Retry-After, the bound and the message after it, and the calls
 // that are never sent twice. The fault matrix covers every fault once; this file looks at
 // the policy's details.
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_POLICY } from "../../src/api/retry.js";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
-import { cliEnv, instantClock, runCli } from "../helpers/run-cli.js";
+import { cliEnv, freshDir, instantClock, runCli } from "../helpers/run-cli.js";
 import { allDeployments, expectCleanOutput, jsonError, sent } from "./helpers.js";
 
 afterEach(closeTestEmulators);
@@ -58,14 +60,22 @@ describe("safe calls are retried with exponential back-off and full jitter", () 
 
   it("a Retry-After longer than a minute is not waited for: a clear error at once", async () => {
     const em = await startTestEmulator();
-    em.emulator.addFault({ method: "GET", path: "/v2/deployments", status: 503, retry_after: 3600, count: 5 });
+    em.emulator.addFault({
+      method: "GET",
+      path: "/v2/deployments",
+      status: 503,
+      retry_after: 3600,
+      count: 5,
+    });
     const clock = instantClock();
     const r = await runCli(["deploy", "list"], { env: cliEnv(em), clock });
     expectCleanOutput(r);
     expect(r.code).toBe(1);
     expect(clock.sleeps).toEqual([]);
     expect(sent(em, LIST)).toBe(1);
-    expect(r.stderr).toContain("the server asked to retry after 3600s, longer than the 60s this command waits");
+    expect(r.stderr).toContain(
+      "the server asked to retry after 3600s, longer than the 60s this command waits",
+    );
   });
 
   it("500 is not retried (the server failed at the work, it did not ask to come back)", async () => {
@@ -86,7 +96,9 @@ describe("safe calls are retried with exponential back-off and full jitter", () 
     expectCleanOutput(r);
     expect(r.code).toBe(1);
     expect(clock.sleeps).toHaveLength(3);
-    expect(r.stderr).toContain(`error: connection refused by 127.0.0.1:${port}: is the control plane running at http://127.0.0.1:${port}? set --base-url or CPCTL_BASE_URL`);
+    expect(r.stderr).toContain(
+      `error: connection refused by 127.0.0.1:${port}: is the control plane running at http://127.0.0.1:${port}? set --base-url or CPCTL_BASE_URL`,
+    );
     expect(r.stderr).toContain("gave up after 4 attempts (GET /v2/deployments)");
   });
 });
@@ -94,9 +106,12 @@ describe("safe calls are retried with exponential back-off and full jitter", () 
 describe("calls that are not safe to repeat", () => {
   it("a create that never reached the server (connection refused) may be sent again", async () => {
     const port = await closedPort();
-    const r = await runCli(["deploy", "create", "--name", "n", "--source", "internal_container", "--image-uri", "x:1", "--debug"], {
-      env: { CPCTL_BASE_URL: `http://127.0.0.1:${port}`, CPCTL_API_KEY: "retry-test-key-123" },
-    });
+    const r = await runCli(
+      ["deploy", "create", "--name", "n", "--source", "internal_container", "--image-uri", "x:1", "--debug"],
+      {
+        env: { CPCTL_BASE_URL: `http://127.0.0.1:${port}`, CPCTL_API_KEY: "retry-test-key-123" },
+      },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("(attempt 4 of 4)");
     // Nothing reached a server, so nothing is ambiguous: no look-up by name.
@@ -107,9 +122,12 @@ describe("calls that are not safe to repeat", () => {
     for (const status of [503, 429]) {
       const em = await startTestEmulator();
       em.emulator.addFault({ method: "POST", path: "/v2/deployments", status, retry_after: 1, count: 5 });
-      const r = await runCli(["deploy", "create", "--name", `s${status}`, "--source", "internal_container", "--image-uri", "x:1"], {
-        env: cliEnv(em),
-      });
+      const r = await runCli(
+        ["deploy", "create", "--name", `s${status}`, "--source", "internal_container", "--image-uri", "x:1"],
+        {
+          env: cliEnv(em),
+        },
+      );
       expectCleanOutput(r);
       expect(r.code).toBe(1);
       expect(sent(em, POST)).toBe(1);
@@ -122,9 +140,23 @@ describe("calls that are not safe to repeat", () => {
     const em = await startTestEmulator();
     em.emulator.addFault({ method: "POST", path: "/v2/deployments", drop: "after" });
     em.emulator.addFault({ method: "GET", path: "/v2/deployments", status: 503, count: 10 });
-    const r = await runCli(["deploy", "create", "--name", "unsure", "--source", "internal_container", "--image-uri", "x:1", "-o", "json"], {
-      env: cliEnv(em),
-    });
+    const r = await runCli(
+      [
+        "deploy",
+        "create",
+        "--name",
+        "unsure",
+        "--source",
+        "internal_container",
+        "--image-uri",
+        "x:1",
+        "-o",
+        "json",
+      ],
+      {
+        env: cliEnv(em),
+      },
+    );
     expectCleanOutput(r);
     expect(r.code).toBe(1);
     const error = jsonError(r.stderr);
@@ -140,7 +172,18 @@ describe("calls that are not safe to repeat", () => {
   it("an ambiguous create is followed by one look-up; running the command again cannot double it (409)", async () => {
     const em = await startTestEmulator();
     em.emulator.addFault({ method: "POST", path: "/v2/deployments", drop: "after" });
-    const args = ["deploy", "create", "--name", "once", "--source", "internal_container", "--image-uri", "x:1", "-o", "id"];
+    const args = [
+      "deploy",
+      "create",
+      "--name",
+      "once",
+      "--source",
+      "internal_container",
+      "--image-uri",
+      "x:1",
+      "-o",
+      "id",
+    ];
     const first = await runCli(args, { env: cliEnv(em) });
     expect(first.code).toBe(0);
     const again = await runCli(args, { env: cliEnv(em) });
@@ -165,13 +208,15 @@ describe("calls that are not safe to repeat", () => {
     const em = await startTestEmulator();
     const d = await em.createDeployment("internal_source", "src");
     em.emulator.addFault({ method: "POST", path: "/v2/deployments/*/upload-url", status: 503, count: 2 });
-    const tarball = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    const { writeFileSync } = await import("node:fs");
-    const { join } = await import("node:path");
-    const { freshDir } = await import("../helpers/run-cli.js");
+    const tarball = Buffer.from([
+      0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ]);
     const dir = freshDir("upload");
     writeFileSync(join(dir, "src.tar.gz"), tarball);
-    const r = await runCli(["deploy", "upload", d.id, "src.tar.gz", "-o", "json"], { env: cliEnv(em), cwd: dir });
+    const r = await runCli(["deploy", "upload", d.id, "src.tar.gz", "-o", "json"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(sent(em, "POST /v2/deployments/{deployment_id}/upload-url")).toBe(3);
   });

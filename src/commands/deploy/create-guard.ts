@@ -39,8 +39,15 @@ export async function guardedCreate(
     try {
       matches = await deploymentsNamed(ctx, body.name);
     } catch (checkError) {
+      const lookHint = `Before running the command again, look with: cpctl deploy get ${JSON.stringify(body.name)}`;
+      // Ctrl-C during the look-up: exit 130, still saying what is unknown.
+      if (checkError instanceof InterruptedError) {
+        throw new InterruptedError(
+          `interrupted while checking whether '${body.name}' was created after the create request failed (${firstLine(error)})`,
+        ).withHint(lookHint);
+      }
       throw (error as CliError).withHint(
-        `Could not check whether it was created (${firstLine(checkError)}). Before running the command again, look with: cpctl deploy get ${JSON.stringify(body.name)}`,
+        `Could not check whether it was created (${firstLine(checkError)}). ${lookHint}`,
       );
     }
     if (matches.length === 1) {
@@ -68,13 +75,17 @@ async function afterInterrupt(ctx: Ctx, body: CreateRequest, error: unknown): Pr
   // when the failed attempt never reached the server). Another failure that raced with
   // Ctrl-C (a timeout, a reset) may have reached it.
   const maybeSent =
-    error instanceof RequestInterruptedError ? error.mayHaveReachedServer : !(error instanceof InterruptedError);
+    error instanceof RequestInterruptedError
+      ? error.mayHaveReachedServer
+      : !(error instanceof InterruptedError);
   if (!maybeSent) {
     return new InterruptedError(
       `interrupted before the create request was sent: no deployment '${body.name}' was created`,
     );
   }
-  ctx.log.warn(`interrupted while the create request was in flight; checking whether '${body.name}' was created...`);
+  ctx.log.warn(
+    `interrupted while the create request was in flight; checking whether '${body.name}' was created...`,
+  );
   let found: DeploymentT | undefined;
   try {
     found = await lookUpAfterInterrupt(ctx, body.name);
@@ -96,7 +107,9 @@ async function afterInterrupt(ctx: Ctx, body: CreateRequest, error: unknown): Pr
     `interrupted, but deployment '${found.name}' was created (${found.id}) before the answer arrived`,
   );
   if (found.latest_revision_id) {
-    interrupted.withHint(`Follow its first revision with: cpctl deploy wait ${found.id} --revision ${found.latest_revision_id}`);
+    interrupted.withHint(
+      `Follow its first revision with: cpctl deploy wait ${found.id} --revision ${found.latest_revision_id}`,
+    );
   }
   return interrupted;
 }
