@@ -14,7 +14,7 @@ import {
   UnreadableBodyError,
   withRetry,
 } from "./retry.js";
-import { nodeTransport, type Transport, type TransportResponse } from "./transport.js";
+import { nodeTransport, parseHttpUrl, type Transport, type TransportResponse } from "./transport.js";
 
 export const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
 
@@ -192,7 +192,7 @@ export class ApiClient {
 
   private prepare(method: string, path: string, opts: RequestOptions): PreparedRequest {
     const absolute = opts.absoluteUrl === true;
-    const url = absolute ? parseAbsoluteUrl(path) : joinUrl(this.base, path);
+    const url = absolute ? parseHttpUrl(path) : joinUrl(this.base, path);
     appendQuery(url, opts.query);
     const withCredentials = url.origin === this.base.origin;
     const { body, contentType } = encodeBody(opts);
@@ -279,26 +279,11 @@ export class ApiClient {
 // Building the request
 
 function parseBaseUrl(raw: string): URL {
-  const url = parseAbsoluteUrl(raw);
+  const url = parseHttpUrl(raw);
   url.search = "";
   url.hash = "";
   url.username = "";
   url.password = "";
-  return url;
-}
-
-function parseAbsoluteUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(
-      `invalid URL "${raw}": set --base-url or CPCTL_BASE_URL to an http:// or https:// address`,
-    );
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(`unsupported URL scheme "${url.protocol}" in "${raw}": use http:// or https://`);
-  }
   return url;
 }
 

@@ -96,7 +96,7 @@ export function closeIdleConnections(): void {
 }
 
 export const nodeTransport: Transport = async (request) => {
-  const url = parseTarget(request.url);
+  const url = parseHttpUrl(request.url);
   const target = describeTarget(url, request.method);
   if (request.signal?.aborted) throw interrupted(target, null);
   return new Promise<TransportResponse>((resolve, reject) => {
@@ -104,7 +104,8 @@ export const nodeTransport: Transport = async (request) => {
   });
 };
 
-function parseTarget(raw: string): URL {
+/** An http(s) URL, or a UsageError that says how to give one. Shared with the client. */
+export function parseHttpUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,6 +1,7 @@
 // The body flags of create, patch, apply and diff, generated from the field table so that a
 // flag, its parser and its path in the body are written once (src/manifest/fields.ts).
 import { type Command, Option } from "@commander-js/extra-typings";
+import type { BodyOptions } from "../../manifest/build.js";
 import { FIELD_FLAGS } from "../../manifest/fields.js";
 import { collect, finiteNumber, integerIn, uuid } from "../parsers.js";
 
@@ -64,4 +65,12 @@ export function addExtraBodyOptions<C extends AnyCommand>(command: C): C {
       collect,
     );
   return command;
+}
+
+/** What create, patch, apply and upload --patch are given: the body flags, --dry-run and the wait flags. */
+export interface MutationOptions extends BodyOptions {
+  dryRun?: boolean;
+  wait?: boolean;
+  timeout: number;
+  interval: number;
 }

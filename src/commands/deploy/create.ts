@@ -1,24 +1,17 @@
 import { createDeployment } from "../../api/endpoints.js";
 import type { Ctx } from "../../context.js";
-import { type BodyOptions, buildBody, rejectIssues } from "../../manifest/build.js";
+import { buildBody, rejectIssues } from "../../manifest/build.js";
 import type { CreateRequest, DeploymentT } from "../../model/schemas.js";
 import { validateCreateRequest } from "../../model/validate.js";
 import { deploymentView } from "../../output/views.js";
 import { completeCreateBody } from "../../prompt/complete-create.js";
-import { assertDeployed, waitForRevision } from "../../wait/run.js";
 import { guardMutation } from "../mutation.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
-import { guardedCreate } from "./create-guard.js";
+import { addExtraBodyOptions, addFieldOptions, addFileOption, type MutationOptions } from "./body-options.js";
 import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
-export interface CreateOptions extends BodyOptions {
-  dryRun?: boolean;
-  wait?: boolean;
-  timeout: number;
-  interval: number;
-}
+export type CreateOptions = MutationOptions;
 
 export default defineCommand({
   configure: (command) =>
@@ -63,6 +56,8 @@ export async function sendCreate(
     return null;
   }
   await guardMutation(ctx, `create deployment ${body.name}`);
+  // Loaded here, not at the top: --dry-run needs neither the HTTP transport nor the waiter.
+  const { guardedCreate } = await import("./create-guard.js");
   const deployment = await guardedCreate(ctx, body, () =>
     ctx.api().then((api) => createDeployment(api, body)),
   );
@@ -85,6 +80,7 @@ export async function waitAfterMutation(
     ctx.log.info("no revision to wait for");
     return;
   }
+  const { assertDeployed, waitForRevision } = await import("../../wait/run.js");
   const verdict = await waitForRevision(
     ctx,
     { deploymentId: deployment.id, revisionId: deployment.latest_revision_id },

@@ -1,7 +1,7 @@
 import { patchDeployment } from "../../api/endpoints.js";
 import type { Ctx } from "../../context.js";
 import { UsageError } from "../../errors.js";
-import { type BodyOptions, buildBody, rejectIssues } from "../../manifest/build.js";
+import { buildBody, rejectIssues } from "../../manifest/build.js";
 import { revisionTriggers } from "../../model/rules.js";
 import type { DeploymentT, PatchRequest } from "../../model/schemas.js";
 import { validatePatchRequest } from "../../model/validate.js";
@@ -9,17 +9,10 @@ import { deploymentView } from "../../output/views.js";
 import { guardMutation } from "../mutation.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
+import { addExtraBodyOptions, addFieldOptions, addFileOption, type MutationOptions } from "./body-options.js";
 import { waitAfterMutation } from "./create.js";
 import { resolveDeployment } from "./resolve.js";
 import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
-
-interface PatchOptions extends BodyOptions {
-  dryRun?: boolean;
-  wait?: boolean;
-  timeout: number;
-  interval: number;
-}
 
 export default defineCommand({
   configure: (command) =>
@@ -43,11 +36,11 @@ resource_spec and secrets start a new revision; the command says whether one sta
         )}`,
       ),
   run: async (ctx, [ref], options) => {
-    await runPatch(ctx, await resolveDeployment(ctx, ref), options as unknown as PatchOptions);
+    await runPatch(ctx, await resolveDeployment(ctx, ref), options as unknown as MutationOptions);
   },
 });
 
-export async function runPatch(ctx: Ctx, current: DeploymentT, options: PatchOptions): Promise<void> {
+export async function runPatch(ctx: Ctx, current: DeploymentT, options: MutationOptions): Promise<void> {
   const built = await buildBody("patch", options, ctx);
   if (!built.hasFields) {
     throw new UsageError(
