@@ -1,5 +1,5 @@
 // HTTP endpoints of the controls (controls.ts), under /_emulator/. No authentication, no
-// faults, not counted in the statistics. Documented in CONTROLS.md.
+// faults, not counted in the statistics. Documented in the README ("Emulator controls").
 import type { Controls } from "./controls.js";
 import { noContent, ok } from "./responses.js";
 import type { RouteContext, Router } from "./router.js";

@@ -2,7 +2,7 @@
 // push, inspect tracing projects and request counts, reset. One implementation serves both
 // the HTTP endpoints under /_emulator/ (no authentication: they are the operator's, not a
 // tenant's) and the programmatic API of RunningEmulator. Bad input throws HttpError (422,
-// 404, 409) in both cases. CONTROLS.md documents them.
+// 404, 409) in both cases. the README ("Emulator controls") documents them.
 
 import {
   isTerminalRevisionStatus,

@@ -14,7 +14,7 @@
 //   store, state, persistence    the world, its changes, the state file (atomic writes)
 //   lifecycle, views, clock      revision status computed from the clock; response shapes
 //   seed, ids                    per-tenant listeners and integrations; identifiers
-//   faults, controls,            fault injection; the /_emulator/ controls (CONTROLS.md)
+//   faults, controls,            fault injection; the /_emulator/ controls (the README ("Emulator controls"))
 //   control-routes
 //   cli-args, defaults           `cpctl emulator` flags -> options
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
@@ -78,7 +78,7 @@ export interface EmulatorOptions {
   maxUploadBytes?: number;
 }
 
-/** A fault as `POST /_emulator/faults` takes it (see faults.ts and CONTROLS.md). */
+/** A fault as `POST /_emulator/faults` takes it (see faults.ts and the README ("Emulator controls")). */
 export interface FaultSpec {
   method?: string;
   path: string;
