@@ -1,31 +1,43 @@
-// Bundles the CLI into dist/ with code splitting, so that a command loads only the
-// chunks it needs (prompts, spinners, YAML and the schema model come in lazily).
+// Bundles the CLI into dist/, in two passes:
+//
+// 1. esbuild, ES modules with code splitting (into a staging directory), so that a command
+//    loads only the chunks it needs: prompts, spinners, YAML, the zod model, cosmiconfig,
+//    the HTTP client come in when used;
+// 2. each file of pass 1 turned into a CommonJS module, one for one, in dist/ (with
+//    dist/package.json saying so). esbuild splits only ES modules, but Node loads CommonJS
+//    much faster: its ES module loader costs about 6 ms to start and 0.5 ms per module, where
+//    require() costs about 0.1 ms per module; and bin/cpctl.cjs can give CommonJS code a V8
+//    code cache, which Node 20 has no way to do for ES modules.
+// Then dist/help.txt: `cpctl --help`, rendered by the CLI just built, which bin/cpctl.cjs
+// prints without loading the bundle.
 //
 // Start-up choices, each measured (docs/performance.md):
-// - No `createRequire` banner: bundled CommonJS code gets a `require` that only returns
-//   Node builtins, through process.getBuiltinModule (Node >= 20.16); importing node:module
-//   on every start is not needed, and nothing can be loaded from node_modules at run time.
-// - dist/cli.js imports nothing statically, so `--version` reads one file: esbuild adds a
-//   bare import of its helper chunk to every entry point (evanw/esbuild#1892); it is blanked
-//   here when that chunk holds only esbuild's helpers and the entry uses none of them.
+// - Dynamic imports of our own chunks become require() in a resolved promise (see
+//   rewriteStagedImports); nothing in dist/ may load anything but Node builtins (checked).
+// - dist/cli.js imports nothing statically but esbuild's helpers, so `--version` (through
+//   bin/cpctl.js) reads little: esbuild adds a bare import of its helper chunk to every entry
+//   point (evanw/esbuild#1892); it is blanked when that chunk holds only esbuild's helpers.
+// - node:fs/promises, which most commands never use, is loaded on first use (node:https is,
+//   by src/api/transport.ts itself); picocolors does not create process.stdout to ask whether
+//   it is a terminal.
 // - yaml is bundled from its ES module build: the CommonJS one, loaded by `import("yaml")`
 //   in a split chunk, exposes only `default`, so named imports came out undefined.
 // - commander loads node:child_process (with net and dgram, ~4 ms) only for executable
 //   subcommands, which cpctl does not use: that one require is made lazy.
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { build } from "esbuild";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const outdir = join(root, "dist");
+// For profiling (docs/performance.md): CPCTL_BUILD_OUTDIR=/tmp/x builds elsewhere (the help
+// is then rendered by that build), CPCTL_BUILD_MINIFY=0 keeps names readable.
+const outdir = process.env.CPCTL_BUILD_OUTDIR ? resolve(process.env.CPCTL_BUILD_OUTDIR) : join(root, "dist");
+const minify = process.env.CPCTL_BUILD_MINIFY !== "0";
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const requireHere = createRequire(import.meta.url);
-
-/** `require` for the bundle's CommonJS parts: Node builtins only. */
-const BANNER =
-  "const require=(id)=>{const m=process.getBuiltinModule(id);if(m)return m;" +
-  "const e=new Error(`Cannot find module '${id}' (cpctl bundles its dependencies)`);e.code='MODULE_NOT_FOUND';throw e};";
 
 const yamlAsEsm = {
   name: "yaml-esm",
@@ -56,6 +68,26 @@ const lazyChildProcess = {
   },
 };
 
+// picocolors decides at load time whether its default instance colours, and asks
+// process.stdout (creating the stream: about 2 ms on a file, 4 ms on a pipe) whether it is a
+// terminal. cpctl never uses that default: it calls createColors(enabled) with its own
+// decision (output/format.ts), so the probe is dropped. (Should code ever use the default
+// instance, it would not colour a terminal: visible, and harmless.)
+const PICOCOLORS_PROBE = '((p.stdout || {}).isTTY && env.TERM !== "dumb")';
+const picocolorsNoProbe = {
+  name: "picocolors-no-stdout-probe",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]picocolors[\\/]picocolors\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      if (!source.includes(PICOCOLORS_PROBE)) {
+        console.warn(`build: ${relative(root, args.path)} changed; it creates process.stdout when loaded`);
+        return undefined;
+      }
+      return { contents: source.replace(PICOCOLORS_PROBE, "false"), loader: "js" };
+    });
+  },
+};
+
 // cosmiconfig can load `.ts` config files and so imports the TypeScript compiler (3.5 MB
 // minified, 22 MB unpacked with its source map). cpctl reads only the files config/paths.ts
 // finds (.cpctlrc*, cpctl.config.mjs, package.json), never a .ts one: bundle a stub instead.
@@ -71,40 +103,157 @@ const noTypeScript = {
   },
 };
 
-const result = await build({
-  absWorkingDir: root,
-  entryPoints: { cli: "src/cli.ts" },
-  outdir,
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  minify: true,
-  sourcemap: "linked",
-  chunkNames: "chunks/[name]-[hash]",
-  define: { __CPCTL_VERSION__: JSON.stringify(pkg.version) },
-  banner: { js: BANNER },
-  plugins: [yamlAsEsm, lazyChildProcess, noTypeScript],
-  metafile: true,
-  logLevel: "warning",
-});
+// node:fs/promises costs start-up time (about 4 ms with its first call) and most commands
+// never read a file, so our own imports of it are bound on first use. readFile, the one call
+// on the common paths (`-f FILE`, --api-key-file), goes through fs.readFile, the callback API
+// of the already loaded node:fs (about 2 ms less; the same errors; paths and file
+// descriptors, not FileHandles, which cpctl never passes). A named import gets a function
+// that forwards the call; anything else (a class or a constant) fails the build, not the CLI.
+const LAZY_BUILTINS = {
+  "node:fs/promises": {
+    names: [
+      "writeFile",
+      "stat",
+      "readdir",
+      "lstat",
+      "mkdir",
+      "rename",
+      "rm",
+      "open",
+      "chmod",
+      "unlink",
+      "realpath",
+      "access",
+      "copyFile",
+      "appendFile",
+    ],
+    extra:
+      'export const readFile=(path,options)=>new Promise((resolve,reject)=>process.getBuiltinModule("node:fs").readFile(path,options,(error,data)=>error?reject(error):resolve(data)));',
+  },
+};
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?fs\/promises$/ }, (args) => {
+      // Our own imports only: a library's (cosmiconfig's `require("fs/promises")`, through
+      // esModuleInterop) may use the module in ways these stand-ins do not cover.
+      if (!args.importer.startsWith(join(root, "src"))) return undefined;
+      const id = args.path.startsWith("node:") ? args.path : `node:${args.path}`;
+      return LAZY_BUILTINS[id] ? { path: id, namespace: "lazy-builtin" } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
+      const spec = LAZY_BUILTINS[args.path];
+      const load = `let m;const load=()=>m??=process.getBuiltinModule(${JSON.stringify(args.path)});`;
+      const wrappers = spec.names.map((name) => `export const ${name}=(...a)=>load().${name}(...a);`);
+      return { contents: load + wrappers.join("") + (spec.extra ?? ""), loader: "js" };
+    });
+  },
+};
 
-blankHelperImports(result.metafile);
-pruneStaleOutputs(result.metafile);
+// Loads a chunk the way import() did, as a CommonJS module; see rewriteStagedImports. Other
+// import() calls (a cpctl.config.mjs file) stay import(): require() cannot load ES modules.
+const IMPORT_CHUNK = "const __imp=(p)=>Promise.resolve().then(()=>require(p));";
 
-/** Blanks (same length, so the source map still lines up) the entry's bare helper import. */
-function blankHelperImports(metafile) {
+/** dist/help.txt: `cpctl --help` as commander prints it on a pipe, for bin/cpctl.cjs. */
+const HELP_FILE = "help.txt";
+
+// Pass 1: an ES module build with code splitting, into a staging directory.
+const stage = mkdtempSync(join(tmpdir(), "cpctl-build-"));
+try {
+  const esm = await build({
+    absWorkingDir: root,
+    entryPoints: { cli: "src/cli.ts" },
+    outdir: stage,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    minify,
+    sourcemap: "linked",
+    chunkNames: "chunks/[name]-[hash]",
+    define: { __CPCTL_VERSION__: JSON.stringify(pkg.version) },
+    banner: { js: IMPORT_CHUNK },
+    plugins: [yamlAsEsm, lazyChildProcess, picocolorsNoProbe, noTypeScript, lazyBuiltins],
+    metafile: true,
+    logLevel: "warning",
+  });
+  assertBuiltinsOnly(esm.metafile);
+  rewriteStagedImports(esm.metafile);
+
+  // Pass 2: every file of pass 1 turned into a CommonJS module, one for one, in dist/.
+  const staged = Object.keys(esm.metafile.outputs).filter((output) => output.endsWith(".js"));
+  const cjs = await build({
+    absWorkingDir: root,
+    entryPoints: staged.map((output) => join(root, output)),
+    outbase: stage,
+    outdir,
+    bundle: false,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    minify,
+    sourcemap: "linked",
+    banner: { js: '"use strict";' },
+    metafile: true,
+    logLevel: "warning",
+  });
+  writeFileSync(join(outdir, "package.json"), '{\n  "type": "commonjs"\n}\n');
+  pruneStaleOutputs(cjs.metafile, ["package.json", HELP_FILE]);
+  if (process.env.CPCTL_BUILD_META) writeFileSync(process.env.CPCTL_BUILD_META, JSON.stringify(esm.metafile));
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}
+
+writeRootHelp();
+
+/**
+ * The bundle may load nothing from outside itself but Node builtins (the package has no
+ * runtime dependencies, and bin/cpctl.cjs resolves bare names to builtins only).
+ */
+function assertBuiltinsOnly(metafile) {
+  const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+  const foreign = Object.entries(metafile.outputs).flatMap(([output, info]) =>
+    info.imports
+      .filter((imported) => imported.external && !builtins.has(imported.path))
+      .map((imported) => `${imported.path} (${imported.kind}, ${relative(stage, join(root, output))})`),
+  );
+  if (foreign.length) throw new Error(`build: the bundle loads from outside itself: ${foreign.join(", ")}`);
+}
+
+/**
+ * Two same-length edits (so that the source maps still line up) to the files of pass 1:
+ * - each dynamic import of one of our chunks or of a Node builtin, `import("./chunks/x.js")`,
+ *   becomes `__imp ("./chunks/x.js")`: the same module through require() once pass 2 has
+ *   made it CommonJS (import() would start Node's ES module loader, about 6 ms, and bypass
+ *   bin/cpctl.cjs's compile cache);
+ * - the bare import of esbuild's helper chunk that every entry point gets (evanw/esbuild#1892)
+ *   is blanked when that chunk holds only esbuild's helpers, so dist/cli.js loads nothing else.
+ */
+function rewriteStagedImports(metafile) {
   for (const [output, info] of Object.entries(metafile.outputs)) {
-    if (!info.entryPoint) continue;
+    if (!output.endsWith(".js")) continue;
     const file = join(root, output);
     let text = readFileSync(file, "utf8");
+    const specifier = (imported) =>
+      `./${relative(dirname(file), join(root, imported.path)).split("\\").join("/")}`;
     for (const imported of info.imports) {
-      if (imported.kind !== "import-statement" || imported.external) continue;
+      const builtin = imported.external && imported.path.startsWith("node:");
+      if (imported.external && !builtin) continue;
+      if (imported.kind === "dynamic-import") {
+        const call = `import("${builtin ? imported.path : specifier(imported)}")`;
+        const replacement = `__imp (${call.slice("import(".length)}`;
+        // (The metafile lists an import once per call site; replaceAll did them all.)
+        if (!text.includes(call) && !text.includes(replacement)) {
+          throw new Error(`build: ${output}: ${call} not found`);
+        }
+        text = text.replaceAll(call, replacement);
+        continue;
+      }
+      if (builtin || !info.entryPoint || imported.kind !== "import-statement") continue;
       // Only esbuild's own helpers (no input file of ours or of a dependency) are safe to drop.
       if (Object.keys(metafile.outputs[imported.path]?.inputs ?? { x: 1 }).length > 0) continue;
-      const specifier = `./${relative(dirname(file), join(root, imported.path)).split("\\").join("/")}`;
-      const statement = `import"${specifier}";`;
+      const statement = `import"${specifier(imported)}";`;
       if (text.includes(statement)) text = text.replace(statement, " ".repeat(statement.length));
     }
     writeFileSync(file, text);
@@ -112,8 +261,9 @@ function blankHelperImports(metafile) {
 }
 
 /** Removes files of earlier builds (chunk names carry a hash), so that `npm pack` ships only these. */
-function pruneStaleOutputs(metafile) {
+function pruneStaleOutputs(metafile, keep) {
   const current = new Set(Object.keys(metafile.outputs).map((output) => join(root, output)));
+  for (const name of keep) current.add(join(outdir, name));
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
@@ -122,4 +272,28 @@ function pruneStaleOutputs(metafile) {
     }
   };
   walk(outdir);
+}
+
+/**
+ * Renders `cpctl --help` with the CLI just built, on a pipe (so commander's width is its
+ * default, 80 columns), and writes it to dist/help.txt. bin/cpctl.js always runs commander;
+ * bin/cpctl.cjs prints this file for exactly `--help` or `-h` when stdout is not a terminal.
+ * test/e2e/startup.test.ts checks that the two agree with the sources.
+ */
+function writeRootHelp() {
+  const file = join(outdir, HELP_FILE);
+  rmSync(file, { force: true });
+  const env = { PATH: process.env.PATH ?? "", HOME: tmpdir() };
+  // argv[1] stands for the script, as when bin/cpctl.cjs runs dist/cli.js.
+  const run = `require(${JSON.stringify(join(outdir, "cli.js"))}).main()`;
+  const text = execFileSync(process.execPath, ["-e", run, "cpctl", "--help"], {
+    cwd: tmpdir(),
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 30_000,
+  });
+  if (!text.startsWith("Usage: cpctl"))
+    throw new Error(`build: unexpected --help output: ${text.slice(0, 200)}`);
+  writeFileSync(file, text);
 }

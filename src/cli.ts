@@ -4,8 +4,10 @@
 // Start-up budget (docs/performance.md): this file has no static import at all, so that
 // `--version` is answered by dist/cli.js alone, before any other chunk is read. The version
 // is the build-time constant itself (src/version.ts reads the same one); builtins come from
-// process.getBuiltinModule, which costs nothing, where an ESM `import "node:fs"` costs about
-// 2 ms and touching process.stdout (a stream) about 3 ms.
+// process.getBuiltinModule, which costs nothing, where a static import costs a module load.
+// Output that is not a terminal is written to the file descriptor directly: creating
+// process.stderr on a pipe costs about 4 ms (node:net and a socket), process.stdout on a file
+// about 2 ms, and Node writes to pipes and files synchronously anyway.
 
 declare const __CPCTL_VERSION__: string;
 
@@ -15,11 +17,6 @@ export async function main(): Promise<void> {
     writeStdoutNow(`${__CPCTL_VERSION__}\n`);
     return;
   }
-  // `cpctl ... | head -1` closes stdout early: that is not an error worth a stack trace.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-  });
-
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -35,9 +32,16 @@ export async function main(): Promise<void> {
   const code = await run({
     argv,
     io: {
-      stdout: outStream(process.stdout),
-      stderr: outStream(process.stderr),
-      stdin: { isTTY: Boolean(process.stdin.isTTY), stream: process.stdin },
+      stdout: outStream(1, stdoutStream),
+      stderr: outStream(2, () => process.stderr),
+      // process.stdin is created on first use: a command that reads nothing (most) does not
+      // pay for the stream (for /dev/null or a file, a ReadStream and its module).
+      stdin: {
+        isTTY: isTerminal(0),
+        get stream() {
+          return process.stdin;
+        },
+      },
     },
     env: process.env,
     cwd: process.cwd(),
@@ -61,15 +65,77 @@ function writeStdoutNow(text: string): void {
   }
 }
 
-function outStream(stream: NodeJS.WriteStream) {
+/**
+ * isatty(fd), without loading node:tty (and node:net with it, about 3 ms) when fstat already
+ * tells: a pipe, a file or /dev/null is not a terminal. Only another character device asks tty.
+ */
+function isTerminal(fd: number): boolean {
+  const fs = process.getBuiltinModule("node:fs");
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isCharacterDevice()) return false;
+    if (process.platform !== "win32" && stat.rdev === fs.statSync("/dev/null").rdev) return false;
+  } catch {
+    // A closed descriptor: tty says no.
+  }
+  return process.getBuiltinModule("node:tty").isatty(fd);
+}
+
+/** process.stdout, with the handler for a reader that went away, once it is created. */
+let stdoutReady = false;
+function stdoutStream(): NodeJS.WriteStream {
+  if (!stdoutReady) {
+    stdoutReady = true;
+    // `cpctl ... | head -1` closes stdout early: that is not an error worth a stack trace.
+    process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    });
+  }
+  return process.stdout;
+}
+
+/**
+ * Output on file descriptor `fd`. A terminal gets the process stream (created on first
+ * write). Anything else (a pipe, a file, /dev/null) is written with fs.writeSync, as Node's
+ * own stream does for pipes and files on POSIX, but without creating the stream. At the
+ * first write that does not go through whole (a non-blocking pipe that is full, a reader
+ * that went away, ...), or once a caller takes the stream itself (a spinner, a prompt), the
+ * stream takes over for good, the rest of that write included: the order is kept, and
+ * errors are what the stream makes of them (for stdout's EPIPE, a quiet exit).
+ */
+function outStream(fd: 1 | 2, stream: () => NodeJS.WriteStream) {
+  const isTTY = isTerminal(fd);
+  let direct = !isTTY;
+  const take = () => {
+    direct = false;
+    return stream();
+  };
   return {
     write: (text: string) => {
-      stream.write(text);
+      if (!direct) {
+        stream().write(text);
+        return;
+      }
+      const bytes = Buffer.from(text);
+      let written = 0;
+      try {
+        while (written < bytes.length) {
+          const n = process.getBuiltinModule("node:fs").writeSync(fd, bytes, written);
+          if (n <= 0) break;
+          written += n;
+        }
+      } catch {
+        // Handled below, by the stream.
+      }
+      if (written < bytes.length) take().write(bytes.subarray(written));
     },
-    isTTY: Boolean(stream.isTTY),
+    isTTY,
+    // Only a terminal has a width (a pipe's or a file's stream says undefined).
     get columns() {
-      return stream.columns;
+      return isTTY ? stream().columns : undefined;
     },
-    stream,
+    get stream() {
+      return take();
+    },
   };
 }

@@ -81,8 +81,9 @@ export function packWithoutRuntimeDependencies(tarball, workDir, env) {
 
 /**
  * What the built files load from outside themselves: the static import specifiers of every
- * module (read by V8's own parser, vm.SourceTextModule, in a child process) and its dynamic
- * `import("...")` calls, keeping those that are neither relative nor Node builtins; and the
+ * module (read by V8's own parser, vm.SourceTextModule, in a child process), its dynamic
+ * `import("...")` and its `require("...")` calls, keeping those that are neither relative nor
+ * Node builtins; and the
  * files that call createRequire (which could reach node_modules at run time).
  */
 export function scanBundle(distDir) {
@@ -99,6 +100,9 @@ export function scanBundle(distDir) {
         let specifiers = [];
         try { specifiers = new vm.SourceTextModule(text).dependencySpecifiers; } catch { unparsed.push(e.name); }
         for (const m of text.matchAll(/\\bimport\\(\\s*["']([^"'\\s]+)["']\\s*\\)/g)) specifiers.push(m[1]);
+        // dist/ is CommonJS: its requires by name (the bundled libraries' own go through a
+        // renamed helper; the build fails if any of those is not a builtin).
+        for (const m of text.matchAll(/\\brequire\\(\\s*["']([^"'\\s]+)["']\\s*\\)/g)) specifiers.push(m[1]);
         // Template placeholders ("\${x}", "{0}") are code that writes code (TypeScript's emitter), not imports.
         for (const s of specifiers) if (!/^[./]/.test(s) && !/[{}$]/.test(s) && !builtins.has(s)) foreign.add(s + " (" + e.name + ")");
         if (/\\bcreateRequire\\b/.test(text)) createRequire.push(e.name);

@@ -11,8 +11,8 @@ export function formatMb(kb) {
 }
 
 /**
- * rows: { figure, median, floor, ratio, goal, pass: true|false|null, note? }; pass null is
- * "not measured" (an error, shown with its note).
+ * rows: { figure, median, floor, ratio, goal, pass: true|false|null|"info", note? }; pass
+ * null is "not measured" (an error, shown with its note); "info" is a figure without a goal.
  */
 export function renderTable(rows) {
   const header = ["figure", "median", "floor", "ratio", "goal", "result"];
@@ -22,7 +22,7 @@ export function renderTable(rows) {
     row.floor ?? "-",
     row.ratio ?? "-",
     row.goal ?? "-",
-    row.pass === true ? "pass" : row.pass === false ? "MISS <<<" : "ERROR <<<",
+    row.pass === true ? "pass" : row.pass === false ? "MISS <<<" : row.pass === "info" ? "-" : "ERROR <<<",
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => String(c[i]).length)));
   const line = (values) =>
@@ -32,10 +32,11 @@ export function renderTable(rows) {
 }
 
 export function summary(rows) {
-  const missed = rows.filter((r) => r.pass === false);
-  const errors = rows.filter((r) => r.pass === null);
-  const met = rows.length - missed.length - errors.length;
-  const lines = [`${met} of ${rows.length} goals met.`];
+  const goals = rows.filter((r) => r.pass !== "info");
+  const missed = goals.filter((r) => r.pass === false);
+  const errors = goals.filter((r) => r.pass === null);
+  const met = goals.length - missed.length - errors.length;
+  const lines = [`${met} of ${goals.length} goals met.`];
   for (const r of missed)
     lines.push(
       `MISSED: ${r.figure}: ${r.ratio ?? r.median} against a goal of ${r.goal}${r.note ? ` (${r.note})` : ""}`,

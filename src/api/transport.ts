@@ -13,7 +13,7 @@
 // idle fails with ECONNRESET, and such a failure cannot be told apart from a server that
 // crashed half-way through the request.
 import http from "node:http";
-import https from "node:https";
+import type https from "node:https";
 import type { Socket } from "node:net";
 import { InterruptedError, NetworkError, UsageError } from "../errors.js";
 
@@ -75,9 +75,15 @@ const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
 const agents: { http?: http.Agent; https?: https.Agent } = {};
 
+/**
+ * node:https (with tls and crypto, about 3 ms to load) is needed only for an https:// control
+ * plane, so it is loaded on first use: `deploy list` against the local emulator never pays.
+ */
+const httpsModule = (): typeof https => process.getBuiltinModule("node:https");
+
 function pooledAgent(protocol: "http:" | "https:"): http.Agent {
   if (protocol === "https:") {
-    agents.https ??= new https.Agent({ keepAlive: true });
+    agents.https ??= new (httpsModule().Agent)({ keepAlive: true });
     return agents.https;
   }
   agents.http ??= new http.Agent({ keepAlive: true });
@@ -137,7 +143,7 @@ function runExchange(
 ): void {
   const state: ExchangeState = { connected: false, written: false, settled: false };
   const protocol = url.protocol === "https:" ? "https:" : "http:";
-  const lib = protocol === "https:" ? https : http;
+  const lib = protocol === "https:" ? httpsModule() : http;
   const agent = request.reuseConnection === false ? false : pooledAgent(protocol);
   const headers: Record<string, string> = { ...request.headers };
   // A body is sent with its length (no chunked encoding, which some proxies refuse); a

@@ -5,7 +5,6 @@
 // user defaultProfile. With no file present this costs a few stat calls and no imports.
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { pathToFileURL } from "node:url";
 import { UsageError } from "../errors.js";
 import { type Env, findProjectFile, isFile, userConfigPath } from "./paths.js";
 import { type ConfigFile, parseConfig, type Scope } from "./schema.js";
@@ -127,16 +126,9 @@ export async function readConfigFiles(locations: ConfigLocations): Promise<Confi
   return files;
 }
 
-/**
- * cosmiconfig's own JS loader falls back to require() when import() fails, which inside the
- * bundle hides the real error (a syntax error, say). The file's mtime in the URL makes a
- * long-lived process (the tests) see a changed file.
- */
+/** A cpctl.config.mjs file, through a module loaded only then (see config/import-module.ts). */
 async function importModule(path: string): Promise<unknown> {
-  const url = pathToFileURL(path);
-  url.searchParams.set("mtime", String(statSync(path).mtimeMs));
-  const module = (await import(url.href)) as { default?: unknown };
-  return module.default;
+  return (await import("./import-module.js")).importModule(path);
 }
 
 function loadErrorMessage(error: unknown, path: string): string {

@@ -12,15 +12,25 @@ describe("cpctl schema", () => {
     expect(r.code).toBe(0);
     const schema = JSON.parse(r.stdout);
     expect(schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
-    expect(schema.required).toEqual(expect.arrayContaining(["name", "source", "source_config", "source_revision_config", "secrets"]));
-    expect(schema.properties.source.enum).toEqual(["gitrepo", "external_container", "internal_container", "internal_source"]);
+    expect(schema.required).toEqual(
+      expect.arrayContaining(["name", "source", "source_config", "source_revision_config", "secrets"]),
+    );
+    expect(schema.properties.source.enum).toEqual([
+      "gitrepo",
+      "external_container",
+      "internal_container",
+      "internal_source",
+    ]);
     expect(JSON.stringify(schema)).toContain("queue_cpu");
     expect(schema.additionalProperties).toBe(false);
   });
 
   it("a file that names the schema in `$schema` is accepted", async () => {
     const dir = freshDir("schema");
-    writeFileSync(join(dir, "d.json"), JSON.stringify({ $schema: "./cpctl.schema.json", name: "s", source: "internal_container" }));
+    writeFileSync(
+      join(dir, "d.json"),
+      JSON.stringify({ $schema: "./cpctl.schema.json", name: "s", source: "internal_container" }),
+    );
     const r = await runCli(["deploy", "create", "-f", "d.json", "--dry-run", "-o", "json"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).not.toHaveProperty("$schema");

@@ -13,6 +13,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   name: string;
   version: string;
+  bin: { cpctl: string };
   dependencies?: Record<string, string>;
 };
 
@@ -53,8 +54,8 @@ describe("the packed package", () => {
     );
     const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
     const files = info!.files.map((f) => f.path);
-    expect(files).toContain("bin/cpctl.js");
-    expect(files).toContain("dist/cli.js");
+    expect(files).toContain(pkg.bin.cpctl);
+    for (const file of ["dist/cli.js", "dist/package.json", "dist/help.txt"]) expect(files).toContain(file);
     expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
 
     const project = join(work, "project");
@@ -88,5 +89,23 @@ describe("the packed package", () => {
     });
     expect(version.exitCode, version.stderr).toBe(0);
     expect(version.stdout.trim()).toBe(pkg.version);
+
+    // The installed command (node_modules/.bin/cpctl, a link to bin/cpctl.cjs): the rendered
+    // help, and a command that loads the bundle, twice (the second run reads the compile
+    // cache the first one wrote).
+    const cpctlBin = join(project, "node_modules", ".bin", "cpctl");
+    const help = await execa(cpctlBin, ["--help"], { cwd: project, reject: false, stripFinalNewline: false });
+    expect(help.stdout).toBe(readFileSync(join(root, "dist", "help.txt"), "utf8"));
+    const cacheDir = join(work, "compile-cache");
+    for (let i = 0; i < 2; i++) {
+      const schema = await execa(cpctlBin, ["schema"], {
+        cwd: project,
+        env: { CPCTL_CACHE_DIR: cacheDir },
+        reject: false,
+      });
+      expect(schema.exitCode, schema.stderr).toBe(0);
+      expect(JSON.parse(schema.stdout)).toHaveProperty("properties.name");
+    }
+    expect(readdirSync(cacheDir)).toEqual(["compile-cache"]);
   }, 150_000);
 });

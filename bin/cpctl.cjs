@@ -1,0 +1,234 @@
+#!/usr/bin/env node
+// The command users run (package.json "bin"). CommonJS, as dist/ is: Node's ES module loader
+// never starts (docs/performance.md has the measurements behind each choice here).
+//
+// Two answers need no bundle at all:
+// - exactly `--version` or `-V`: the version from package.json;
+// - exactly `--help` or `-h` with stdout not a terminal: dist/help.txt, which the build
+//   renders with commander on a pipe (test/e2e/startup.test.ts checks it against commander).
+//   On a terminal commander renders the help itself, for the terminal's width.
+// Everything else runs dist/cli.js, loaded with a V8 code cache (see loadDist).
+"use strict";
+
+const fs = require("node:fs");
+const path = require("node:path");
+
+const argv = process.argv;
+const only = argv.length === 3 ? argv[2] : undefined;
+let text;
+if (only === "--version" || only === "-V") {
+  text = `${packageVersion()}\n`;
+} else if ((only === "--help" || only === "-h") && !isTerminal(1)) {
+  try {
+    text = fs.readFileSync(path.join(__dirname, "..", "dist", "help.txt"), "utf8");
+  } catch {
+    // No rendered help (a partial build): commander prints it.
+  }
+}
+if (text === undefined) loadDist().main();
+else writeStdout(text);
+
+function packageVersion() {
+  return JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")).version;
+}
+
+/**
+ * isatty(fd), without loading node:tty (and node:net with it, about 3 ms) when fstat already
+ * tells: a pipe, a file or /dev/null is not a terminal. (src/cli.ts has the same.)
+ */
+function isTerminal(fd) {
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isCharacterDevice()) return false;
+    if (process.platform !== "win32" && stat.rdev === fs.statSync("/dev/null").rdev) return false;
+  } catch {
+    // A closed descriptor: tty says no.
+  }
+  return require("node:tty").isatty(fd);
+}
+
+/** Straight to fd 1, without creating the process.stdout stream (about 3 ms). */
+function writeStdout(out) {
+  const bytes = Buffer.from(out);
+  let written = 0;
+  try {
+    written = fs.writeSync(1, bytes);
+  } catch (error) {
+    // A closed reader (`| true`) is not worth an error; a non-blocking pipe that is full
+    // (EAGAIN) gets the ordinary, buffered stream below.
+    if (error.code === "EPIPE") return;
+    if (error.code !== "EAGAIN") throw error;
+  }
+  if (written < bytes.length) process.stdout.write(bytes.subarray(written));
+}
+
+/**
+ * dist/cli.js and the chunks it requires, compiled with a V8 code cache.
+ *
+ * Most of a command's start-up is V8 parsing and compiling the bundle's code; Node 20 has no
+ * compile cache for user code (Node 22 added module.enableCompileCache), so this does what
+ * it does: each dist/ file is compiled with vm.Script and the code V8 produced is saved, at
+ * exit, in a per-user cache directory; the next run hands it back to V8 and skips the
+ * compilation. V8 checks that the data matches its version, its flags and the source, and
+ * rejects anything else (the file is then compiled as usual and the cache rewritten).
+ *
+ * The modules are ordinary CommonJS modules in require.cache, so that a chunk loaded here
+ * and one loaded by Node's require() are the same instance. A file that contains import()
+ * (the one that loads a cpctl.config.mjs, cosmiconfig) is compiled by Node, which import()
+ * needs. Bare names resolve to Node builtins only. The first run of a command writes the
+ * cache (tens of ms, once); later runs of any command reuse what it has. No cache with
+ * CPCTL_COMPILE_CACHE=0, without a home directory, or with --enable-source-maps (Node then
+ * maps stack traces, which it does only for modules it compiles itself).
+ */
+function loadDist() {
+  const dist = path.join(__dirname, "..", "dist");
+  const cacheDir = process.sourceMapsEnabled ? null : compileCacheDir();
+  if (cacheDir === null) return require(path.join(dist, "cli.js"));
+
+  const Module = require("node:module");
+  const vm = require("node:vm");
+  /** Every cached chunk this run compiled: { name, script, miss }. */
+  const compiled = [];
+
+  // (String paths built by hand: path.join and path.basename, run a hundred times while
+  // they are still interpreted, cost about 2 ms.)
+  const load = (dir, name, parent) => {
+    const filename = `${dir}${path.sep}${name}`;
+    const cached = Module._cache[filename];
+    if (cached) return cached.exports;
+    const module = new Module(filename, parent);
+    module.filename = filename;
+    // Bare names resolve to Node builtins only: the bundle needs nothing from node_modules.
+    module.paths = [];
+    Module._cache[filename] = module;
+    let loaded = false;
+    try {
+      const source = fs.readFileSync(filename, "utf8");
+      if (source.includes("import(")) {
+        module._compile(source, filename);
+      } else {
+        // Chunk names carry a hash of their content, which the cache file's name repeats (V8
+        // checks the source's length, not its text); dist/cli.js, a few lines, is not cached.
+        const cacheName = /-[A-Z0-9]{8}\.js$/.test(name) ? `chunks+${name}.cache` : null;
+        const script = compile(source, filename, cacheName);
+        const require = (id) => {
+          if (id.startsWith("./") && id.indexOf("/", 2) === -1) return load(dir, id.slice(2), module);
+          if (id.startsWith("./") || id.startsWith("../")) {
+            const target = path.resolve(dir, id);
+            return load(path.dirname(target), path.basename(target), module);
+          }
+          return module.require(id);
+        };
+        script.runInThisContext().call(module.exports, module.exports, require, module, filename, dir);
+      }
+      loaded = true;
+    } finally {
+      if (!loaded) delete Module._cache[filename];
+    }
+    module.loaded = true;
+    return module.exports;
+  };
+
+  const compile = (source, filename, cacheName) => {
+    let cachedData;
+    if (cacheName !== null) {
+      try {
+        cachedData = fs.readFileSync(`${cacheDir}${path.sep}${cacheName}`);
+      } catch {
+        // Not cached yet.
+      }
+    }
+    const script = new vm.Script(
+      `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
+      { filename, cachedData },
+    );
+    if (cacheName !== null) {
+      compiled.push({ name: cacheName, script, miss: cachedData === undefined || script.cachedDataRejected });
+    }
+    return script;
+  };
+
+  // Written at exit, so that the functions compiled while the command ran are in it too.
+  process.once("exit", () => saveCompileCache(cacheDir, dist, compiled));
+  return load(dist, "cli.js", null);
+}
+
+/**
+ * $CPCTL_CACHE_DIR, else the platform's per-user cache directory, + compile-cache/ + one
+ * directory per cpctl version, Node version and architecture; null when there is none.
+ */
+function compileCacheDir() {
+  const env = process.env;
+  if (env.CPCTL_COMPILE_CACHE === "0") return null;
+  let root = env.CPCTL_CACHE_DIR;
+  if (!root) {
+    const home = env.HOME || (process.platform === "win32" ? env.USERPROFILE : "");
+    if (env.XDG_CACHE_HOME) root = path.join(env.XDG_CACHE_HOME, "cpctl");
+    else if (process.platform === "win32" && env.LOCALAPPDATA)
+      root = path.join(env.LOCALAPPDATA, "cpctl", "Cache");
+    else if (!home) return null;
+    else if (process.platform === "darwin") root = path.join(home, "Library", "Caches", "cpctl");
+    else root = path.join(home, ".cache", "cpctl");
+  }
+  if (!path.isAbsolute(root)) return null;
+  return path.join(root, "compile-cache", `${packageVersion()}-node${process.version}-${process.arch}`);
+}
+
+/**
+ * Writes, at exit, the code V8 has for the chunks this run compiled: those that had no
+ * usable cache, and all of them when this run loaded a set of chunks not seen before (the
+ * first `deploy create` after a `deploy list` runs functions of the shared chunks that the
+ * list did not: their cache is written again, now with both). The sets seen are recorded,
+ * as hashes, in a file `runs` beside the cache. Each file is written through a temporary
+ * name and a rename, so that a concurrent run never reads half a file. When anything is
+ * written, what belongs to other builds goes: files of chunks that this dist/ no longer has,
+ * and the directories of other cpctl versions for this Node. Failures are ignored: it is a
+ * cache.
+ */
+function saveCompileCache(cacheDir, dist, compiled) {
+  if (compiled.length === 0) return;
+  try {
+    const runsFile = path.join(cacheDir, "runs");
+    const names = compiled.map((chunk) => chunk.name).sort();
+    let hash = 0x811c9dc5;
+    for (const char of names.join("\n")) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
+    const key = (hash >>> 0).toString(16).padStart(8, "0");
+    let runs = "";
+    try {
+      runs = fs.readFileSync(runsFile, "utf8");
+    } catch {
+      // No run recorded yet.
+    }
+    const seen = runs.split("\n").includes(key);
+    const toWrite = seen ? compiled.filter((chunk) => chunk.miss) : compiled;
+    if (toWrite.length === 0) return;
+
+    const created = fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    const write = (file, data) => {
+      const temporary = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(temporary, data);
+      fs.renameSync(temporary, file);
+    };
+    for (const { name, script } of toWrite) write(path.join(cacheDir, name), script.createCachedData());
+    // The most recent sets, so that the file stays small.
+    if (!seen) write(runsFile, `${[...runs.split("\n").filter(Boolean).slice(-199), key].join("\n")}\n`);
+
+    const current = new Set(names);
+    for (const name of fs.readdirSync(cacheDir)) {
+      if (current.has(name) || !name.endsWith(".cache")) continue;
+      const source = path.join(dist, "chunks", name.replace(/^chunks\+/, "").replace(/\.cache$/, ""));
+      if (!fs.existsSync(source)) fs.rmSync(path.join(cacheDir, name), { force: true });
+    }
+    if (created !== undefined) {
+      const own = path.basename(cacheDir);
+      const suffix = own.slice(own.lastIndexOf("-node"));
+      const parent = path.dirname(cacheDir);
+      for (const name of fs.readdirSync(parent)) {
+        if (name !== own && name.endsWith(suffix))
+          fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+      }
+    }
+  } catch {
+    // A read-only or full disk: run without a cache.
+  }
+}

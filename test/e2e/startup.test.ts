@@ -1,0 +1,359 @@
+// bin/cpctl.cjs, the command package.json names, as users run it (the build is made by the
+// global setup): the two answers it gives without loading the bundle (--version, and
+// --help on a pipe, which must be exactly what commander prints), the compile cache it
+// loads dist/ with, and what the common commands load (docs/performance.md).
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const bin = join(root, "bin", "cpctl.cjs");
+/** Runs dist/cli.js straight away: commander answers everything. */
+const bundleBin = join(root, "bin", "cpctl.js");
+const dist = join(root, "dist");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  version: string;
+  bin: Record<string, string>;
+};
+const ptyProxy = join(root, "test", "terminal", "helpers", "pty-proxy.py");
+
+const work = mkdtempSync(join(tmpdir(), "cpctl-startup-test-"));
+let dirs = 0;
+const freshDir = (label: string) => {
+  const dir = join(work, `${label}-${++dirs}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+
+/** A deployment file `deploy create --dry-run -f` accepts. */
+const deploymentFile = join(work, "deployment.json");
+writeFileSync(
+  deploymentFile,
+  JSON.stringify({
+    name: "startup-test",
+    source: "external_container",
+    source_config: { resource_spec: { min_scale: 1, cpu: 1, memory_mb: 1024 } },
+    source_revision_config: { image_uri: "ghcr.io/acme/agent:1.0" },
+    secrets: [{ name: "TOKEN", value: "${env:STARTUP_TOKEN}" }],
+  }),
+);
+const dryRun = ["deploy", "create", "--dry-run", "-f", deploymentFile];
+
+/** Records, at exit, the modules and builtins the process loaded (LOADS_OUT names the file). */
+const loadsHook = join(work, "loads-hook.cjs");
+writeFileSync(
+  loadsHook,
+  `process.on("exit", () => require("node:fs").writeFileSync(process.env.LOADS_OUT, JSON.stringify({
+  modules: Object.keys(require.cache),
+  builtins: process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)),
+})));\n`,
+);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** node [nodeArgs] SCRIPT args, with only the environment given (and PATH), stdout a pipe. */
+async function node(
+  script: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; nodeArgs?: string[] } = {},
+): Promise<Run> {
+  const result = await execa(process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: freshDir("home"), ...options.env },
+    extendEnv: false,
+    cwd: options.cwd ?? freshDir("cwd"),
+    reject: false,
+    stripFinalNewline: false,
+    timeout: 20_000,
+  });
+  return { code: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** What a run loaded: dist/ files (with the sources their source maps name) and builtins. */
+async function loadsOf(args: string[], env: Record<string, string> = {}) {
+  const out = join(freshDir("loads"), "loads.json");
+  const run = await node(bin, args, { env: { ...env, LOADS_OUT: out }, nodeArgs: ["--require", loadsHook] });
+  expect(run.code, run.stderr).toBe(0);
+  const { modules, builtins } = JSON.parse(readFileSync(out, "utf8")) as {
+    modules: string[];
+    builtins: string[];
+  };
+  const distFiles = modules.filter((m) => m.startsWith(dist));
+  const sources = distFiles.flatMap(
+    (file) => (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources,
+  );
+  return { run, distFiles, sources, builtins };
+}
+
+/** `cpctl --help` rendered by commander from the sources, in this process, as on a pipe. */
+async function helpFromSources(): Promise<string> {
+  // Commander takes the width from process.stdout (80 columns when it is not a terminal).
+  const saved = Object.getOwnPropertyDescriptor(process.stdout, "isTTY");
+  Object.defineProperty(process.stdout, "isTTY", { value: false, configurable: true, writable: true });
+  try {
+    const result = await runCli(["--help"]);
+    expect(result.code).toBe(0);
+    return result.stdout;
+  } finally {
+    if (saved) Object.defineProperty(process.stdout, "isTTY", saved);
+    else delete (process.stdout as { isTTY?: boolean }).isTTY;
+  }
+}
+
+function onTerminal(columns: number, args: string[]): string {
+  const result = spawnSync(
+    "python3",
+    [ptyProxy, String(columns), "40", "--", process.execPath, bin, ...args],
+    {
+      env: { PATH: process.env.PATH ?? "", HOME: freshDir("home") },
+      encoding: "utf8",
+      input: "",
+      timeout: 20_000,
+    },
+  );
+  expect(result.status, result.stderr).toBe(0);
+  return result.stdout.replace(/\r\n/g, "\n");
+}
+const python3 = spawnSync("python3", ["-c", "import pty"], { stdio: "ignore" }).status === 0;
+
+let emulator: ChildProcess;
+let emulatorUrl = "";
+
+beforeAll(async () => {
+  emulator = spawn(process.execPath, [bin, "emulator", "--port", "0", "--stage-ms", "5"], {
+    env: { PATH: process.env.PATH ?? "", HOME: freshDir("home") },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let first = "";
+  for await (const chunk of emulator.stdout!) {
+    first += chunk;
+    if (first.includes("\n")) break;
+  }
+  const line = first.split("\n")[0]!;
+  expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+  emulatorUrl = line.slice("listening on ".length);
+});
+
+afterAll(async () => {
+  if (emulator && emulator.exitCode === null) {
+    emulator.kill("SIGTERM");
+    await once(emulator, "exit");
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("bin/cpctl.cjs answers without the bundle", () => {
+  test('package.json "bin" names it', () => {
+    expect(pkg.bin).toEqual({ cpctl: "bin/cpctl.cjs" });
+  });
+
+  test("--version and -V print package.json's version, which the bundle was built with", async () => {
+    for (const flag of ["--version", "-V"]) {
+      const result = await node(bin, [flag]);
+      expect(result).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+    }
+    // The bundle's own answer (its build-time constant): a stale dist/ would differ.
+    expect((await node(bundleBin, ["--version"])).stdout).toBe(`${pkg.version}\n`);
+  });
+
+  test("--help and -h on a pipe print exactly what commander prints, from the sources and from the bundle", async () => {
+    const fromFile = readFileSync(join(dist, "help.txt"), "utf8");
+    const fromSources = await helpFromSources();
+    expect(fromFile).toBe(fromSources);
+    for (const flag of ["--help", "-h"]) {
+      const result = await node(bin, [flag]);
+      expect(result).toEqual({ code: 0, stdout: fromSources, stderr: "" });
+    }
+    // The same help through commander in the built bundle: `--help` with another flag is not
+    // the fast path, nor is bin/cpctl.js.
+    expect((await node(bin, ["--no-color", "--help"])).stdout).toBe(fromSources);
+    expect((await node(bundleBin, ["--help"])).stdout).toBe(fromSources);
+    // A command's help is commander's.
+    const group = await node(bin, ["deploy", "--help"]);
+    expect(group.code).toBe(0);
+    expect(group.stdout).toMatch(/^Usage: cpctl deploy /);
+  });
+
+  test.skipIf(!python3)("on a terminal, commander renders the help for the terminal's width", () => {
+    const fromFile = readFileSync(join(dist, "help.txt"), "utf8");
+    // 80 columns is commander's width on a pipe: the same text.
+    expect(onTerminal(80, ["--help"])).toBe(fromFile);
+    const narrow = onTerminal(60, ["--help"]);
+    expect(narrow).toMatch(/^Usage: cpctl /);
+    expect(narrow).toContain("Manage agent-server deployments through the deployment\ncontrol plane API.");
+    expect(narrow).not.toBe(fromFile);
+  });
+
+  test("neither answer loads anything from dist/", async () => {
+    for (const args of [["--version"], ["-V"], ["--help"], ["-h"]]) {
+      const { distFiles } = await loadsOf(args);
+      expect(distFiles, args.join(" ")).toEqual([]);
+    }
+  });
+});
+
+describe("what the common commands load", () => {
+  test("deploy list -o json: no zod, no YAML parser, no cosmiconfig without a config file, no https", async () => {
+    const env = { CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "startup-key" };
+    const { run, sources, builtins } = await loadsOf(["deploy", "list", "-o", "json"], env);
+    expect(JSON.parse(run.stdout)).toEqual([]);
+    for (const library of ["zod", "yaml", "cosmiconfig", "cli-table3", "@inquirer", "ora"])
+      expect(
+        sources.filter((s) => s.includes(`node_modules/${library}/`)),
+        library,
+      ).toEqual([]);
+    expect(sources.some((s) => s.endsWith("src/api/transport.ts"))).toBe(true);
+    expect(builtins).toContain("http");
+    expect(builtins).not.toContain("https");
+    expect(builtins).not.toContain("tls");
+  });
+
+  test("deploy create --dry-run -f FILE.json: zod, but no HTTP, no YAML parser, no stream for stdout or stderr", async () => {
+    const { run, sources, builtins } = await loadsOf(dryRun, { STARTUP_TOKEN: "t" });
+    expect(JSON.parse(run.stdout).name).toBe("startup-test");
+    expect(run.stderr).toContain("dry run: the request is valid");
+    expect(sources.some((s) => s.includes("node_modules/zod/"))).toBe(true);
+    expect(sources.filter((s) => s.includes("node_modules/yaml/"))).toEqual([]);
+    expect(sources.filter((s) => s.endsWith("src/api/transport.ts"))).toEqual([]);
+    for (const module of ["http", "https", "net", "tty", "perf_hooks", "fs/promises"])
+      expect(builtins, module).not.toContain(module);
+  });
+});
+
+describe("the compile cache", () => {
+  const cacheOf = (cacheRoot: string) =>
+    join(cacheRoot, "compile-cache", `${pkg.version}-node${process.version}-${process.arch}`);
+  const listing = (dir: string) =>
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, statSync(join(dir, name)).mtimeMs] as const);
+
+  test("the first run writes it, later runs read it, and the output is the same", async () => {
+    const cacheRoot = freshDir("cache");
+    const env = { CPCTL_CACHE_DIR: cacheRoot, STARTUP_TOKEN: "t" };
+    const uncached = await node(bin, dryRun, { env: { ...env, CPCTL_COMPILE_CACHE: "0" } });
+    expect(uncached.code, uncached.stderr).toBe(0);
+    expect(existsSync(join(cacheRoot, "compile-cache"))).toBe(false);
+
+    const first = await node(bin, dryRun, { env });
+    expect(first).toEqual(uncached);
+    const written = listing(cacheOf(cacheRoot));
+    expect(written.length).toBeGreaterThan(5);
+    for (const [name] of written) expect(name).toMatch(/^(chunks\+.+-[A-Z0-9]{8}\.js\.cache|runs)$/);
+
+    const second = await node(bin, dryRun, { env });
+    expect(second).toEqual(uncached);
+    expect(listing(cacheOf(cacheRoot))).toEqual(written);
+  });
+
+  test("a run that loads a new set of chunks writes the shared chunks again, with its functions too", async () => {
+    const cacheRoot = freshDir("cache");
+    const dir = cacheOf(cacheRoot);
+    const env = { CPCTL_CACHE_DIR: cacheRoot, STARTUP_TOKEN: "t" };
+    expect((await node(bin, ["schema"], { env })).code).toBe(0);
+    const afterSchema = new Map(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name))]));
+    expect((await node(bin, dryRun, { env })).code).toBe(0);
+    const grown = [...afterSchema].filter(
+      ([name, data]) => name !== "runs" && readFileSync(join(dir, name)).length > data.length,
+    );
+    // The entry chunk of the program (main.ts) serves both; the dry run ran more of it.
+    expect(grown.length).toBeGreaterThan(0);
+    expect(readFileSync(join(dir, "runs"), "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
+  test("a damaged file is refused by V8 and rewritten; stale entries go", async () => {
+    const cacheRoot = freshDir("cache");
+    const dir = cacheOf(cacheRoot);
+    const env = { CPCTL_CACHE_DIR: cacheRoot, STARTUP_TOKEN: "t" };
+    const expected = await node(bin, dryRun, { env });
+    expect(expected.code, expected.stderr).toBe(0);
+    const [damaged] = readdirSync(dir)
+      .filter((name) => name.endsWith(".cache"))
+      .sort();
+    writeFileSync(join(dir, damaged!), "not V8 code");
+    writeFileSync(join(dir, "chunks+gone-ABCDEFGH.js.cache"), "an earlier build's chunk");
+    const otherVersion = join(dir, "..", `0.0.0-node${process.version}-${process.arch}`);
+    mkdirSync(otherVersion);
+
+    expect(await node(bin, dryRun, { env })).toEqual(expected);
+    expect(readFileSync(join(dir, damaged!), "utf8")).not.toBe("not V8 code");
+    expect(existsSync(join(dir, "chunks+gone-ABCDEFGH.js.cache"))).toBe(false);
+    // Other versions' directories go when a version's directory is created.
+    rmSync(dir, { recursive: true });
+    expect(await node(bin, dryRun, { env })).toEqual(expected);
+    expect(existsSync(otherVersion)).toBe(false);
+  });
+
+  test("it lives in XDG_CACHE_HOME, else ~/.cache", async () => {
+    const xdg = freshDir("xdg");
+    expect((await node(bin, dryRun, { env: { XDG_CACHE_HOME: xdg, STARTUP_TOKEN: "t" } })).code).toBe(0);
+    expect(readdirSync(cacheOf(join(xdg, "cpctl"))).length).toBeGreaterThan(0);
+    const home = freshDir("home");
+    expect((await node(bin, dryRun, { env: { HOME: home, STARTUP_TOKEN: "t" } })).code).toBe(0);
+    expect(readdirSync(cacheOf(join(home, ".cache", "cpctl"))).length).toBeGreaterThan(0);
+    // A cache that cannot be written (a file where the directory would go): it runs without.
+    const blocked = freshDir("home");
+    writeFileSync(join(blocked, ".cache"), "a file, not a directory");
+    const run = await node(bin, dryRun, { env: { HOME: blocked, STARTUP_TOKEN: "t" } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe("dry run: the request is valid; nothing was sent\n");
+  });
+
+  test("errors keep their exit codes and messages, cached or not", async () => {
+    const bad = join(freshDir("bad"), "bad.json");
+    writeFileSync(bad, JSON.stringify({ name: "Not A Name", source: "external_container" }));
+    const env = { CPCTL_CACHE_DIR: freshDir("cache") };
+    const runs = [
+      await node(bin, ["deploy", "create", "--dry-run", "-f", bad], { env }),
+      await node(bin, ["deploy", "create", "--dry-run", "-f", bad], { env }),
+      await node(bin, ["deploy", "create", "--dry-run", "-f", bad], {
+        env: { ...env, CPCTL_COMPILE_CACHE: "0" },
+      }),
+    ];
+    for (const run of runs) {
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^error: /);
+      expect(run.stderr).not.toContain("internal error");
+    }
+    expect(runs[1]).toEqual(runs[0]);
+    expect(runs[2]).toEqual(runs[0]);
+    const unknown = await node(bin, ["deploy", "lsit"], { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("list");
+  });
+
+  test("a cpctl.config.mjs project file (loaded with import(), outside the cache) works, and so do its errors", async () => {
+    const cwd = freshDir("project");
+    const env = { CPCTL_CACHE_DIR: freshDir("cache") };
+    writeFileSync(
+      join(cwd, "cpctl.config.mjs"),
+      'export default { profiles: { prod: { baseUrl: "https://prod.example.com" } } };\n',
+    );
+    for (let i = 0; i < 2; i++) {
+      const result = await node(bin, ["config", "get", "baseUrl", "--profile", "prod"], { env, cwd });
+      expect(result).toEqual({ code: 0, stdout: "https://prod.example.com\n", stderr: "" });
+    }
+    writeFileSync(join(cwd, "cpctl.config.mjs"), "export default { profiles: { prod: ;\n");
+    const broken = await node(bin, ["config", "get", "baseUrl", "--profile", "prod"], { env, cwd });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain("cannot read this config file");
+  });
+});
