@@ -1,9 +1,8 @@
 // The built binary, as users run it: real process, real streams, real exit codes.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SpawnedEmulator, spawnEmulator } from "../helpers/spawn-emulator.js";
 
 const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
 const baseEnv = { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests", CI: "true" };
@@ -16,30 +15,17 @@ const cpctl = (args: string[], env: Record<string, string> = {}, input?: string)
     timeout: 15_000,
   });
 
-let emulator: ChildProcess;
+let emulator: SpawnedEmulator;
 let url = "";
 
 beforeAll(async () => {
-  emulator = spawn(process.execPath, [bin, "emulator", "--port", "0", "--stage-ms", "5"], {
-    env: baseEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let first = "";
-  for await (const chunk of emulator.stdout!) {
-    first += chunk;
-    if (first.includes("\n")) break;
-  }
-  const line = first.split("\n")[0]!;
-  expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
-  url = line.slice("listening on ".length);
+  emulator = await spawnEmulator(bin, ["--stage-ms", "5"], baseEnv);
+  expect(emulator.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+  url = emulator.url;
 });
 
 afterAll(async () => {
-  if (emulator.exitCode === null) {
-    emulator.kill("SIGTERM");
-    const [code] = await once(emulator, "exit");
-    expect(code).toBe(0);
-  }
+  expect(await emulator.stop()).toBe(0);
 });
 
 describe("the built cpctl", () => {

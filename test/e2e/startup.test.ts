@@ -2,8 +2,7 @@
 // global setup): the two answers it gives without loading the bundle (--version, and
 // --help on a pipe, which must be exactly what commander prints), the compile cache it
 // loads dist/ with, and what the common commands load (docs/performance.md).
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { once } from "node:events";
+import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -20,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
+import { type SpawnedEmulator, spawnEmulator } from "../helpers/spawn-emulator.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(root, "bin", "cpctl.cjs");
@@ -134,29 +134,20 @@ function onTerminal(columns: number, args: string[]): string {
 }
 const python3 = spawnSync("python3", ["-c", "import pty"], { stdio: "ignore" }).status === 0;
 
-let emulator: ChildProcess;
+let emulator: SpawnedEmulator;
 let emulatorUrl = "";
 
 beforeAll(async () => {
-  emulator = spawn(process.execPath, [bin, "emulator", "--port", "0", "--stage-ms", "5"], {
-    env: { PATH: process.env.PATH ?? "", HOME: freshDir("home") },
-    stdio: ["ignore", "pipe", "pipe"],
+  emulator = await spawnEmulator(bin, ["--stage-ms", "5"], {
+    PATH: process.env.PATH ?? "",
+    HOME: freshDir("home"),
   });
-  let first = "";
-  for await (const chunk of emulator.stdout!) {
-    first += chunk;
-    if (first.includes("\n")) break;
-  }
-  const line = first.split("\n")[0]!;
-  expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
-  emulatorUrl = line.slice("listening on ".length);
+  expect(emulator.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+  emulatorUrl = emulator.url;
 });
 
 afterAll(async () => {
-  if (emulator && emulator.exitCode === null) {
-    emulator.kill("SIGTERM");
-    await once(emulator, "exit");
-  }
+  await emulator?.stop();
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -1,0 +1,41 @@
+// The built emulator as a child process, as users run it: `cpctl emulator --port 0`, whose
+// first stdout line is `listening on http://HOST:PORT`.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+
+export interface SpawnedEmulator {
+  child: ChildProcess;
+  url: string;
+  /** The first stdout line, as printed. */
+  firstLine: string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export async function spawnEmulator(
+  bin: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<SpawnedEmulator> {
+  const child = spawn(process.execPath, [bin, "emulator", "--port", "0", ...args], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let first = "";
+  for await (const chunk of child.stdout!) {
+    first += chunk;
+    if (first.includes("\n")) break;
+  }
+  const firstLine = first.split("\n")[0]!;
+  return {
+    child,
+    firstLine,
+    url: firstLine.slice("listening on ".length),
+    stop: async () => {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const [code] = (await once(child, "exit")) as [number | null];
+      return code;
+    },
+  };
+}
