@@ -1,6 +1,5 @@
-// Gaps found in src/model while building the emulator (reported to its owner, not fixed
-// here). Each test states the behaviour the model should have; `it.fails` marks it as not
-// there yet. When the model is fixed, the test starts failing: drop the `.fails` then.
+// Model behaviours the emulator depends on, each once a bug found while building it (and
+// since fixed in src/model): kept so that none comes back.
 import { describe, expect, it } from "vitest";
 import type { DeploymentT } from "../model/schemas.js";
 import { validateCreateRequest, validatePatchRequest, validatePatchShape } from "../model/validate.js";
