@@ -7,6 +7,7 @@ import type { Clock, Env, GlobalFlags } from "./context.js";
 import { createContext, type SecretRegistry } from "./context-factory.js";
 import { CliError, UsageError } from "./errors.js";
 import { exitCodeOf } from "./exit-codes.js";
+import { GLOBAL_OPTIONS_HINT, rootHelpCommands, rootHelpFooter } from "./help.js";
 import type { IO } from "./io.js";
 import { isMachineFormat, isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
 import { redactKnown } from "./redact-known.js";
@@ -126,33 +127,6 @@ export async function commandTree(): Promise<Command> {
   return buildProgram(deps, new Set(), () => {}, true);
 }
 
-/** After each command's own help text and examples. */
-const GLOBAL_OPTIONS_HINT =
-  "\nGlobal options (-o/--output, --json, --profile, --base-url, --no-input, -y, --debug, ...): see `cpctl --help`.";
-
-/** The heading each command is listed under in `cpctl --help`. */
-export function helpHeading(entry: CommandEntry): string {
-  const group = GROUPS.find((g) => entry.path.length === 2 && g.name === entry.path[0]);
-  if (group) return group.heading;
-  return entry.path[0] === "emulator" ? "Local control plane" : "Setup";
-}
-
-const HEADING_ORDER = ["Deployments", "Discovery", "Setup", "Local control plane"];
-
-/**
- * `cpctl --help` lists every command by its full name under its heading, from the registry
- * alone (no command module is loaded). These commands exist only to be listed. (The root's
- * help configuration is its own: commands added with addCommand do not inherit it.)
- */
-function rootHelpCommands(): Command[] {
-  const listed = COMMANDS.map((entry) =>
-    new Command(entry.path.join(" ")).description(entry.summary).helpGroup(`${helpHeading(entry)}:`),
-  );
-  const rank = (command: Command) => HEADING_ORDER.indexOf(command.helpGroup().slice(0, -1));
-  // A stable sort: the registry's order within each heading.
-  return listed.sort((a, b) => rank(a) - rank(b));
-}
-
 /** Subcommands inherit the root's error handling and output routing. */
 function configureParent(command: Command, deps: RunDeps): Command {
   return command
@@ -197,32 +171,6 @@ export function commandWords(argv: readonly string[]): string[] {
     words.push(token);
   }
   return words;
-}
-
-function rootHelpFooter(): string {
-  return [
-    "",
-    "Environment:",
-    "  CPCTL_API_KEY                 API key, sent as X-Api-Key (no flag: keep keys out of argv)",
-    "  CPCTL_BEARER_TOKEN            bearer token, sent as Authorization: Bearer (no flag)",
-    "  CPCTL_BASE_URL, CPCTL_PROFILE, CPCTL_TENANT_ID, CPCTL_OUTPUT",
-    "                                as --base-url, --profile, --tenant-id, --output",
-    "  CPCTL_TENANT_HEADER           header for the tenant ID (default X-Tenant-Id)",
-    "  CPCTL_DEBUG=1                 as --debug",
-    "  NO_COLOR, TERM=dumb           as --no-color",
-    "  CI                            as --no-input; also no spinner",
-    "Precedence: flag > environment > project config > user config > default.",
-    "",
-    "Examples:",
-    "  cpctl emulator --port 8124 &                      # a local control plane",
-    "  export CPCTL_BASE_URL=http://127.0.0.1:8124 CPCTL_API_KEY=dev",
-    "  cpctl deploy create -f deployment.yaml --wait",
-    "  cpctl deploy list -o json | jq '.[].name'",
-    "",
-    "Exit codes: 0 ok, 1 failure, 2 usage or validation, 3 auth refused, 4 not found,",
-    "            5 revision failed, 6 wait timed out, 130 interrupted.",
-    "Run `cpctl <command> --help` (e.g. `cpctl deploy create --help`) for its flags and examples.",
-  ].join("\n");
 }
 
 /** The output format before settings are resolved, so that early errors use the right shape. */
