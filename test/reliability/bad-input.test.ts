@@ -46,7 +46,7 @@ afterAll(async () => em?.close());
 
 // --- values -----------------------------------------------------------------------------
 
-/** Object.prototype's names break `--set` today (see the it.fails below): kept out of paths. */
+/** Object.prototype's names have their own test below; the random paths leave them out. */
 const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 const noNul = (s: string) => !s.includes("\u0000");
@@ -448,19 +448,19 @@ function safeYaml(value: unknown): string {
 
 /**
  * Known bugs: an alias to an anchor that does not exist, and an alias to its own parent (a
- * cycle): both end in an internal error (fix in src/manifest/file.ts). Random text with a
+ * cycle): both end in an internal error (src/manifest/file.ts). Random text with a
  * `*` is kept out of the generators until then.
  */
 const ALIAS_BUGS = ["a: &x 1\nb: *y", "<<: *nothing", "*-", "a: &a\n  b: *a"];
 
-/** Known bug: nesting deep enough to overflow the stack (fix in src/manifest/file.ts). */
+/** Known bug: nesting deep enough to overflow the stack (src/manifest/file.ts). */
 const TOO_DEEP = [
   `{"a":${"[".repeat(5_000)}${"]".repeat(5_000)}}`,
   `a: ${"[".repeat(5_000)}${"]".repeat(5_000)}`,
 ];
 
 describe("random deployment files", () => {
-  it("a file nested thousands of levels deep is a usage error, not a stack overflow (fix in src/manifest/file.ts)", async () => {
+  it("a file nested thousands of levels deep is a usage error, not a stack overflow (src/manifest/file.ts)", async () => {
     for (const [i, content] of TOO_DEEP.entries()) {
       writeFileSync(join(dir, `deep-${i}.yaml`), content);
       const r = await runCli([...CREATE, "-f", `deep-${i}.yaml`], { env: DEAD_ENV, cwd: dir });
@@ -468,7 +468,7 @@ describe("random deployment files", () => {
     }
   });
 
-  it("a YAML alias without its anchor, or to itself, is a usage error naming the file (fix in src/manifest/file.ts)", async () => {
+  it("a YAML alias without its anchor, or to itself, is a usage error naming the file (src/manifest/file.ts)", async () => {
     for (const [i, content] of ALIAS_BUGS.entries()) {
       writeFileSync(join(dir, `alias-${i}.yaml`), content);
       const r = await runCli([...CREATE, "-f", `alias-${i}.yaml`], { env: DEAD_ENV, cwd: dir });
@@ -522,8 +522,8 @@ describe("random --set paths and values", () => {
     );
   });
 
-  // Known bugs, found by this file; kept out of the generators above until they are fixed.
-  it("--set with a segment named like an Object.prototype member is a usage error (fix in src/model/paths.ts)", async () => {
+  // Bugs this file found (since fixed), each kept as a test of its own.
+  it("--set with a segment named like an Object.prototype member is a usage error (src/model/paths.ts)", async () => {
     for (const path of ["__proto__.x", "constructor.prototype.x", "source_config.toString"]) {
       const r = await runCli(
         [...CREATE, "--name", "p", "--source", "internal_container", "--set", `${path}=1`],
@@ -533,8 +533,7 @@ describe("random --set paths and values", () => {
     }
   });
 
-  // Not run: it exhausts the heap (setAt builds a 100-million-slot array). Fix in
-  // src/manifest/set-path.ts: refuse an index beyond the array's end (or beyond a small cap).
+  // Before the index cap in src/manifest/set-path.ts, this built a 100-million-slot array.
   it("--set with a huge array index is a usage error, not an out-of-memory crash", async () => {
     const r = await runCli(
       [...CREATE, "--name", "p", "--source", "internal_container", "--set", "secrets[99999999].name=A"],
