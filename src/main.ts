@@ -10,7 +10,7 @@ import { exitCodeOf } from "./exit-codes.js";
 import { GLOBAL_OPTIONS_HINT, rootHelpCommands, rootHelpFooter } from "./help.js";
 import type { IO } from "./io.js";
 import { isMachineFormat, isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
-import { redactKnown } from "./redact-known.js";
+import { MASK, redactText } from "./secrets.js";
 import { VERSION } from "./version.js";
 
 export interface RunDeps {
@@ -209,7 +209,10 @@ function reportCommanderError(error: CommanderError, deps: RunDeps, format: Outp
 function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: SecretRegistry): number {
   const code = exitCodeOf(error);
   if (error instanceof CliError && error.quiet) return code;
-  const redact = (text: string) => redactKnown(text, secrets);
+  // Last net: any credential or secret value this run handled, wherever a message (even one
+  // quoted back by a server) would show it. Values of 4 characters or more: a user's own
+  // short secret is still one, and error messages are few enough not to be garbled.
+  const redact = (text: string) => redactText(text, secrets, { marker: MASK, minLength: 4 });
   const stderr = deps.io.stderr;
   if (!(error instanceof CliError)) {
     // A bug of ours: say so plainly; the stack only with --debug.

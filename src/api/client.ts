@@ -3,7 +3,7 @@
 // It is the single object commands talk to; its transport is injectable for tests.
 import { STATUS_CODES } from "node:http";
 import { ApiError, NetworkError, UsageError } from "../errors.js";
-import { createTracer, MASK, maskSecretValues, redactText, redactUrl, type Tracer } from "./redact.js";
+import { createTracer, maskSecretValues, redactText, redactUrl, redactUrlIn, type Tracer } from "./redact.js";
 import {
   DEFAULT_RETRY_POLICY,
   defaultSleep,
@@ -534,22 +534,7 @@ export function formatLoc(loc: readonly unknown[]): string {
  * credentials removed from every string.
  */
 function scrubErrorBody(body: unknown, secrets: string[]): unknown {
-  const masked = maskSecretValues(body);
-  if (isRecord(masked) && Array.isArray(masked.detail)) {
-    masked.detail = masked.detail.map((item: unknown) =>
-      isRecord(item) && Array.isArray(item.loc) && item.loc.includes("secrets") && "input" in item
-        ? { ...item, input: MASK }
-        : item,
-    );
-  }
-  return mapStrings(masked, (s) => redactText(s, secrets));
-}
-
-function mapStrings(value: unknown, fn: (s: string) => string): unknown {
-  if (typeof value === "string") return fn(value);
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, fn));
-  if (!isRecord(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, fn)]));
+  return maskSecretValues(body, (text) => redactText(redactUrlIn(text), secrets));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -9,9 +9,10 @@
 // grants nothing without a key or token), and seeing which tenant a request went to is the
 // first thing one needs when debugging a 403 or a deployment that "does not exist".
 import { STATUS_CODES } from "node:http";
+import { MASK, MIN_SECRET_LENGTH, maskSecretValues, REDACTED, redactText } from "../secrets.js";
 
-export const REDACTED = "[redacted]";
-export const MASK = "****";
+// The secret-value rules live in src/secrets.ts; re-exported as part of the HTTP module's API.
+export { MASK, MIN_SECRET_LENGTH, maskSecretValues, REDACTED, redactText };
 
 /** Default cap on a body printed in the trace. */
 export const TRACE_BODY_LIMIT = 4096;
@@ -44,62 +45,9 @@ export function redactHeaders(
   return out;
 }
 
-/**
- * Copy of a JSON value with every secret value replaced by `****`: any `value` key (at any
- * depth) inside an array named `secrets`, and the string values of an object named
- * `secrets` used as a name -> value map. `null` stays `null` (it says "no value"). URLs
- * have their secret-looking query parameters (a signature, a token) redacted.
- */
-export function maskSecretValues<T>(json: T): T {
-  return maskNode(json, false) as T;
-}
-
-function maskNode(node: unknown, insideSecrets: boolean): unknown {
-  if (Array.isArray(node)) return node.map((item) => maskNode(item, insideSecrets));
-  // A URL in a body can carry a credential too: a pre-signed upload URL's signature.
-  if (typeof node === "string" && /^https?:\/\/[^\s]*\?/.test(node)) return redactUrl(node);
-  if (node === null || typeof node !== "object") return node;
-  // A 422 item echoes the offending value as `input`: one about a secret echoes the secret.
-  const echoesSecret =
-    Array.isArray((node as { loc?: unknown }).loc) && (node as { loc: unknown[] }).loc.includes("secrets");
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (echoesSecret && key === "input" && typeof value === "string") out[key] = MASK;
-    else if (insideSecrets && key === "value" && value !== null) out[key] = MASK;
-    else if (key === "secrets" && isPlainObject(value)) out[key] = maskMap(value);
-    else out[key] = maskNode(value, insideSecrets || (key === "secrets" && Array.isArray(value)));
-  }
-  return out;
-}
-
-function maskMap(map: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(map)) {
-    out[key] = typeof value === "string" ? MASK : maskNode(value, true);
-  }
-  return out;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/**
- * Below this length a "secret" is not searched for in free text: a key such as "k" or "dev"
- * (fine against the local emulator) would turn every "k" or "dev" of every message into
- * `[redacted]`, and so short a string protects nothing anyway. Headers are redacted by
- * name whatever the length of their value.
- */
-export const MIN_SECRET_LENGTH = 8;
-
-/** Replaces every occurrence of each known secret string in `text` by `[redacted]`. */
-export function redactText(text: string, secrets: readonly (string | undefined | null)[]): string {
-  // Longest first, so a secret that contains another is replaced whole.
-  const known = secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH);
-  known.sort((a, b) => b.length - a.length);
-  let out = text;
-  for (const secret of known) out = out.split(secret).join(REDACTED);
-  return out;
+/** A string with a query that may carry a credential (a signed upload URL), redacted; any other as it is. */
+export function redactUrlIn(text: string): string {
+  return /^https?:\/\/[^\s]*\?/.test(text) ? redactUrl(text) : text;
 }
 
 /** A URL for display: no user info, secret-looking query parameter values redacted. */
@@ -212,7 +160,7 @@ function renderBody(body: Buffer, contentType: string | undefined): string | nul
   if (!textual) return `[${formatSize(body.length)} of ${type.split(";")[0]}]`;
   const text = body.toString("utf8");
   try {
-    return JSON.stringify(maskSecretValues(JSON.parse(text) as unknown));
+    return JSON.stringify(maskSecretValues(JSON.parse(text) as unknown, redactUrlIn));
   } catch {
     return text.replace(/\r?\n/g, "\\n");
   }

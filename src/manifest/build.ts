@@ -126,7 +126,7 @@ async function secretsFromFile(path: string, ctx: Ctx) {
   return parseDotenv(text, path);
 }
 
-/** Every secret value is remembered so that no message can print it (see redact-known.ts). */
+/** Every secret value is remembered so that no message can print it (see the error reporter in main.ts). */
 function registerSecretValues(body: Record<string, unknown>, ctx: Ctx): void {
   const secrets = body.secrets;
   if (!Array.isArray(secrets)) return;

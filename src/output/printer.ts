@@ -1,8 +1,8 @@
 // Renders results on stdout in the chosen format. Only results go to stdout; everything else
 // goes to stderr through the context's logger.
 import type { OutStream } from "../io.js";
+import { maskSecretValues } from "../secrets.js";
 import type { OutputFormat } from "./format.js";
-import { maskSecrets } from "./mask.js";
 
 export interface Column<T> {
   header: string;
@@ -29,7 +29,7 @@ export class Printer {
   ) {}
 
   private safe<T>(value: T): T {
-    return this.options.showSecrets ? value : maskSecrets(value);
+    return this.options.showSecrets ? value : maskSecretValues(value);
   }
 
   /** One resource (get, create, patch). */

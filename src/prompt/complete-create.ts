@@ -7,7 +7,7 @@ import { OperationError, UsageError } from "../errors.js";
 import { isUuid, SOURCES, type Source } from "../model/enums.js";
 import { DeploymentName } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
-import { maskSecrets } from "../output/mask.js";
+import { maskSecretValues } from "../secrets.js";
 import {
   type MissingField,
   missingValues,
@@ -119,7 +119,7 @@ async function askForMissing(ctx: Ctx, body: Record<string, unknown>, prompter: 
   // An invalid body is reported by the caller's validation, with where each value came from.
   if (!checked.ok || isDryRun(ctx)) return;
   ctx.io.stderr.write(
-    `\nThe request (POST /v2/deployments):\n${indent(JSON.stringify(maskSecrets(checked.value), null, 2))}\n\n`,
+    `\nThe request (POST /v2/deployments):\n${indent(JSON.stringify(maskSecretValues(checked.value), null, 2))}\n\n`,
   );
   if (ctx.flags.yes) return;
   // A profile with `confirm: true` asks next (guardMutation), naming the profile and host:

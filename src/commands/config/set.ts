@@ -4,7 +4,7 @@ import { checkValue, hasEnvReference, isLiteral, isSettingKey, suggestKey } from
 import { setProfileValue } from "../../config/write.js";
 import type { Ctx } from "../../context.js";
 import { UsageError } from "../../errors.js";
-import { MASK } from "../../output/mask.js";
+import { MASK } from "../../secrets.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { configState, plainPrinter } from "./shared.js";

@@ -7,8 +7,8 @@ import { suggestKey } from "../../config/values.js";
 import type { Ctx } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { colorEnabled, isOutputFormat, type OutputFormat } from "../../output/format.js";
-import { MASK } from "../../output/mask.js";
 import { Printer } from "../../output/printer.js";
+import { MASK } from "../../secrets.js";
 
 export interface ConfigState {
   settings: Settings | null;

@@ -1,7 +1,7 @@
 import picocolors from "picocolors";
 import { ExitSignal } from "../../errors.js";
 import type { Change, Plan } from "../../manifest/plan.js";
-import { MASK } from "../../output/mask.js";
+import { MASK } from "../../secrets.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";

@@ -1,0 +1,80 @@
+// Secret values never reach what cpctl prints: one statement of what counts as a secret value
+// and how it is hidden, shared by the output, the error reporter and the `--debug` trace.
+// No imports, so that any module (main.ts included) can use it without start-up cost.
+
+/** What a secret value is shown as in output. */
+export const MASK = "****";
+/** What a credential found in free text is replaced with in the trace. */
+export const REDACTED = "[redacted]";
+
+/**
+ * Copy of a JSON value with every secret value replaced by `****`: any `value` key (at any
+ * depth) inside an array named `secrets`, the string values of an object named `secrets`
+ * used as a name -> value map, and the `input` a 422 item echoes back when its `loc` points
+ * into `secrets`. `null` stays `null` (it says "no value"). Every other string goes through
+ * `otherStrings` (the trace uses it to redact signed URLs and known credentials).
+ */
+export function maskSecretValues<T>(json: T, otherStrings: (text: string) => string = (text) => text): T {
+  return maskNode(json, false, otherStrings) as T;
+}
+
+function maskNode(node: unknown, insideSecrets: boolean, otherStrings: (text: string) => string): unknown {
+  if (Array.isArray(node)) return node.map((item) => maskNode(item, insideSecrets, otherStrings));
+  if (typeof node === "string") return otherStrings(node);
+  if (node === null || typeof node !== "object") return node;
+  const echoesSecret =
+    Array.isArray((node as { loc?: unknown }).loc) && (node as { loc: unknown[] }).loc.includes("secrets");
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (echoesSecret && key === "input") out[key] = MASK;
+    else if (insideSecrets && key === "value" && value !== null) out[key] = MASK;
+    else if (key === "secrets" && isPlainObject(value)) out[key] = maskMap(value, otherStrings);
+    else
+      out[key] = maskNode(value, insideSecrets || (key === "secrets" && Array.isArray(value)), otherStrings);
+  }
+  return out;
+}
+
+function maskMap(
+  map: Record<string, unknown>,
+  otherStrings: (text: string) => string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(map)) {
+    out[key] = typeof value === "string" ? MASK : maskNode(value, true, otherStrings);
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Below this length a "secret" is not searched for in the trace's free text: a key such as
+ * "k" or "dev" (fine against the local emulator) would turn every "k" or "dev" of every
+ * line into `[redacted]`, and so short a string protects nothing anyway. Headers are
+ * redacted by name whatever the length of their value.
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+export interface ReplaceOptions {
+  /** What a secret is replaced with (default `[redacted]`). */
+  marker?: string;
+  /** Shorter strings are not searched for (default MIN_SECRET_LENGTH). */
+  minLength?: number;
+}
+
+/** Replaces every occurrence of each known secret string in `text`. */
+export function redactText(
+  text: string,
+  secrets: Iterable<string | undefined | null>,
+  { marker = REDACTED, minLength = MIN_SECRET_LENGTH }: ReplaceOptions = {},
+): string {
+  // Longest first, so a secret that contains another is replaced whole.
+  const known = [...secrets].filter((s): s is string => typeof s === "string" && s.length >= minLength);
+  known.sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const secret of known) out = out.split(secret).join(marker);
+  return out;
+}
