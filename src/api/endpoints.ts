@@ -1,14 +1,14 @@
 // One typed function per endpoint of the spec and service-facts. Commands call these, not
 // raw paths, so every path and query name is written once.
+
 import type {
-  CreateRequest,
   DeploymentT,
   GitIntegrationT,
   ListenerT,
-  PatchRequest,
   RevisionT,
   UploadUrlResponseT,
-} from "../model/schemas.js";
+} from "../model/responses.js";
+import type { CreateRequest, PatchRequest } from "../model/schemas.js";
 import type { ApiClient, Query, RequestOptions } from "./client.js";
 
 export interface Page<T> {

@@ -14,7 +14,7 @@ import {
   RevisionList,
   UploadUrlResponse,
   ValidationErrorBody,
-} from "../model/schemas.js";
+} from "../model/responses.js";
 
 afterEach(closeTestEmulators);
 

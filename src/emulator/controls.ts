@@ -11,8 +11,8 @@ import {
   revisionStages,
   SOURCES,
 } from "../model/enums.js";
+import type { RevisionT } from "../model/responses.js";
 import { isTagRef } from "../model/rules.js";
-import type { RevisionT } from "../model/schemas.js";
 import { iso, OffsetClock } from "./clock.js";
 import type { Core } from "./core.js";
 import type { Fault } from "./faults.js";

@@ -1,8 +1,9 @@
 // The deployment and revision endpoints (spec 4.1 to 4.4, service-facts). Each handler:
 // authenticate, validate with the model (the one statement of the spec's rules), check what
 // needs state, then make one change in the store and answer with the resulting view.
+
+import type { RevisionT } from "../model/responses.js";
 import { revisionTriggers } from "../model/rules.js";
-import type { RevisionT } from "../model/schemas.js";
 import { validateCreateRequest, validatePatchRequest } from "../model/validate.js";
 import { type Core, tenantDeployment, uuidParam } from "./core.js";
 import { type DeploymentFilters, parseDeploymentFilters, parseRevisionFilters } from "./query.js";

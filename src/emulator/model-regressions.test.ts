@@ -1,7 +1,7 @@
 // Model behaviours the emulator depends on, each once a bug found while building it (and
 // since fixed in src/model): kept so that none comes back.
 import { describe, expect, it } from "vitest";
-import type { DeploymentT } from "../model/schemas.js";
+import type { DeploymentT } from "../model/responses.js";
 import { validateCreateRequest, validatePatchRequest, validatePatchShape } from "../model/validate.js";
 
 const current = {

@@ -2,7 +2,7 @@
 // They are derived from the tenant ID (no storage), so they exist for any tenant from its
 // first request, come out the same on every start, and differ between tenants, which lets a
 // test check that one tenant cannot use another's listener or integration.
-import type { GitIntegrationT, ListenerT } from "../model/schemas.js";
+import type { GitIntegrationT, ListenerT } from "../model/responses.js";
 import { stableInt, stableUuid } from "./ids.js";
 
 /** Seeded resources predate anything a user creates. */

@@ -20,7 +20,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RevisionStatus } from "../model/enums.js";
-import type { GitIntegrationT, ListenerT, RevisionT } from "../model/schemas.js";
+import type { GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
 import { type AuthConfig, authenticate, DEFAULT_TENANT_HEADER, tenantIdForCredential } from "./auth.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { type Clock, OffsetClock } from "./clock.js";

@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../../test/helpers/emulator.js";
-import type { DeploymentT } from "../model/schemas.js";
+import type { DeploymentT } from "../model/responses.js";
 import { validateCreateRequest, validatePatchRequest } from "../model/validate.js";
 
 afterEach(closeTestEmulators);

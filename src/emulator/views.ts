@@ -2,7 +2,7 @@
 // service-facts). Everything that depends on time (revision status, deployment status,
 // active revision) is computed here, at the `now` of the request.
 import type { DeploymentStatus } from "../model/enums.js";
-import type { DeploymentT, RevisionT } from "../model/schemas.js";
+import type { DeploymentT, RevisionT } from "../model/responses.js";
 import { iso } from "./clock.js";
 import { revisionStateAt } from "./lifecycle.js";
 import type { StoredDeployment, StoredRevision } from "./state.js";

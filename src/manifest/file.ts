@@ -5,6 +5,7 @@ import type { Env } from "../context.js";
 import { UsageError } from "../errors.js";
 import { type InStream, readAll } from "../io.js";
 import { formatPath } from "../model/validate.js";
+import { readPlainYaml } from "./plain-yaml.js";
 
 export type Path = (string | number)[];
 
@@ -59,29 +60,9 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
       throw new UsageError(`${name}${line ? `:${line}` : ""}: not valid JSON (${(error as Error).message})`);
     }
   } else {
-    const { parseAllDocuments } = await import("yaml");
-    const documents = parseAllDocuments(text, { prettyErrors: true });
-    if (!Array.isArray(documents) || documents.length !== 1) {
-      throw new UsageError(
-        `${name}: expected exactly one YAML document, found ${Array.isArray(documents) ? documents.length : 0}`,
-      );
-    }
-    const document = documents[0]!;
-    const problem = document.errors[0];
-    if (problem) {
-      const line = problem.linePos?.[0]?.line;
-      throw new UsageError(
-        `${name}${line ? `:${line}` : ""}: not valid YAML (${problem.message.split("\n")[0]})`,
-      );
-    }
-    try {
-      data = document.toJS({ maxAliasCount: 100 });
-    } catch (error) {
-      // An alias without its anchor, or too many aliases (a "billion laughs" file).
-      throw new UsageError(
-        `${name}: not a usable YAML document (${(error as Error).message.split("\n")[0]})`,
-      );
-    }
+    // Plain block-style files are read without loading the YAML library; the rest, and every
+    // file with a mistake in it, go to the library (plain-yaml.ts says which is which).
+    data = readPlainYaml(text) ?? (await parseYaml(text, name));
   }
   checkShape(data, name);
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
@@ -92,6 +73,31 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
   // Editors find the schema through a `$schema` key in the file (see `cpctl schema`); it is not a field.
   const { $schema: _schema, ...fields } = data as Record<string, unknown>;
   return fields;
+}
+
+/** The one document of `text`, by the `yaml` library, with its errors as usage errors. */
+async function parseYaml(text: string, name: string): Promise<unknown> {
+  const { parseAllDocuments } = await import("yaml");
+  const documents = parseAllDocuments(text, { prettyErrors: true });
+  if (!Array.isArray(documents) || documents.length !== 1) {
+    throw new UsageError(
+      `${name}: expected exactly one YAML document, found ${Array.isArray(documents) ? documents.length : 0}`,
+    );
+  }
+  const document = documents[0]!;
+  const problem = document.errors[0];
+  if (problem) {
+    const line = problem.linePos?.[0]?.line;
+    throw new UsageError(
+      `${name}${line ? `:${line}` : ""}: not valid YAML (${problem.message.split("\n")[0]})`,
+    );
+  }
+  try {
+    return document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // An alias without its anchor, or too many aliases (a "billion laughs" file).
+    throw new UsageError(`${name}: not a usable YAML document (${(error as Error).message.split("\n")[0]})`);
+  }
 }
 
 /** Deeper than any request body: a file nested further is a mistake or an attack. */

@@ -2,7 +2,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { withResourceDefaults } from "../model/resource-spec.js";
-import type { CreateRequest, DeploymentT } from "../model/schemas.js";
+import type { DeploymentT } from "../model/responses.js";
+import type { CreateRequest } from "../model/schemas.js";
 import { planApply, same } from "./plan.js";
 
 const desired: CreateRequest = {

@@ -7,8 +7,9 @@
 // whatever the deployment holds beyond the file is shown as removed.
 
 import { withResourceDefaults } from "../model/resource-spec.js";
+import type { DeploymentT } from "../model/responses.js";
 import { NON_CHANGEABLE_FIELDS, revisionTriggers } from "../model/rules.js";
-import type { CreateRequest, DeploymentT, PatchRequest } from "../model/schemas.js";
+import type { CreateRequest, PatchRequest } from "../model/schemas.js";
 
 export interface Change {
   path: string;

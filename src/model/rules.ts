@@ -4,9 +4,9 @@
 import type { FieldIssue } from "../errors.js";
 import { BUILDABLE_SOURCES, CONTAINER_SOURCES, isUuid, type Source } from "./enums.js";
 import { roundCpu, withResourceDefaults } from "./resource-spec.js";
+import type { DeploymentT } from "./responses.js";
 import type {
   CreateRequest,
-  DeploymentT,
   PatchRequest,
   ResourceSpecRequestT,
   SecretReferenceT,

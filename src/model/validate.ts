@@ -4,12 +4,12 @@
 import type * as z from "zod/mini";
 import type { FieldIssue } from "../errors.js";
 import { SOURCES } from "./enums.js";
+import type { DeploymentT } from "./responses.js";
 import { checkCreateRules, checkPatchRules } from "./rules.js";
 import {
   type CreateRequest,
   DeploymentCreateRequest,
   DeploymentPatchRequest,
-  type DeploymentT,
   type PatchRequest,
   RESOURCE_SPEC_FIELDS,
 } from "./schemas.js";

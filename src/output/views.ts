@@ -1,5 +1,5 @@
 // How each resource is shown in table, tab-separated and id output.
-import type { DeploymentT, GitIntegrationT, ListenerT, RevisionT } from "../model/schemas.js";
+import type { DeploymentT, GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
 import type { View } from "./printer.js";
 
 export const deploymentView: View<DeploymentT> = {

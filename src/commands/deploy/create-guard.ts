@@ -10,7 +10,8 @@ import { listDeployments } from "../../api/endpoints.js";
 import { RequestInterruptedError } from "../../api/transport.js";
 import type { Ctx } from "../../context.js";
 import { ApiError, type CliError, InterruptedError, NetworkError } from "../../errors.js";
-import type { CreateRequest, DeploymentT } from "../../model/schemas.js";
+import type { DeploymentT } from "../../model/responses.js";
+import type { CreateRequest } from "../../model/schemas.js";
 import { deploymentView } from "../../output/views.js";
 import { deploymentsNamed } from "./resolve.js";
 

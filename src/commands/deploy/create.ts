@@ -1,7 +1,8 @@
 import { createDeployment } from "../../api/endpoints.js";
 import type { Ctx } from "../../context.js";
 import { buildBody, rejectIssues } from "../../manifest/build.js";
-import type { CreateRequest, DeploymentT } from "../../model/schemas.js";
+import type { DeploymentT } from "../../model/responses.js";
+import type { CreateRequest } from "../../model/schemas.js";
 import { validateCreateRequest } from "../../model/validate.js";
 import { deploymentView } from "../../output/views.js";
 import { completeCreateBody } from "../../prompt/complete-create.js";

@@ -4,7 +4,8 @@ import type { Ctx } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { type BodyOptions, buildBody, rejectIssues } from "../../manifest/build.js";
 import { type Plan, planApply } from "../../manifest/plan.js";
-import type { CreateRequest, DeploymentT } from "../../model/schemas.js";
+import type { DeploymentT } from "../../model/responses.js";
+import type { CreateRequest } from "../../model/schemas.js";
 import { validateCreateRequest } from "../../model/validate.js";
 import { deploymentsNamed } from "./resolve.js";
 

@@ -4,7 +4,7 @@ import { allDeployments, getDeployment } from "../../api/endpoints.js";
 import type { Ctx } from "../../context.js";
 import { NotFoundError, UsageError } from "../../errors.js";
 import { isUuid } from "../../model/enums.js";
-import type { DeploymentT } from "../../model/schemas.js";
+import type { DeploymentT } from "../../model/responses.js";
 
 /** The deployment's ID, fetching only what is needed to know it. */
 export async function resolveDeploymentId(ctx: Ctx, ref: string): Promise<string> {

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option } from "@commander-js/extra-typings";
 import { createUploadUrl, uploadTarball } from "../../api/endpoints.js";
 import type { Ctx } from "../../context.js";
 import { NetworkError, UsageError, ValidationError } from "../../errors.js";
-import type { DeploymentT } from "../../model/schemas.js";
+import type { DeploymentT } from "../../model/responses.js";
 import { describeIssue, validatePatchRequest } from "../../model/validate.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes, parseSize, SIZE_HELP } from "../../upload/size.js";
 import { describeSource, type PreparedSource, prepareSource } from "../../upload/source.js";
