@@ -104,11 +104,12 @@ const noTypeScript = {
 };
 
 // node:fs/promises costs start-up time (about 4 ms with its first call) and most commands
-// never read a file, so our own imports of it are bound on first use. readFile, the one call
-// on the common paths (`-f FILE`, --api-key-file), goes through fs.readFile, the callback API
-// of the already loaded node:fs (about 2 ms less; the same errors; paths and file
-// descriptors, not FileHandles, which cpctl never passes). A named import gets a function
-// that forwards the call; anything else (a class or a constant) fails the build, not the CLI.
+// never use it, so our own imports of it are bound on first use. (The files users name, `-f
+// FILE` and --api-key-file, are read synchronously when they are regular files: src/io.ts.)
+// readFile goes through fs.readFile, the callback API of the already loaded node:fs (about
+// 2 ms less; the same errors; paths and file descriptors, not FileHandles, which cpctl never
+// passes). A named import gets a function that forwards the call; anything else (a class or a
+// constant) fails the build, not the CLI.
 const LAZY_BUILTINS = {
   "node:fs/promises": {
     names: [

@@ -1,6 +1,5 @@
 // Builds a command's context from the process-level dependencies and the global flags.
 // Settings, the API client and the printer are created on first use and then kept.
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
@@ -14,7 +13,7 @@ import {
 } from "./config/settings.js";
 import type { Clock, Ctx, Env, GlobalFlags } from "./context.js";
 import { UsageError } from "./errors.js";
-import { type IO, readAll } from "./io.js";
+import { type IO, readAll, readTextFile } from "./io.js";
 import { createLogger, NO_PAINT, type Paint } from "./log.js";
 import { colorEnabled, type OutputFormat } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
@@ -144,7 +143,7 @@ function warnOnRedirectedCredential(settings: Settings, warn: (message: string) 
 async function readApiKeyFile(path: string, io: IO, cwd: string): Promise<string> {
   let text: string;
   try {
-    text = path === "-" ? await readAll(io.stdin) : await readFile(resolve(cwd, path), "utf8");
+    text = path === "-" ? await readAll(io.stdin) : await readTextFile(resolve(cwd, path));
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new UsageError(

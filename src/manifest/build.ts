@@ -1,9 +1,9 @@
 // Turns a deployment file and flags into a request body, remembering where each value came
 // from so that a validation problem names the flag or the file line to fix.
 // Precedence: file < named field flags < --set < secret flags (which merge by name).
-import { readFile } from "node:fs/promises";
 import type { Ctx } from "../context.js";
 import { type FieldIssue, UsageError, ValidationError } from "../errors.js";
+import { readTextFile } from "../io.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
 import { formatPath } from "../model/validate.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";
@@ -117,7 +117,7 @@ export async function rejectIssues(built: BuiltBody, issues: FieldIssue[], what:
 async function secretsFromFile(path: string, ctx: Ctx) {
   let text: string;
   try {
-    text = await readFile(path.startsWith("/") ? path : `${ctx.cwd}/${path}`, "utf8");
+    text = await readTextFile(path.startsWith("/") ? path : `${ctx.cwd}/${path}`);
   } catch (error) {
     throw new UsageError(
       `--secrets-file ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"})`,

@@ -1,9 +1,8 @@
 // Deployment files: YAML or JSON (`-` for stdin) in the request body's own shape, with
 // `${env:NAME}` interpolation in any string. Errors point at the file line and field.
-import { readFile } from "node:fs/promises";
 import type { Env } from "../context.js";
 import { UsageError } from "../errors.js";
-import { type InStream, readAll } from "../io.js";
+import { type InStream, readAll, readTextFile } from "../io.js";
 import { formatPath } from "../model/validate.js";
 import { readPlainYaml } from "./plain-yaml.js";
 
@@ -26,7 +25,7 @@ export async function loadDeploymentFile(
   const name = ref === "-" ? "stdin" : ref;
   let text: string;
   try {
-    text = ref === "-" ? await readAll(io.stdin) : await readFile(resolvePath(cwd, ref), "utf8");
+    text = ref === "-" ? await readAll(io.stdin) : await readTextFile(resolvePath(cwd, ref));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
