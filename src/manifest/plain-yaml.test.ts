@@ -2,6 +2,7 @@
 // generated documents (which it must also answer, or it would be no faster), over mutations
 // of them (which it must either read exactly as the library does or leave to the library),
 // and over hand-picked corners of YAML.
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
@@ -272,6 +273,18 @@ describe("readPlainYaml", () => {
       ),
       { numRuns: 1000 },
     );
+  });
+
+  it("reads the README's deployment files itself", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const files = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((match) => match[1]!)
+      .filter((text) => /^source: /m.test(text));
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    for (const text of files) {
+      expect(readPlainYaml(text), text).not.toBeUndefined();
+      expect(readPlainYaml(text), text).toStrictEqual(library(text));
+    }
   });
 
   it.each([
