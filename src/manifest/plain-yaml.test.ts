@@ -216,6 +216,8 @@ describe("readPlainYaml", () => {
           "~",
         ),
         fc.constantFrom("\ufeff", "\u2028", "\u0085", "\u0000", "a", "0", ".", "x: y", "__proto__: 1"),
+        // Spaces to JavaScript's trim(), content to YAML.
+        fc.constantFrom("\u00a0", "\u3000", "\u2003", "\u202f", " \u00a0", "\u00a0#"),
       ),
     });
     fc.assert(
@@ -304,6 +306,35 @@ describe("readPlainYaml", () => {
     ["quotes and comments", "a: 'it''s' # c\nb: \"x # y\"\nc: x#y\nd: x # y\n"],
     ["CR LF line ends", "a: 1\r\nb:\r\n  - x\r\n"],
   ])("agrees on %s, and reads it itself", (_name, text) => {
+    expect(readPlainYaml(text)).toStrictEqual(library(text));
+  });
+
+  it.each([
+    ["NBSP as indentation", "a:\n\u00a0b: 1\n"],
+    ["NBSP after indentation", "a:\n \u00a0b: 1\n"],
+    ["a line of NBSP", "a: 1\n\u00a0\n"],
+    ["NBSP before a comment", "a: 1\n\u00a0# c\n"],
+    ["NBSP after a value", "a: x\u00a0\n"],
+    ["NBSP after a quoted value", "a: 'x'\u00a0\n"],
+    ["NBSP after a colon", "a:\u00a0\n"],
+    ["NBSP as a value", "a: \u00a0\n"],
+    ["NBSP after a dash", "a:\n- \u00a0x\n"],
+    ["an ideographic space as indentation", "a:\n\u3000b: 1\n"],
+    ["a dash and an em space", "a:\n  -\u2003\n"],
+  ])("agrees on %s, which YAML reads as content", (_name, text) => agrees(text));
+
+  it("leaves deep nesting to the library (which refuses it) without exhausting the stack", () => {
+    for (const depth of [65, 1000, 10_000]) {
+      expect(readPlainYaml(`k:\n${"- ".repeat(depth)}x\n`)).toBeUndefined();
+      expect(
+        readPlainYaml(`${Array.from({ length: depth }, (_, i) => `${" ".repeat(i)}k:`).join("\n")}\n`),
+      ).toBeUndefined();
+    }
+  });
+
+  it("reads a value with a long run of spaces in linear time", () => {
+    // A quadratic scan of the spaces would take tens of seconds here and time the test out.
+    const text = `k: a${" ".repeat(200_000)}b # c\n`;
     expect(readPlainYaml(text)).toStrictEqual(library(text));
   });
 

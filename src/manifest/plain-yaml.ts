@@ -8,6 +8,10 @@
 // library, which also reports errors. What it does return equals what the library makes of
 // the same text under YAML 1.2's core schema: plain-yaml.test.ts checks that against the
 // library over generated and mutated documents.
+//
+// White space here is the space alone: YAML indents and separates with spaces (tabs are
+// outside the subset), while JavaScript's trim() would also strip NBSP, U+3000 and the like,
+// which YAML reads as content.
 
 interface Line {
   /** Spaces before the content. */
@@ -37,7 +41,11 @@ export function readPlainYaml(text: string): Record<string, unknown> | undefined
   }
 }
 
-/** Printable characters and line feeds only (CR LF line ends are accepted). */
+/**
+ * What the subset leaves to the library: tabs, lone CRs, C0 and C1 controls, DEL, the line
+ * and paragraph separators U+2028/U+2029, the byte-order mark and U+FFFE/U+FFFF. (CR LF line
+ * ends are read as LF first.)
+ */
 const OUTSIDE_SUBSET = /[^\n\x20-\x7e\xa0-\u2027\u202a-\ufefe\uff00-\ufffd]/;
 
 function lines(text: string): Line[] {
@@ -45,15 +53,31 @@ function lines(text: string): Line[] {
   if (OUTSIDE_SUBSET.test(normalized)) notPlain();
   const result: Line[] = [];
   for (const line of normalized.split("\n")) {
-    const content = line.trimStart();
+    const indent = spacesFrom(line, 0);
+    const content = withoutTrailingSpaces(line.slice(indent));
     if (content === "" || content.startsWith("#")) continue;
-    result.push({ indent: line.length - content.length, content: content.trimEnd() });
+    result.push({ indent, content });
   }
   return result;
 }
 
+/** The index of the first character from `start` on that is not a space. */
+function spacesFrom(text: string, start: number): number {
+  let index = start;
+  while (text.charCodeAt(index) === 0x20) index++;
+  return index;
+}
+
+function withoutTrailingSpaces(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x20) end--;
+  return text.slice(0, end);
+}
+
 class Reader {
   private next = 0;
+  /** Mappings and sequences open; see MAX_DEPTH. */
+  depth = 0;
   constructor(private readonly all: Line[]) {}
   peek(): Line | undefined {
     return this.all[this.next];
@@ -61,37 +85,50 @@ class Reader {
   take(): void {
     this.next++;
   }
-  /** Replaces the current line's content: used to read `- key: value` as a mapping. */
+  /**
+   * Replaces the current line: `- key: value` becomes `key: value` at the key's column, so
+   * that the mapping (or nested sequence) it starts is read like any other.
+   */
   reseat(line: Line): void {
     this.all[this.next] = line;
   }
 }
 
 // `key:` or `key: value`. Keys are plain identifiers, paths and dashed names: quoted keys,
-// keys that would resolve to null, booleans or numbers, and merge keys go to the library.
+// keys that would resolve to null, booleans or numbers, and merge keys go to the library, and
+// so does `__proto__`, which an object literal cannot take as an own key by assignment.
 const ENTRY = /^([A-Za-z_][A-Za-z0-9_./-]{0,200}):(?: +(.*))?$/;
-const NON_STRING_KEY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__)$/;
+const KEY_FOR_THE_LIBRARY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__)$/;
+
+/**
+ * Deeper goes to the library: deployment files are far flatter (file.ts refuses more than 64
+ * levels anyway), and the reader's recursion must not exhaust the stack.
+ */
+const MAX_DEPTH = 64;
 
 function readMapping(reader: Reader, indent: number): Record<string, unknown> {
+  if (++reader.depth > MAX_DEPTH) notPlain();
   const mapping: Record<string, unknown> = {};
   for (let line = reader.peek(); line !== undefined && line.indent >= indent; line = reader.peek()) {
     if (line.indent > indent) notPlain();
     const entry = ENTRY.exec(line.content) ?? notPlain();
     const key = entry[1]!;
-    if (NON_STRING_KEY.test(key) || Object.hasOwn(mapping, key)) notPlain();
+    if (KEY_FOR_THE_LIBRARY.test(key) || Object.hasOwn(mapping, key)) notPlain();
     reader.take();
     const rest = entry[2] ?? "";
     mapping[key] = rest === "" || rest.startsWith("#") ? readNested(reader, indent, true) : scalar(rest);
   }
+  reader.depth--;
   return mapping;
 }
 
 function readSequence(reader: Reader, indent: number): unknown[] {
+  if (++reader.depth > MAX_DEPTH) notPlain();
   const sequence: unknown[] = [];
   for (let line = reader.peek(); line !== undefined && line.indent >= indent; line = reader.peek()) {
     if (line.indent > indent) notPlain();
     if (!isItem(line.content)) break;
-    const item = line.content.slice(1).trimStart();
+    const item = line.content.slice(spacesFrom(line.content, 1));
     if (item === "" || item.startsWith("#")) {
       reader.take();
       sequence.push(readNested(reader, indent, false));
@@ -105,6 +142,7 @@ function readSequence(reader: Reader, indent: number): unknown[] {
       sequence.push(scalar(item));
     }
   }
+  reader.depth--;
   return sequence;
 }
 
@@ -134,13 +172,13 @@ const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 
 /** Characters that cannot start a plain scalar, or start one only when a space does not follow. */
 const INDICATOR = /^(?:[-?:](?: |$)|[,[\]{}#&*!|>'"%@`])/;
-/** A comment after a value: `#` after white space. */
-const TRAILING_COMMENT = / +#.*$/;
-
 function scalar(text: string): unknown {
   if (text.startsWith('"')) return quoted(text, '"');
   if (text.startsWith("'")) return quoted(text, "'");
-  const plain = text.replace(TRAILING_COMMENT, "");
+  // A comment after a value: `#` after a space. (Found with indexOf: a regular expression
+  // such as / +#.*$/ takes quadratic time over a long run of spaces.)
+  const comment = text.indexOf(" #");
+  const plain = comment === -1 ? text : withoutTrailingSpaces(text.slice(0, comment));
   // `a: b` inside a value is a nested mapping, which the library refuses on one line.
   if (INDICATOR.test(plain) || plain.includes(": ") || plain.endsWith(":")) notPlain();
   if (NULL.test(plain)) return null;
