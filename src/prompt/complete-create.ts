@@ -1,82 +1,11 @@
-// Fills in the values a create lacks. On a terminal (ctx.interactive) it asks for them, shows
-// the request (secret values masked) on stderr and asks to confirm. Anywhere else a missing
-// value is a usage error that names every missing flag and prints the command to run again.
-import { listIntegrations } from "../api/endpoints.js";
+// Fills in the values a create lacks. On a terminal (ctx.interactive) it asks for them (see
+// ask-create.ts, loaded only then), shows the request (secret values masked) on stderr and
+// asks to confirm. Anywhere else a missing value is a usage error that names every missing
+// flag and prints the command to run again.
 import type { Ctx } from "../context.js";
-import { OperationError, UsageError } from "../errors.js";
-import { isUuid, SOURCES, type Source } from "../model/enums.js";
-import { DeploymentName } from "../model/schemas.js";
-import { validateCreateRequest } from "../model/validate.js";
-import { maskSecretValues } from "../secrets.js";
-import {
-  type MissingField,
-  missingValues,
-  requirementsBySource,
-  rerunCommand,
-  setValueAt,
-  valueAt,
-} from "./missing.js";
-import { type Choice, type Prompter, promptError, terminalPrompter } from "./prompter.js";
-
-const SOURCE_CHOICES: Choice<Source>[] = [
-  {
-    value: "gitrepo",
-    name: "gitrepo",
-    description: "build from a git repository (cloud-hosted; needs a git integration)",
-  },
-  {
-    value: "external_container",
-    name: "external_container",
-    description: "run a container image on your own listener (self-hosted)",
-  },
-  { value: "internal_container", name: "internal_container", description: "run a container image" },
-  {
-    value: "internal_source",
-    name: "internal_source",
-    description: "build from a source tarball uploaded with `cpctl deploy upload`",
-  },
-];
-
-interface Question {
-  path: readonly string[];
-  /** Asked when missing even though no rule requires it. */
-  alsoFor?: readonly Source[];
-  ask(ctx: Ctx, prompter: Prompter): Promise<string>;
-}
-
-const nonEmpty = (what: string) => (value: string) => value.trim() !== "" || `${what} cannot be empty`;
-
-/** Every question, in the order asked. Which are asked depends on the source's rules. */
-const QUESTIONS: Question[] = [
-  { path: ["source_config", "integration_id"], ask: askIntegration },
-  {
-    path: ["source_config", "repo_url"],
-    ask: (_ctx, p) => p.input({ message: "Git repository URL", validate: nonEmpty("the repository URL") }),
-  },
-  {
-    path: ["source_revision_config", "repo_ref"],
-    alsoFor: ["gitrepo"],
-    ask: (_ctx, p) =>
-      p.input({
-        message: "Git ref (a branch name, or refs/tags/TAG)",
-        default: "main",
-        validate: nonEmpty("the ref"),
-      }),
-  },
-  {
-    path: ["source_revision_config", "agent_config_path"],
-    ask: (_ctx, p) =>
-      p.input({
-        message: "Path of the agent configuration file in the source",
-        default: "agent.json",
-        validate: nonEmpty("the path"),
-      }),
-  },
-  {
-    path: ["source_revision_config", "image_uri"],
-    ask: (_ctx, p) => p.input({ message: "Container image URI", validate: nonEmpty("the image URI") }),
-  },
-];
+import { UsageError } from "../errors.js";
+import { type MissingField, missingValues, requirementsBySource, rerunCommand } from "./missing.js";
+import type { Prompter } from "./prompter.js";
 
 /**
  * Called by `deploy create` after the body is built from the file and flags, before it is
@@ -91,73 +20,8 @@ export async function completeCreateBody(
   if (missing.fields.length === 0) return;
   if (!ctx.interactive)
     throw missingError(ctx, missing.fields, missing.source === null && body.source == null);
-  try {
-    await askForMissing(ctx, body, prompter ?? (await terminalPrompter(ctx)));
-  } catch (error) {
-    throw promptError(error);
-  }
-}
-
-async function askForMissing(ctx: Ctx, body: Record<string, unknown>, prompter: Prompter): Promise<void> {
-  if (body.name == null) {
-    body.name = (await prompter.input({ message: "Deployment name", validate: validName })).trim();
-  }
-  if (body.source == null) {
-    body.source = await prompter.select({ message: "Source", choices: SOURCE_CHOICES });
-  }
-  const source = body.source as Source;
-  // An unknown source is left for validation to report with the allowed values.
-  if (!(SOURCES as readonly string[]).includes(source)) return;
-  const required = new Set(missingValues(body).fields.map((field) => field.path.join(".")));
-  for (const question of QUESTIONS) {
-    if (valueAt(body, question.path) != null) continue;
-    if (!required.has(question.path.join(".")) && !question.alsoFor?.includes(source)) continue;
-    setValueAt(body, question.path, (await question.ask(ctx, prompter)).trim());
-  }
-
-  const checked = validateCreateRequest(body);
-  // An invalid body is reported by the caller's validation, with where each value came from.
-  if (!checked.ok || isDryRun(ctx)) return;
-  ctx.io.stderr.write(
-    `\nThe request (POST /v2/deployments):\n${indent(JSON.stringify(maskSecretValues(checked.value), null, 2))}\n\n`,
-  );
-  if (ctx.flags.yes) return;
-  // A profile with `confirm: true` asks next (guardMutation), naming the profile and host:
-  // one question is enough.
-  if ((await ctx.settings()).confirm) return;
-  const go = await prompter.confirm({ message: `Create deployment '${checked.value.name}'?`, default: true });
-  if (!go) throw new OperationError("cancelled: nothing was created", "cancelled");
-}
-
-async function askIntegration(ctx: Ctx, prompter: Prompter): Promise<string> {
-  const api = await ctx.api();
-  const [main, alt] = await Promise.allSettled([listIntegrations(api, false), listIntegrations(api, true)]);
-  if (main.status === "rejected" && alt.status === "rejected") throw main.reason;
-  const choices: Choice<string>[] = [
-    ...(main.status === "fulfilled" ? main.value : []).map((i) => ({
-      value: i.id,
-      name: `${i.name}  ${i.id}`,
-      description: `installation ${i.installation_id}`,
-    })),
-    ...(alt.status === "fulfilled" ? alt.value : []).map((i) => ({
-      value: i.id,
-      name: `${i.name}  ${i.id}  (alt)`,
-      description: `installation ${i.installation_id}, from the alternate listing`,
-    })),
-  ];
-  if (choices.length === 0) {
-    ctx.log.warn("no git integrations are installed for this tenant (cpctl integrations list shows none)");
-    return prompter.input({
-      message: "Git integration ID (UUID)",
-      validate: (value) => isUuid(value.trim()) || "expected a UUID (8-4-4-4-12 hexadecimal digits)",
-    });
-  }
-  return prompter.select({ message: "Git integration", choices });
-}
-
-function validName(value: string): true | string {
-  const parsed = DeploymentName.safeParse(value.trim());
-  return parsed.success || `the name ${parsed.error.issues[0]?.message ?? "is not valid"}`;
+  const { askForMissing } = await import("./ask-create.js");
+  await askForMissing(ctx, body, prompter);
 }
 
 function missingError(ctx: Ctx, fields: MissingField[], sourceUnknown: boolean): UsageError {
@@ -189,14 +53,4 @@ function whyNotInteractive(ctx: Ctx): string {
 function isCi(env: Ctx["env"]): boolean {
   const ci = env.CI;
   return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
-}
-
-/** `deploy create` prints the request itself on --dry-run and sends nothing: no confirmation. */
-function isDryRun(ctx: Ctx): boolean {
-  const end = ctx.argv.indexOf("--");
-  return (end === -1 ? ctx.argv : ctx.argv.slice(0, end)).includes("--dry-run");
-}
-
-function indent(text: string): string {
-  return text.replace(/^/gm, "  ");
 }

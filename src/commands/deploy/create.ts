@@ -1,12 +1,9 @@
-import { createDeployment } from "../../api/endpoints.js";
 import type { Ctx } from "../../context.js";
 import { buildBody, rejectIssues } from "../../manifest/build.js";
 import type { DeploymentT } from "../../model/responses.js";
 import type { CreateRequest } from "../../model/schemas.js";
 import { validateCreateRequest } from "../../model/validate.js";
-import { deploymentView } from "../../output/views.js";
 import { completeCreateBody } from "../../prompt/complete-create.js";
-import { guardMutation } from "../mutation.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption, type MutationOptions } from "./body-options.js";
@@ -56,9 +53,15 @@ export async function sendCreate(
     ctx.log.info("dry run: the request is valid; nothing was sent");
     return null;
   }
+  // Loaded here, not at the top: --dry-run needs none of the confirmation, the HTTP client, the
+  // duplicate guard, the views or the waiter.
+  const [{ guardMutation }, { createDeployment }, { guardedCreate }, { deploymentView }] = await Promise.all([
+    import("../mutation.js"),
+    import("../../api/endpoints.js"),
+    import("./create-guard.js"),
+    import("../../output/views.js"),
+  ]);
   await guardMutation(ctx, `create deployment ${body.name}`);
-  // Loaded here, not at the top: --dry-run needs neither the HTTP transport nor the waiter.
-  const { guardedCreate } = await import("./create-guard.js");
   const deployment = await guardedCreate(ctx, body, () =>
     ctx.api().then((api) => createDeployment(api, body)),
   );
