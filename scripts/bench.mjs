@@ -3,14 +3,14 @@
 // against their floors in the same run, on this machine, and printed as one table.
 //
 //   npm run bench                      # 31 alternating runs per figure
-//   npm run bench -- --runs 30         # more runs (15 to 30 is the useful range)
+//   npm run bench -- --runs 61         # more runs per figure
 //   npm run bench -- --quick           # a fast look: 7 runs, smaller load test
 //   npm run bench -- --skip-pack       # no npm pack / npm install
 //   npm run bench -- --json out.json   # also write every sample
 //
-// Every figure is whole-process wall time (spawn to exit) with stdout to /dev/null, floor and
-// subject run in alternation (floor, subject, floor, subject, ...) after two unrecorded
-// warm-up rounds; the table shows medians. NODE_EXTRA_CA_CERTS is removed from every child's
+// Every figure is whole-process wall time (spawn to exit) with stdout to /dev/null. A floor
+// and the figures measured against it run in alternation (floor, a, b, floor, a, b, ...)
+// after two unrecorded warm-up rounds; the table shows medians. NODE_EXTRA_CA_CERTS is removed from every child's
 // environment (see docs/performance.md). Misses are marked in the table; the exit code is 0
 // unless the benchmark itself could not run.
 //
@@ -308,36 +308,45 @@ function timedRow(figure, floor, subject, goal) {
  */
 function timedRows(floor, figures) {
   const goalText = (goal) => (goal === null ? "-" : `<= ${goal.toFixed(2)}x`);
+  const unmeasured = (f, note) => rows.push({ figure: f.figure, goal: goalText(f.goal), pass: null, note });
+  // A figure whose checked run failed is not timed; the others still are, with the floor.
+  const timed = floor.check ? [] : figures.filter((f) => !f.subject.check);
   process.stdout.write(
     `timing ${figures.map((f) => f.figure.trim()).join(", ")} against ${floor.label} ... `,
   );
-  const failed = floor.check ?? figures.find((f) => f.subject.check)?.subject.check;
-  if (failed) {
+  const results = new Map();
+  if (timed.length > 0) {
+    try {
+      const [floorMs, ...subjectsMs] = alternate([floor, ...timed.map((f) => f.subject)], { runs: RUNS });
+      for (const [i, f] of timed.entries()) results.set(f, { floorMs, subjectMs: subjectsMs[i] });
+      console.log(
+        `${subjectsMs.map((ms) => formatMs(median(ms))).join(", ")} vs ${formatMs(median(floorMs))}`,
+      );
+    } catch (error) {
+      console.log("failed");
+      for (const f of timed) unmeasured(f, error.message.split("\n")[0]);
+      return;
+    }
+  } else {
     console.log("not measured");
-    for (const { figure, goal } of figures)
-      rows.push({ figure, goal: goalText(goal), pass: null, note: failed });
-    return;
   }
-  try {
-    const [floorMs, ...subjectsMs] = alternate([floor, ...figures.map((f) => f.subject)], { runs: RUNS });
-    console.log(`${subjectsMs.map((ms) => formatMs(median(ms))).join(", ")} vs ${formatMs(median(floorMs))}`);
-    figures.forEach(({ figure, goal }, i) => {
-      const subjectMs = subjectsMs[i];
-      const ratio = median(subjectMs) / median(floorMs);
-      raw.figures[figure] = { floor: floor.label, floorMs, subjectMs };
-      rows.push({
-        figure,
-        median: formatMs(median(subjectMs)),
-        floor: `${formatMs(median(floorMs))} (${floor.label})`,
-        ratio: `${ratio.toFixed(2)}x`,
-        goal: goalText(goal),
-        pass: goal === null ? "info" : ratio <= goal,
-      });
+  for (const f of figures) {
+    const result = results.get(f);
+    if (!result) {
+      unmeasured(f, floor.check ?? f.subject.check);
+      continue;
+    }
+    const { floorMs, subjectMs } = result;
+    const ratio = median(subjectMs) / median(floorMs);
+    raw.figures[f.figure] = { floor: floor.label, floorMs, subjectMs };
+    rows.push({
+      figure: f.figure,
+      median: formatMs(median(subjectMs)),
+      floor: `${formatMs(median(floorMs))} (${floor.label})`,
+      ratio: `${ratio.toFixed(2)}x`,
+      goal: goalText(f.goal),
+      pass: f.goal === null ? "info" : ratio <= f.goal,
     });
-  } catch (error) {
-    console.log("failed");
-    for (const { figure, goal } of figures)
-      rows.push({ figure, goal: goalText(goal), pass: null, note: error.message.split("\n")[0] });
   }
 }
 

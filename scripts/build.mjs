@@ -105,7 +105,8 @@ const noTypeScript = {
 
 // node:fs/promises costs start-up time (about 4 ms with its first call) and most commands
 // never use it, so our own imports of it are bound on first use. (The files users name, `-f
-// FILE` and --api-key-file, are read synchronously when they are regular files: src/io.ts.)
+// FILE`, --secrets-file and --api-key-file, are read synchronously when they are regular
+// files: src/io.ts.)
 // readFile goes through fs.readFile, the callback API of the already loaded node:fs (about
 // 2 ms less; the same errors; paths and file descriptors, not FileHandles, which cpctl never
 // passes). A named import gets a function that forwards the call; anything else (a class or a

@@ -19,11 +19,22 @@ export async function main(): Promise<void> {
   }
   const controller = new AbortController();
   let interrupts = 0;
-  const onInterrupt = () => {
+  const onInterrupt = (signal: NodeJS.Signals) => {
     interrupts++;
-    // A second Ctrl-C means "now": do not wait for the command to wind down.
-    if (interrupts > 1) process.exit(130);
-    controller.abort();
+    if (interrupts === 1) controller.abort();
+    void import("./io.js").then(({ readsWaiting }) => {
+      // A read still waiting for its file (-f FIFO, -f /dev/stdin on a terminal) blocks one of
+      // libuv's threads, which neither the abort nor process.exit can stop (exit would wait
+      // for that thread for good); nothing has been sent yet. End by the signal itself, which
+      // a shell reports as 130 (128 + SIGINT) too.
+      if (readsWaiting() > 0) {
+        process.removeAllListeners(signal);
+        process.kill(process.pid, signal);
+      } else if (interrupts > 1) {
+        // A second Ctrl-C means "now": do not wait for the command to wind down.
+        process.exit(130);
+      }
+    });
   };
   process.on("SIGINT", onInterrupt);
   process.on("SIGTERM", onInterrupt);

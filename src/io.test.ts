@@ -1,21 +1,41 @@
-// readTextFile: regular files at once, anything else through the event loop.
+// readTextFile: a regular file at once, anything else on libuv's thread pool, counted while
+// it waits (src/cli.ts ends a Ctrl-C'd run by the signal then, rather than wait for it).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readTextFile } from "./io.js";
+import { readsWaiting, readTextFile } from "./io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cpctl-io-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const hasMkfifo = process.platform !== "win32" && spawnSync("mkfifo", ["--version"]).status === 0;
+const fifo = join(dir, "pipe");
+const hasFifo = process.platform !== "win32" && spawnSync("mkfifo", [fifo]).status === 0;
+
+/** Whether `reading` settled before the event loop turned once. */
+async function settledAtOnce(reading: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  reading.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return settled;
+}
 
 describe("readTextFile", () => {
-  it("reads a regular file as UTF-8", async () => {
+  it("reads a regular file as UTF-8, at once (no thread pool, no turn of the event loop)", async () => {
     const path = join(dir, "deployment.yaml");
     writeFileSync(path, "name: ünïcödé\n");
-    await expect(readTextFile(path)).resolves.toBe("name: ünïcödé\n");
+    const reading = readTextFile(path);
+    expect(await settledAtOnce(reading)).toBe(true);
+    await expect(reading).resolves.toBe("name: ünïcödé\n");
+    expect(readsWaiting()).toBe(0);
   });
 
   it("fails with Node's error codes, which the callers name in their messages", async () => {
@@ -24,24 +44,18 @@ describe("readTextFile", () => {
     await expect(readTextFile(join(dir, "a-directory"))).rejects.toMatchObject({ code: "EISDIR" });
   });
 
-  it.skipIf(!hasMkfifo)(
-    "reads a FIFO without blocking the event loop (so Ctrl-C is still handled)",
-    async () => {
-      const fifo = join(dir, "pipe");
-      expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
-      // Another process writes, so that a blocking read would finish too rather than hang.
-      spawn("sh", ["-c", 'printf "name: from-a-pipe\\n" > "$0"', fifo], { stdio: "ignore" });
-      let readFirst: boolean | undefined;
-      const reading = readTextFile(fifo).then((text) => {
-        readFirst ??= true;
-        return text;
-      });
-      // Through the event loop, the read is still waiting when the loop turns; a blocking read
-      // would have finished before.
-      await new Promise((resolve) => setImmediate(resolve));
-      readFirst ??= false;
+  it.skipIf(!hasFifo)("reads a FIFO off the main thread, counted as waiting until it is done", async () => {
+    // Another process writes, so that a blocking read would finish too rather than hang.
+    const writer = spawn("sh", ["-c", 'printf "name: from-a-pipe\\n" > "$0"', fifo], { stdio: "ignore" });
+    try {
+      const reading = readTextFile(fifo);
+      expect(readsWaiting()).toBe(1);
+      // A synchronous read would have finished before the event loop turned.
+      expect(await settledAtOnce(reading)).toBe(false);
       await expect(reading).resolves.toBe("name: from-a-pipe\n");
-      expect(readFirst).toBe(false);
-    },
-  );
+      expect(readsWaiting()).toBe(0);
+    } finally {
+      writer.kill();
+    }
+  });
 });

@@ -33,13 +33,24 @@ export async function readAll(input: InStream): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Reads of FIFOs and devices not finished yet: src/cli.ts must not wait for them at exit. */
+let waitingReads = 0;
+export const readsWaiting = (): number => waitingReads;
+
 /**
  * A file the user named (-f, --secrets-file, --api-key-file) as UTF-8 text; errors are Node's
  * (`code` ENOENT, EACCES, EISDIR...). A regular file is read at once: reading through the event
  * loop would start libuv's thread pool, about 1.5 ms of a short command. Anything else (a FIFO,
- * /dev/stdin, a device) is read through the event loop, so that Ctrl-C still interrupts a read
- * that waits for a writer.
+ * `/dev/stdin` on a terminal, a device) may wait for a writer for good, so it is read on the
+ * thread pool, which keeps the main thread free for Ctrl-C; such a read is counted while it
+ * waits (see readsWaiting).
  */
 export async function readTextFile(path: string): Promise<string> {
-  return statSync(path).isFile() ? readFileSync(path, "utf8") : readFile(path, "utf8");
+  if (statSync(path).isFile()) return readFileSync(path, "utf8");
+  waitingReads++;
+  try {
+    return await readFile(path, "utf8");
+  } finally {
+    waitingReads--;
+  }
 }

@@ -1,6 +1,7 @@
 // Turns a deployment file and flags into a request body, remembering where each value came
 // from so that a validation problem names the flag or the file line to fix.
 // Precedence: file < named field flags < --set < secret flags (which merge by name).
+import { resolve } from "node:path";
 import type { Ctx } from "../context.js";
 import { type FieldIssue, UsageError, ValidationError } from "../errors.js";
 import { readTextFile } from "../io.js";
@@ -117,7 +118,7 @@ export async function rejectIssues(built: BuiltBody, issues: FieldIssue[], what:
 async function secretsFromFile(path: string, ctx: Ctx) {
   let text: string;
   try {
-    text = await readTextFile(path.startsWith("/") ? path : `${ctx.cwd}/${path}`);
+    text = await readTextFile(resolve(ctx.cwd, path));
   } catch (error) {
     throw new UsageError(
       `--secrets-file ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"})`,

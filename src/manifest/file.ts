@@ -1,5 +1,6 @@
 // Deployment files: YAML or JSON (`-` for stdin) in the request body's own shape, with
 // `${env:NAME}` interpolation in any string. Errors point at the file line and field.
+import { resolve } from "node:path";
 import type { Env } from "../context.js";
 import { UsageError } from "../errors.js";
 import { type InStream, readAll, readTextFile } from "../io.js";
@@ -25,7 +26,7 @@ export async function loadDeploymentFile(
   const name = ref === "-" ? "stdin" : ref;
   let text: string;
   try {
-    text = ref === "-" ? await readAll(io.stdin) : await readTextFile(resolvePath(cwd, ref));
+    text = ref === "-" ? await readAll(io.stdin) : await readTextFile(resolve(cwd, ref));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
@@ -41,10 +42,6 @@ export async function loadDeploymentFile(
     );
   });
   return { name, data: interpolated as Record<string, unknown>, lineOf: lines };
-}
-
-function resolvePath(cwd: string, ref: string): string {
-  return ref.startsWith("/") ? ref : `${cwd}/${ref}`;
 }
 
 async function parse(text: string, name: string): Promise<Record<string, unknown>> {

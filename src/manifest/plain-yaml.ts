@@ -100,10 +100,7 @@ class Reader {
 const ENTRY = /^([A-Za-z_][A-Za-z0-9_./-]{0,200}):(?: +(.*))?$/;
 const KEY_FOR_THE_LIBRARY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__)$/;
 
-/**
- * Deeper goes to the library: deployment files are far flatter (file.ts refuses more than 64
- * levels anyway), and the reader's recursion must not exhaust the stack.
- */
+/** Deeper goes to the library: the reader recurses once a level, and no deployment file is near. */
 const MAX_DEPTH = 64;
 
 function readMapping(reader: Reader, indent: number): Record<string, unknown> {

@@ -6,26 +6,29 @@
 // validates (the `deploy create --dry-run` path among them) builds the request schemas at
 // start-up. Sharing is safe: a zod schema is an immutable value, and the paths in messages
 // come from where a value is, not from the schema object. It builds 40% of the instances that
-// one schema per field would (docs/performance.md, "Building the model").
+// one schema per field would (docs/performance.md, "The dry run, second pass").
 import * as z from "zod/mini";
 
-/** The wrapper `make` built around `inner`, built on first use. */
-function memo<W>(made: WeakMap<object, W>, inner: object, make: () => W): W {
-  let wrapper = made.get(inner);
-  if (wrapper === undefined) {
-    wrapper = make();
-    made.set(inner, wrapper);
-  }
-  return wrapper;
+/** `wrap`, made once per inner schema: the same inner schema gets the same wrapper. */
+function sharedWrapper<W extends z.core.SomeType>(wrap: (inner: z.core.SomeType) => W) {
+  const made = new WeakMap<z.core.SomeType, W>();
+  return (inner: z.core.SomeType): W => {
+    let wrapper = made.get(inner);
+    if (wrapper === undefined) {
+      wrapper = wrap(inner);
+      made.set(inner, wrapper);
+    }
+    return wrapper;
+  };
 }
-const optionals = new WeakMap<object, unknown>();
-const nullables = new WeakMap<object, unknown>();
+const optionalOf = sharedWrapper((inner) => z.optional(inner));
+const nullableOf = sharedWrapper((inner) => z.nullable(inner));
 
+// The casts only restore the inner type, which a cache keyed by any schema cannot carry; the
+// wrapper's kind comes from the cache's own type.
 /** An optional field: absent is fine, null is not. */
-export const optional = <T extends z.core.SomeType>(inner: T) =>
-  memo(optionals, inner, () => z.optional(inner)) as z.ZodMiniOptional<T>;
-export const nullable = <T extends z.core.SomeType>(inner: T) =>
-  memo(nullables, inner, () => z.nullable(inner)) as z.ZodMiniNullable<T>;
+export const optional = <T extends z.core.SomeType>(inner: T) => optionalOf(inner) as z.ZodMiniOptional<T>;
+export const nullable = <T extends z.core.SomeType>(inner: T) => nullableOf(inner) as z.ZodMiniNullable<T>;
 /** Every request field is nullable, and absent means the same as null. */
 export const nullish = <T extends z.core.SomeType>(inner: T) => optional(nullable(inner));
 
