@@ -41,7 +41,8 @@ export async function run(deps: RunDeps): Promise<number> {
     const program = await buildProgram(deps, secrets, (resolved) => {
       format = resolved;
     });
-    await program.parseAsync(deps.argv, { from: "user" });
+    const command = namedCommand(program, commandWords(deps.argv));
+    await program.parseAsync(command ? joinDashedValues(deps.argv, command) : deps.argv, { from: "user" });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return reportCommanderError(error, deps, format);
@@ -156,6 +157,45 @@ async function attach(
     const ctx = createContext({ ...deps, flags, secrets, onFormat });
     await spec.run(ctx, params.slice(0, -2), options);
   });
+}
+
+/** The command that `words` name (a group's subcommand or a top-level command), if any. */
+function namedCommand(program: Command, words: readonly string[]): Command | undefined {
+  let command = program;
+  for (const word of words) {
+    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) break;
+    command = next as Command;
+  }
+  return command === program ? undefined : command;
+}
+
+/**
+ * Joins to its flag each value that an option of `command` requires and that starts with "-"
+ * (`--name -V` becomes `--name=-V`). Commander's root program looks through every argument for
+ * its own options, which may come anywhere (`cpctl deploy list -o json`), and so took such a
+ * value for one of them: `cpctl deploy create --name -V` printed the version, `--name -o` ate
+ * the next argument. Joined, the root leaves the value alone and the command reads it as
+ * before.
+ */
+export function joinDashedValues(argv: readonly string[], command: Command): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") {
+      joined.push(...argv.slice(i));
+      break;
+    }
+    const option = command.options.find((o) => o.required && (o.long === token || o.short === token));
+    const value = argv[i + 1];
+    if (option?.long && value?.startsWith("-")) {
+      joined.push(`${option.long}=${value}`);
+      i++;
+    } else {
+      joined.push(token);
+    }
+  }
+  return joined;
 }
 
 /** The words that name the command: argv's leading non-option tokens, global option values skipped. */

@@ -61,7 +61,7 @@ export async function buildBody(kind: BodyKind, options: BodyOptions, ctx: Ctx):
     ...(options.secret ?? []).map((text) => secretFromFlag(text, ctx.env)),
   ];
   if (secrets.length > 0) {
-    const existing = Array.isArray(body.secrets) ? (body.secrets as { name: string; value: string }[]) : [];
+    const existing: unknown[] = Array.isArray(body.secrets) ? body.secrets : [];
     put(
       ["secrets"],
       mergeByName(existing, secrets),
@@ -70,9 +70,7 @@ export async function buildBody(kind: BodyKind, options: BodyOptions, ctx: Ctx):
   }
   const refs = (options.secretRef ?? []).map(secretRefFromFlag);
   if (refs.length > 0) {
-    const existing = Array.isArray(body.secret_references)
-      ? (body.secret_references as { name: string }[])
-      : [];
+    const existing: unknown[] = Array.isArray(body.secret_references) ? body.secret_references : [];
     put(["secret_references"], mergeByName(existing, refs), "--secret-ref");
   }
 

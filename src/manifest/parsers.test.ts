@@ -6,7 +6,7 @@ import { UsageError } from "../errors.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
 import { formatDuration, parseDuration } from "../util/duration.js";
 import { interpolate } from "./file.js";
-import { parseDotenv, secretFromFlag, secretRefFromFlag } from "./secrets.js";
+import { mergeByName, parseDotenv, secretFromFlag, secretRefFromFlag } from "./secrets.js";
 import { parseAssignment, setAt, typedSetValue } from "./set-path.js";
 
 const identifier = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,15}$/);
@@ -92,6 +92,26 @@ describe("--set PATH=VALUE", () => {
 });
 
 describe("secrets", () => {
+  it("--secret over a file's secrets: replaces by name, and keeps entries that are not objects for validation", () => {
+    const base = [null, "text", { name: "A", value: "old" }, { value: "no name" }];
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ name: fc.constantFrom("A", "B"), value: fc.string() })),
+        (overrides) => {
+          const merged = mergeByName(base, overrides);
+          // Nothing thrown (a null entry used to crash with "Cannot read properties of null").
+          expect(merged.slice(0, 2)).toEqual([null, "text"]);
+          expect(merged[3]).toEqual({ value: "no name" });
+          const lastA = overrides.filter((o) => o.name === "A").at(-1);
+          expect(merged[2]).toEqual(lastA ?? { name: "A", value: "old" });
+          expect(merged.filter((m) => (m as { name?: string } | null)?.name === "B").length).toBe(
+            overrides.some((o) => o.name === "B") ? 1 : 0,
+          );
+        },
+      ),
+    );
+  });
+
   it("dotenv round-trips names and double-quoted values with escapes", () => {
     fc.assert(
       fc.property(

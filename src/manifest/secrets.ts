@@ -81,11 +81,23 @@ function dotenvValue(raw: string, where: string): string {
   return (comment >= 0 ? raw.slice(0, comment) : raw).trim();
 }
 
-/** Later entries replace earlier ones of the same name, keeping the first one's position. */
-export function mergeByName<T extends { name: string }>(base: readonly T[], overrides: readonly T[]): T[] {
+/**
+ * Later entries replace earlier ones of the same name, keeping the first one's position.
+ * `base` comes from a file or `--set` and may hold anything (null, a string...): such entries
+ * are kept as they are, for validation to report with their path.
+ */
+export function mergeByName<T extends { name: string }>(
+  base: readonly unknown[],
+  overrides: readonly T[],
+): unknown[] {
   const result = [...base];
   for (const item of overrides) {
-    const at = result.findIndex((existing) => existing.name === item.name);
+    const at = result.findIndex(
+      (existing) =>
+        typeof existing === "object" &&
+        existing !== null &&
+        (existing as { name?: unknown }).name === item.name,
+    );
     if (at >= 0) result[at] = item;
     else result.push(item);
   }

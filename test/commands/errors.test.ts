@@ -173,4 +173,21 @@ describe("error classes", () => {
     const version = await runCli(["--version"]);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
+
+  it("an option's value that looks like a global option is the option's value", async () => {
+    // The root program used to take these for its own: -V printed the version, -h the help,
+    // -o ate the next argument.
+    for (const name of ["-V", "--version", "-h", "--help", "--json", "-o", "-y"]) {
+      const r = await runCli(
+        ["deploy", "create", "--dry-run", "--name", name, "--source", "internal_container", "-o", "json"],
+        { env: { CPCTL_BASE_URL: "http://127.0.0.1:9" } },
+      );
+      expect(r.code, `${name}: ${r.stderr}`).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ name, source: "internal_container" });
+    }
+    // The short flag of a command's own option too.
+    const file = await runCli(["deploy", "create", "--dry-run", "-f", "-V", "-o", "json"]);
+    expect(file.code).toBe(2);
+    expect(jsonError(file.stderr).message).toBe("-f -V: cannot read the file (no such file)");
+  });
 });
