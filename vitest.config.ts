@@ -14,5 +14,6 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: "forks",
     globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/fast-check-seed.ts"],
   },
 });
