@@ -18,16 +18,7 @@
 // lives under the temporary HOME: each command's checked run writes it, so the timed runs
 // are warm, as every run after the first is; the indented rows run without it.
 import { spawnSync } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { seedDeployments, startEmulator } from "./bench/emulator.mjs";
@@ -296,11 +287,6 @@ function checkOutput(cmd, ok, what) {
     : `${cmd.label} should exit 0 and ${what}; got exit ${result.code ?? result.signal}: ${(result.stderr || result.stdout).trim().split("\n").slice(0, 3).join(" / ")}`;
 }
 
-/** goal: the highest ratio that passes, or null for a figure shown for information. */
-function timedRow(figure, floor, subject, goal) {
-  timedRows(floor, [{ figure, subject, goal }]);
-}
-
 /**
  * Several figures against one floor, all in the same alternation (floor, a, b, floor, a, b,
  * ...), so that a noisy stretch of the machine, which can last seconds here, falls on each of
@@ -380,20 +366,15 @@ function allPagesRows(cpctl) {
   }
   process.stdout.write(`timing deploy list --all (${rssMethod()} for peak RSS) ... `);
   const samples = { one: [], small: [], large: [] };
-  const devNull = openSync("/dev/null", "w");
-  try {
-    for (let round = 0; round < ALL_RUNS + 1; round++) {
-      for (const [key, cmd] of [
-        ["one", onePage],
-        ["small", small],
-        ["large", large],
-      ]) {
-        const sample = peakRss(cmd, { stdoutFd: devNull });
-        if (round > 0) samples[key].push(sample);
-      }
+  for (let round = 0; round < ALL_RUNS + 1; round++) {
+    for (const [key, cmd] of [
+      ["one", onePage],
+      ["small", small],
+      ["large", large],
+    ]) {
+      const sample = peakRss(cmd);
+      if (round > 0) samples[key].push(sample);
     }
-  } finally {
-    closeSync(devNull);
   }
   raw.figures["--all"] = samples;
   const ms = (key) => median(samples[key].map((s) => s.ms));
@@ -603,7 +584,9 @@ function packRows(files) {
       pass: true,
     });
   }
-  timedRow(`installed bin/cpctl --version${label}`, installedFloor, installedBin, 1.3);
+  timedRows(installedFloor, [
+    { figure: `installed bin/cpctl --version${label}`, subject: installedBin, goal: 1.3 },
+  ]);
 }
 
 /** Runs a few commands from an install (its own node_modules only); returns the failures. */

@@ -15,7 +15,7 @@ import type { Clock, Ctx, Env, GlobalFlags } from "./context.js";
 import { UsageError } from "./errors.js";
 import { type IO, readAll, readTextFile } from "./io.js";
 import { createLogger, NO_PAINT, type Paint } from "./log.js";
-import { colorEnabled, type OutputFormat } from "./output/format.js";
+import { colorEnabled, isCi, type OutputFormat } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
 import { DURATION_HELP, parseDuration } from "./util/duration.js";
 import { VERSION } from "./version.js";
@@ -43,7 +43,6 @@ export function createContext(deps: ContextDeps): Ctx {
   const stderrColor = colorEnabled({ isTTY: io.stderr.isTTY, env, colorFlag: flags.color !== false });
   const paint = stderrColor ? loadPaint() : NO_PAINT;
   const requestTimeoutMs = parseTimeout(flags.requestTimeout ?? "30s");
-  const ci = env.CI !== undefined && env.CI !== "" && env.CI !== "false" && env.CI !== "0";
 
   let settings: Promise<Settings> | undefined;
   let api: Promise<ApiClient> | undefined;
@@ -59,7 +58,7 @@ export function createContext(deps: ContextDeps): Ctx {
     flags,
     paint,
     log: createLogger(io.stderr, paint, debug),
-    interactive: io.stdin.isTTY && io.stdout.isTTY && flags.input !== false && !ci,
+    interactive: io.stdin.isTTY && io.stdout.isTTY && flags.input !== false && !isCi(env),
     requestTimeoutMs,
     rememberSecret: (value) => {
       if (value) deps.secrets.add(value);

@@ -38,11 +38,10 @@ export async function run(deps: RunDeps): Promise<number> {
   const secrets: SecretRegistry = new Set();
   let format: OutputFormat = guessFormat(deps.argv, deps.env);
   try {
-    const program = await buildProgram(deps, secrets, (resolved) => {
+    const { program, matched } = await buildProgram(deps, secrets, (resolved) => {
       format = resolved;
     });
-    const command = namedCommand(program, commandWords(deps.argv));
-    await program.parseAsync(command ? joinDashedValues(deps.argv, command) : deps.argv, { from: "user" });
+    await program.parseAsync(matched ? joinDashedValues(deps.argv, matched) : deps.argv, { from: "user" });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return reportCommanderError(error, deps, format);
@@ -50,12 +49,13 @@ export async function run(deps: RunDeps): Promise<number> {
   }
 }
 
+/** The program, and the command argv names (its module loaded and its handler wired), if any. */
 async function buildProgram(
   deps: RunDeps,
   secrets: SecretRegistry,
   onFormat: (format: OutputFormat) => void,
   configureAll = false,
-): Promise<Command> {
+): Promise<{ program: Command; matched: Command | undefined }> {
   const program = new Command("cpctl")
     .description("Manage agent-server deployments through the deployment control plane API.")
     .version(VERSION, "-V, --version", "print the version")
@@ -93,8 +93,8 @@ async function buildProgram(
     .helpCommand(false)
     .configureHelp({ sortSubcommands: false, visibleCommands: rootHelpCommands });
 
-  const words = commandWords(deps.argv);
-  const matched = findEntry(words);
+  const matchedEntry = findEntry(commandWords(deps.argv));
+  let matched: Command | undefined;
 
   for (const group of GROUPS) {
     program.addCommand(
@@ -109,10 +109,12 @@ async function buildProgram(
     const command = configureParent(new Command(entry.path.at(-1)!).description(entry.summary), deps);
     command.addHelpText("afterAll", GLOBAL_OPTIONS_HINT);
     parent.addCommand(command);
-    if (entry === matched) await attach(command, entry, program, deps, secrets, onFormat);
-    else if (configureAll) (await entry.load()).default.configure(command);
+    if (entry === matchedEntry) {
+      await attach(command, entry, program, deps, secrets, onFormat);
+      matched = command;
+    } else if (configureAll) (await entry.load()).default.configure(command);
   }
-  return program;
+  return { program, matched };
 }
 
 /**
@@ -125,7 +127,7 @@ export async function commandTree(): Promise<Command> {
     argv: [],
     io: { stdout: sink, stderr: sink, stdin: { isTTY: false } },
   } as unknown as RunDeps;
-  return buildProgram(deps, new Set(), () => {}, true);
+  return (await buildProgram(deps, new Set(), () => {}, true)).program;
 }
 
 /** Subcommands inherit the root's error handling and output routing. */
@@ -157,17 +159,6 @@ async function attach(
     const ctx = createContext({ ...deps, flags, secrets, onFormat });
     await spec.run(ctx, params.slice(0, -2), options);
   });
-}
-
-/** The command that `words` name (a group's subcommand or a top-level command), if any. */
-function namedCommand(program: Command, words: readonly string[]): Command | undefined {
-  let command = program;
-  for (const word of words) {
-    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (!next) break;
-    command = next as Command;
-  }
-  return command === program ? undefined : command;
 }
 
 /**

@@ -3,7 +3,7 @@
 // with CI set, the seed is fixed. FC_SEED=<n> sets it anywhere (a failing property prints the
 // seed and path that reproduce it).
 import fc from "fast-check";
+import { isCi } from "../src/output/format.js";
 
-const ci = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false";
-const seed = process.env.FC_SEED ?? (ci ? "20261121" : undefined);
+const seed = process.env.FC_SEED ?? (isCi(process.env) ? "20261121" : undefined);
 if (seed !== undefined) fc.configureGlobal({ seed: Number(seed) });

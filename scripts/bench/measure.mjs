@@ -86,8 +86,3 @@ export function median(values) {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
-
-/** Median of the per-round ratios subject/floor: less sensitive to drift than a ratio of medians. */
-export function pairedRatio(subject, floor) {
-  return median(subject.map((s, i) => s / floor[i]));
-}

@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { timeOnce } from "./measure.mjs";
 
 const GNU_TIME = "/usr/bin/time";
 
@@ -32,7 +33,7 @@ export function cleanupRss() {
  * Runs `cmd` (argv[0] must be node for the hook method) with stdout to /dev/null; returns
  * { kb, ms }. Throws if the command fails.
  */
-export function peakRss(cmd, { stdoutFd, timeoutMs = 120_000 } = {}) {
+export function peakRss(cmd, { timeoutMs = 120_000 } = {}) {
   const out = join(scratchDir(), "rss.out");
   rmSync(out, { force: true });
   let argv;
@@ -48,21 +49,7 @@ export function peakRss(cmd, { stdoutFd, timeoutMs = 120_000 } = {}) {
     argv = [cmd.argv[0], "-r", hook, ...cmd.argv.slice(1)];
     env = { ...cmd.env, CPCTL_BENCH_RSS_OUT: out };
   }
-  const start = process.hrtime.bigint();
-  const result = spawnSync(argv[0], argv.slice(1), {
-    env,
-    cwd: cmd.cwd,
-    stdio: ["ignore", stdoutFd ?? "ignore", "pipe"],
-    timeout: timeoutMs,
-    maxBuffer: 4 * 1024 * 1024,
-  });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (result.error) throw new Error(`${cmd.label}: ${result.error.message}`);
-  if (result.status !== 0) {
-    throw new Error(
-      `${cmd.label}: exit ${result.status ?? result.signal}\n${String(result.stderr).slice(0, 2000)}`,
-    );
-  }
+  const ms = timeOnce({ ...cmd, argv, env }, timeoutMs);
   const kb = Number.parseInt(readFileSync(out, "utf8").trim().split("\n").pop(), 10);
   if (!Number.isFinite(kb)) throw new Error(`${cmd.label}: could not read the peak RSS`);
   return { kb, ms };

@@ -38,7 +38,7 @@ const C_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const string = z.string();
 export const boolean = z.boolean();
 export const int = z.int();
-export const number = z.number();
+const number = z.number();
 export const dnsLabel = string.check(
   z.regex(DNS_LABEL, {
     error:

@@ -25,3 +25,12 @@ export function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   return env.TERM !== "dumb";
 }
+
+/**
+ * Running in CI: CI set to anything but "", "false" or "0". There cpctl never prompts, and a
+ * terminal gets progress lines rather than a spinner (a CI log keeps every frame).
+ */
+export function isCi(env: Readonly<Record<string, string | undefined>>): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
+}

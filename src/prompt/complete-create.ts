@@ -4,6 +4,7 @@
 // flag and prints the command to run again.
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
+import { isCi } from "../output/format.js";
 import { type MissingField, missingValues, requirementsBySource, rerunCommand } from "./missing.js";
 import type { Prompter } from "./prompter.js";
 
@@ -48,9 +49,4 @@ function whyNotInteractive(ctx: Ctx): string {
     ctx.io.stdout.isTTY ? null : "stdout is not a terminal",
   ].filter((reason) => reason !== null);
   return reasons.join(", ") || "prompting is off";
-}
-
-function isCi(env: Ctx["env"]): boolean {
-  const ci = env.CI;
-  return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
 }

@@ -7,24 +7,18 @@
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
 import type { Ctx } from "../context.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
+import { isCi } from "../output/format.js";
 import { formatDuration } from "../util/duration.js";
 import { HEARTBEAT_MS, type WaitReporter } from "./poll.js";
 
 export async function createReporter(ctx: Ctx, revisionId: string): Promise<WaitReporter> {
   const stream = ctx.io.stderr.stream;
+  // A CI job that gives its steps a terminal still keeps a log: it gets lines and heartbeats,
+  // not spinner frames (ora's own rule too).
   if (ctx.io.stderr.isTTY && stream && ctx.env.TERM !== "dumb" && !isCi(ctx.env)) {
     return spinnerReporter(ctx, revisionId, stream);
   }
   return lineReporter(ctx, revisionId);
-}
-
-/**
- * A CI job that gives its steps a terminal still keeps a log: it gets lines and heartbeats,
- * not spinner frames (ora's own rule too).
- */
-function isCi(env: Ctx["env"]): boolean {
-  const ci = env.CI;
-  return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
 }
 
 /**

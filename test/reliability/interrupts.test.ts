@@ -156,11 +156,11 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
   });
 });
 
-/** Spawns the built CLI; resolves stderr text as it grows. */
-function spawnCli(args: string[], env: Record<string, string>) {
+/** Spawns the built CLI (stdin: nothing, or the file descriptor given); collects its output. */
+function spawnCli(args: string[], env: Record<string, string>, stdin: "ignore" | number = "ignore") {
   const child = spawn(process.execPath, [bin, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [stdin, "pipe", "pipe"],
   });
   children.push(child);
   const out = { stdout: "", stderr: "" };
@@ -242,13 +242,8 @@ describe("a real SIGINT to the built binary", () => {
       // Opened for reading and writing, so that nothing blocks here and the child's read never
       // sees the end of the file: it waits, as on a terminal nobody types into.
       const stdin = openSync(fifo, "r+");
-      const child = spawn(process.execPath, [bin, "deploy", "create", "--dry-run", "-f", "/dev/stdin"], {
-        env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests" },
-        stdio: [stdin, "pipe", "pipe"],
-      });
+      const { child, exited } = spawnCli(["deploy", "create", "--dry-run", "-f", "/dev/stdin"], {}, stdin);
       closeSync(stdin);
-      children.push(child);
-      const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
       await fileOpenedTwice(child.pid!, 0);
       child.kill("SIGINT");
       const [code, signal] = await exited;
