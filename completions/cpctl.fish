@@ -25,7 +25,7 @@ function __cpctl_takes_value
             return 0
         case 'deploy list|--name' 'deploy list|--name-contains' 'deploy list|--status' 'deploy list|--deployment-type' 'deploy list|--remote-reconciled' 'deploy list|--tag-value-ids' 'deploy list|--image-version' 'deploy list|--deployment-ids' 'deploy list|--limit' 'deploy list|--offset'
             return 0
-        case 'deploy patch|--file' 'deploy patch|-f' 'deploy patch|--revision-source' 'deploy patch|--integration-id' 'deploy patch|--repo-url' 'deploy patch|--deployment-type' 'deploy patch|--custom-url' 'deploy patch|--listener-id' 'deploy patch|--k8s-namespace' 'deploy patch|--install-command' 'deploy patch|--build-command' 'deploy patch|--repo-ref' 'deploy patch|--agent-config-path' 'deploy patch|--image-uri' 'deploy patch|--source-tarball-path' 'deploy patch|--min-scale' 'deploy patch|--max-scale' 'deploy patch|--cpu' 'deploy patch|--cpu-limit' 'deploy patch|--memory-mb' 'deploy patch|--memory-limit-mb' 'deploy patch|--set' 'deploy patch|--secret' 'deploy patch|--secrets-file' 'deploy patch|--secret-ref' 'deploy patch|--timeout' 'deploy patch|--interval'
+        case 'deploy patch|--file' 'deploy patch|-f' 'deploy patch|--revision-source' 'deploy patch|--integration-id' 'deploy patch|--repo-url' 'deploy patch|--deployment-type' 'deploy patch|--custom-url' 'deploy patch|--listener-id' 'deploy patch|--k8s-namespace' 'deploy patch|--install-command' 'deploy patch|--build-command' 'deploy patch|--repo-ref' 'deploy patch|--agent-config-path' 'deploy patch|--image-uri' 'deploy patch|--source-tarball-path' 'deploy patch|--min-scale' 'deploy patch|--max-scale' 'deploy patch|--cpu' 'deploy patch|--cpu-limit' 'deploy patch|--memory-mb' 'deploy patch|--memory-limit-mb' 'deploy patch|--set' 'deploy patch|--secret' 'deploy patch|--secrets-file' 'deploy patch|--secret-ref' 'deploy patch|--unset-secret' 'deploy patch|--unset-secret-ref' 'deploy patch|--timeout' 'deploy patch|--interval'
             return 0
         case 'deploy wait|--revision' 'deploy wait|--timeout' 'deploy wait|--interval'
             return 0
@@ -169,6 +169,7 @@ complete -c cpctl -n '__cpctl_at deploy create' -l set -d 'any field by path, ty
 complete -c cpctl -n '__cpctl_at deploy create' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
 complete -c cpctl -n '__cpctl_at deploy create' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines)' -r -F
 complete -c cpctl -n '__cpctl_at deploy create' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
+complete -c cpctl -n '__cpctl_at deploy create' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy create' -l dry-run -d 'validate and print the request (secret values masked); send nothing'
 complete -c cpctl -n '__cpctl_at deploy create' -l wait -d 'then wait until the first revision is deployed (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy create' -l timeout -d 'give up waiting after this long (exit 6)' -x
@@ -216,7 +217,13 @@ complete -c cpctl -n '__cpctl_at deploy patch' -l set -d 'any field by path, typ
 complete -c cpctl -n '__cpctl_at deploy patch' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
 complete -c cpctl -n '__cpctl_at deploy patch' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines)' -r -F
 complete -c cpctl -n '__cpctl_at deploy patch' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
-complete -c cpctl -n '__cpctl_at deploy patch' -l dry-run -d 'validate and print the patch body (secret values masked); send nothing'
+complete -c cpctl -n '__cpctl_at deploy patch' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
+complete -c cpctl -n '__cpctl_at deploy patch' -l unset-secret -d 'remove this secret (repeatable); the others stay' -x
+complete -c cpctl -n '__cpctl_at deploy patch' -l unset-secret-ref -d 'remove this secret reference (repeatable); the others stay' -x
+complete -c cpctl -n '__cpctl_at deploy patch' -l replace-secrets -d 'the secrets given are the whole set: every other secret is removed'
+complete -c cpctl -n '__cpctl_at deploy patch' -l replace-secret-refs -d 'the secret references given are the whole set'
+complete -c cpctl -n '__cpctl_at deploy patch' -l replace-resource-spec -d 'the resource fields given are the whole resource_spec: every other field is removed'
+complete -c cpctl -n '__cpctl_at deploy patch' -l dry-run -d 'show the changes and the patch body (secret values masked); send nothing'
 complete -c cpctl -n '__cpctl_at deploy patch' -l wait -d 'then wait for the deployment\'s latest revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy patch' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy patch' -l interval -d 'first gap between polls, growing to at most 60s' -x
@@ -254,7 +261,8 @@ complete -c cpctl -n '__cpctl_at deploy apply' -l set -d 'any field by path, typ
 complete -c cpctl -n '__cpctl_at deploy apply' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines)' -r -F
 complete -c cpctl -n '__cpctl_at deploy apply' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
-complete -c cpctl -n '__cpctl_at deploy apply' -l dry-run -d 'show what would be sent (secret values masked); send nothing'
+complete -c cpctl -n '__cpctl_at deploy apply' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
+complete -c cpctl -n '__cpctl_at deploy apply' -l dry-run -d 'show what would change and be sent (secret values masked); send nothing'
 complete -c cpctl -n '__cpctl_at deploy apply' -l wait -d 'then wait until the latest revision is deployed (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy apply' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l interval -d 'first gap between polls, growing to at most 60s' -x
@@ -287,6 +295,7 @@ complete -c cpctl -n '__cpctl_at deploy diff' -l set -d 'any field by path, type
 complete -c cpctl -n '__cpctl_at deploy diff' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
 complete -c cpctl -n '__cpctl_at deploy diff' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines)' -r -F
 complete -c cpctl -n '__cpctl_at deploy diff' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
+complete -c cpctl -n '__cpctl_at deploy diff' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy diff' -l exit-code -d 'exit 1 when there are differences and 0 when there are none (git\'s rule)'
 
 # cpctl deploy delete

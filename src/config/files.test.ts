@@ -188,6 +188,16 @@ describe(`\${env:NAME} in values`, () => {
     );
   });
 
+  test("a malformed reference is an error, never sent as text", async () => {
+    const s = setup();
+    s.write(s.userFile, `profiles:\n  prod:\n    apiKey: \${env:PROD KEY}\n`);
+    const error = await failure(s.load({ profileFlag: "prod" }));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toContain(
+      `${s.userFile}: profiles.prod.apiKey (profile prod): '\${env:PROD KEY}' is not a valid reference`,
+    );
+  });
+
   test("only the profile in use needs its variables", async () => {
     const s = setup();
     s.write(

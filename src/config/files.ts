@@ -6,10 +6,11 @@
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { UsageError } from "../errors.js";
+import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { type Env, findProjectFile, isFile, userConfigPath } from "./paths.js";
 import { type ConfigFile, parseConfig, type Scope } from "./schema.js";
 import { CREDENTIAL_KEYS, type Layer, type RawValues, SETTING_KEYS, type SettingKey } from "./settings.js";
-import { checkValue, envReferences, interpolate, isLiteral, type ProfileValues } from "./values.js";
+import { checkValue, isLiteral, type ProfileValues } from "./values.js";
 
 export const LOCAL_PROFILE = "local";
 /** The emulator's default address (`cpctl emulator` with no --host/--port). */
@@ -227,15 +228,16 @@ function fileLayer(file: ConfigFile, profile: string, raw: ProfileValues, env: E
     const at = `${file.path}: ${keyPath(file, profile, key)}`;
     let final: string | boolean = value;
     if (typeof value === "string") {
-      const result = interpolate(value, env);
+      const result = interpolateEnv(value, env);
+      if ("malformed" in result)
+        throw new UsageError(`${at} (profile ${profile}): ${malformedReferenceMessage(result.malformed)}`);
       if ("unset" in result) {
         throw new UsageError(
           `${at} (profile ${profile}): the environment variable ${result.unset} is not set (used as \${env:${result.unset}}); export it, or change the file`,
         );
       }
       final = result.value;
-      const names = envReferences(value);
-      if (names.length) via[key] = names.map((n) => `\${env:${n}}`).join(", ");
+      if (result.variables.length) via[key] = result.variables.map((n) => `\${env:${n}}`).join(", ");
     }
     // An empty value (e.g. an empty variable) is "not set": lower layers apply.
     if (final === "") continue;

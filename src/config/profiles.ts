@@ -1,5 +1,7 @@
 // One line per profile for `cpctl config list`: where it is defined, its address, whether
 // it is the default and whether it is the one in use.
+
+import { interpolateEnv } from "../util/env-references.js";
 import {
   type ConfigFiles,
   defaultProfile,
@@ -9,7 +11,6 @@ import {
   profileNames,
 } from "./files.js";
 import type { Env } from "./paths.js";
-import { interpolate } from "./values.js";
 
 export interface ProfileSummary {
   name: string;
@@ -49,6 +50,6 @@ export function summarizeProfiles(files: ConfigFiles, choice: ProfileChoice, env
 
 /** The value with `${env:NAME}` resolved, or as written when a variable is unset. */
 function shown(value: string, env: Env): string {
-  const result = interpolate(value, env);
-  return "value" in result ? result.value : value;
+  const result = interpolateEnv(value, env);
+  return result.ok ? result.value : value;
 }

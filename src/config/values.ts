@@ -2,6 +2,7 @@
 // Shared by the loader (checking a file) and `config set` (checking before writing).
 import { isUuid } from "../model/enums.js";
 import { isOutputFormat, OUTPUT_FORMATS } from "../output/format.js";
+import { envReferences } from "../util/env-references.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey } from "./settings.js";
 
 export type ProfileValue = string | boolean;
@@ -21,40 +22,11 @@ export function suggestKey(key: string): SettingKey | undefined {
   return SETTING_KEYS.find((known) => norm(known) === norm(key));
 }
 
-const REFERENCE = /\$\$\{|\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+export { envReferences, isLiteral } from "../util/env-references.js";
 
 /** True when the value names an environment variable with `${env:NAME}`. */
 export function hasEnvReference(value: string): boolean {
-  for (const match of value.matchAll(REFERENCE)) if (match[1]) return true;
-  return false;
-}
-
-/** The variables a value refers to, in order. */
-export function envReferences(value: string): string[] {
-  return [...value.matchAll(REFERENCE)].flatMap((match) => (match[1] ? [match[1]] : []));
-}
-
-/** True when a credential value is (partly) written out rather than taken from `${env:NAME}`. */
-export function isLiteral(value: string): boolean {
-  return value.replace(REFERENCE, (match) => (match === `$\${` ? `\${` : "")).trim() !== "";
-}
-
-/**
- * Replaces `${env:NAME}` with the variable's value; `$${` stands for a literal `${`. Returns
- * the first variable that is not set instead of a value when there is one.
- */
-export function interpolate(
-  value: string,
-  env: Readonly<Record<string, string | undefined>>,
-): { value: string } | { unset: string } {
-  let unset: string | undefined;
-  const result = value.replace(REFERENCE, (match, name: string | undefined) => {
-    if (match === `$\${`) return `\${`;
-    const found = env[name!];
-    if (found === undefined) unset ??= name;
-    return found ?? "";
-  });
-  return unset === undefined ? { value: result } : { unset };
+  return envReferences(value).length > 0;
 }
 
 /** What is wrong with a (final, interpolated) value for `key`, or null when it is fine. */

@@ -5,12 +5,14 @@ import { resolve } from "node:path";
 import type { Ctx } from "../context.js";
 import { type FieldIssue, UsageError, ValidationError } from "../errors.js";
 import { readTextFile } from "../io.js";
+import type { DeploymentT } from "../model/responses.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
 import { formatPath } from "../model/validate.js";
+import { MASK } from "../secrets.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";
 import { type DeploymentFile, loadDeploymentFile } from "./file.js";
 import { mergeByName, parseDotenv, secretFromFlag, secretRefFromFlag } from "./secrets.js";
-import { parseAssignment, setAt, typedSetValue } from "./set-path.js";
+import { deleteAt, getAt, type Path, parseAssignment, setAt, typedSetValue } from "./set-path.js";
 
 export type BodyKind = "create" | "patch";
 
@@ -21,6 +23,8 @@ export interface BodyOptions {
   secret?: string[];
   secretsFile?: string;
   secretRef?: string[];
+  /** Send a secret whose value is empty (refused otherwise: see checkSecretValues). */
+  allowEmptySecrets?: boolean;
   [field: string]: unknown;
 }
 
@@ -29,20 +33,55 @@ export interface BuiltBody {
   file: DeploymentFile | undefined;
   /** True when a flag or file gave at least one field. */
   hasFields: boolean;
+  /** `--set PATH=null`: the fields or keys to clear (a patch clears them; see model/merge.ts). */
+  clears: Path[];
   /** `origin: field.path: message` for one validation problem. */
   describe(issue: FieldIssue): Promise<string>;
 }
 
-export async function buildBody(kind: BodyKind, options: BodyOptions, ctx: Ctx): Promise<BuiltBody> {
+/** Where a secret's value came from, for messages about it (never the value). */
+interface SecretOrigin {
+  describe(): Promise<string>;
+  /** The environment variables the value was made from. */
+  variables: string[];
+}
+
+/**
+ * The body of a create, or the partial change of a patch. `current` (a patch's deployment)
+ * lets `--set` edit one item of a resource_spec list (`...sidecars[0].image=x`) in place
+ * instead of naming a new list with one half-written item.
+ */
+export async function buildBody(
+  kind: BodyKind,
+  options: BodyOptions,
+  ctx: Ctx,
+  current?: DeploymentT,
+): Promise<BuiltBody> {
   const file = options.file ? await loadDeploymentFile(options.file, ctx.io, ctx.env, ctx.cwd) : undefined;
   const body: Record<string, unknown> = structuredClone(file?.data ?? {});
   const origins = new Map<string, string>();
+  const clears: Path[] = [];
+  const secretOrigins = new Map<string, SecretOrigin>();
   let hasFields = Boolean(file && Object.keys(file.data).length > 0);
-  const put = (path: (string | number)[], value: unknown, origin: string) => {
+  const put = (path: Path, value: unknown, origin: string) => {
     setAt(body, path, value);
     origins.set(formatPath(path), origin);
     hasFields = true;
   };
+  if (file && Array.isArray(file.data.secrets)) {
+    file.data.secrets.forEach((secret, index) => {
+      const name = (secret as { name?: unknown } | null)?.name;
+      if (typeof name !== "string") return;
+      const at = ["secrets", index, "value"];
+      secretOrigins.set(name, {
+        describe: async () => {
+          const line = await file.lineOf(at);
+          return `${file.name}${line ? `:${line}` : ""}`;
+        },
+        variables: file.variablesAt(at),
+      });
+    });
+  }
 
   for (const field of FIELD_FLAGS) {
     if (!field.on.includes(kind)) continue;
@@ -53,18 +92,47 @@ export async function buildBody(kind: BodyKind, options: BodyOptions, ctx: Ctx):
   const schema = kind === "create" ? DeploymentCreateRequest : DeploymentPatchRequest;
   for (const assignment of options.set ?? []) {
     const { path, raw } = parseAssignment(assignment);
-    put(path, typedSetValue(schema, path, raw), `--set ${formatPath(path)}`);
+    const typed = typedSetValue(schema, path, raw);
+    // On a patch, PATH=null always means "clear it" (model/merge.ts says what can be cleared),
+    // even where the field holds strings: a label's value, say.
+    const value = kind === "patch" && raw === "null" ? null : typed;
+    if (current) seedListsFrom(current, body, path);
+    if (kind === "patch" && value === null) {
+      // A clear is not a value of the change: the merge applies it (model/merge.ts).
+      deleteAt(body, path);
+      origins.set(formatPath(path), `--set ${formatPath(path)}`);
+      clears.push(path);
+      hasFields = true;
+    } else put(path, value, `--set ${formatPath(path)}`);
+    if (path[0] === "secrets") {
+      const name = (getAt(body, path.slice(0, 2)) as { name?: unknown } | undefined)?.name;
+      if (typeof name === "string") secretOrigins.set(name, fixedOrigin(`--set ${formatPath(path)}`));
+    }
   }
 
-  const secrets = [
+  const fromFlags = [
     ...(options.secretsFile ? await secretsFromFile(options.secretsFile, ctx) : []),
-    ...(options.secret ?? []).map((text) => secretFromFlag(text, ctx.env)),
+    ...(options.secret ?? []).map((text) => {
+      const secret = secretFromFlag(text, ctx.env);
+      const fromEnv = !text.includes("=");
+      return {
+        ...secret,
+        origin: fixedOrigin(
+          fromEnv ? `--secret ${text}` : `--secret ${secret.name}=...`,
+          fromEnv ? [text] : [],
+        ),
+      };
+    }),
   ];
-  if (secrets.length > 0) {
+  if (fromFlags.length > 0) {
     const existing: unknown[] = Array.isArray(body.secrets) ? body.secrets : [];
+    for (const { origin, name } of fromFlags) secretOrigins.set(name, origin);
     put(
       ["secrets"],
-      mergeByName(existing, secrets),
+      mergeByName(
+        existing,
+        fromFlags.map(({ name, value }) => ({ name, value })),
+      ),
       options.secretsFile ? "--secrets-file/--secret" : "--secret",
     );
   }
@@ -80,12 +148,14 @@ export async function buildBody(kind: BodyKind, options: BodyOptions, ctx: Ctx):
     body.source_revision_config ??= {};
     body.secrets ??= [];
   }
+  await checkSecretValues(body, secretOrigins, Boolean(options.allowEmptySecrets));
   registerSecretValues(body, ctx);
 
   return {
     body,
     file,
     hasFields,
+    clears,
     describe: async (issue) => {
       const path = issue.loc[0] === "body" ? issue.loc.slice(1) : issue.loc;
       const field = formatPath(path);
@@ -122,7 +192,75 @@ async function secretsFromFile(path: string, ctx: Ctx) {
       `--secrets-file ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"})`,
     );
   }
-  return parseDotenv(text, path);
+  return parseDotenv(text, path).map(({ line, ...secret }) => ({
+    ...secret,
+    origin: fixedOrigin(`--secrets-file ${path}:${line}`),
+  }));
+}
+
+function fixedOrigin(text: string, variables: string[] = []): SecretOrigin {
+  return { describe: async () => text, variables };
+}
+
+/**
+ * Values that are never values: the mask cpctl prints in place of a secret (a file made from
+ * `get` output), and, unless the user opts in, an empty value (CI systems turn a missing
+ * secret into an empty string, which would blank a production secret). Every problem at
+ * once, each naming the secret and where its value came from; never the value.
+ */
+async function checkSecretValues(
+  body: Record<string, unknown>,
+  origins: Map<string, SecretOrigin>,
+  allowEmpty: boolean,
+): Promise<void> {
+  if (!Array.isArray(body.secrets)) return;
+  const problems: string[] = [];
+  let masked = false;
+  let empty = false;
+  for (const secret of body.secrets as { name?: unknown; value?: unknown }[]) {
+    if (secret === null || typeof secret !== "object" || typeof secret.name !== "string") continue;
+    const origin = origins.get(secret.name);
+    // Only a problem needs its origin: describing a file line loads the YAML library.
+    const from = async () => (origin ? ` (${await origin.describe()})` : "");
+    if (secret.value === MASK) {
+      masked = true;
+      problems.push(
+        `secret ${secret.name}${await from()}: "${MASK}" is what cpctl prints in place of a secret value, not a value`,
+      );
+    } else if (secret.value === "" && !allowEmpty) {
+      empty = true;
+      const variables = origin?.variables ?? [];
+      problems.push(
+        `secret ${secret.name}${await from()} is empty${variables.length ? `: the environment variable${variables.length > 1 ? "s" : ""} ${variables.join(", ")} ${variables.length > 1 ? "are" : "is"} set but empty` : ""}`,
+      );
+    }
+  }
+  if (problems.length === 0) return;
+  const error = new UsageError(`${problems.join("\n")}\nnothing was sent`);
+  if (masked)
+    error.withHint(
+      "Give the real value (see the current ones with: cpctl deploy get DEPLOYMENT --show-secrets -o yaml), or leave secrets out: a patch keeps every secret it is not given, and a file without a secrets list keeps the deployment's.",
+    );
+  if (empty)
+    error.withHint(
+      "Set a value (CI systems turn a missing secret into an empty string), or pass --allow-empty-secrets to send an empty value on purpose.",
+    );
+  throw error;
+}
+
+/**
+ * A `--set` path that goes through a resource_spec list item (`...sidecars[0].image`) edits
+ * the deployment's own list: the list is copied from it into the change first.
+ */
+function seedListsFrom(current: DeploymentT, body: Record<string, unknown>, path: Path): void {
+  if (path[0] !== "source_config" || path[1] !== "resource_spec") return;
+  path.forEach((part, index) => {
+    if (typeof part !== "number") return;
+    const listPath = path.slice(0, index);
+    const existing = getAt(current, listPath);
+    if (getAt(body, listPath) === undefined && Array.isArray(existing))
+      setAt(body, listPath, structuredClone(existing));
+  });
 }
 
 /** Every secret value is remembered so that no message can print it (see the error reporter in main.ts). */

@@ -5,6 +5,7 @@ import type { Env } from "../context.js";
 import { UsageError } from "../errors.js";
 import { type InStream, readAll, readTextFile } from "../io.js";
 import { formatPath } from "../model/validate.js";
+import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { readPlainYaml } from "./plain-yaml.js";
 
 export type Path = (string | number)[];
@@ -15,6 +16,8 @@ export interface DeploymentFile {
   data: Record<string, unknown>;
   /** The line where a field (or its nearest present parent) is written, 1-based. */
   lineOf(path: readonly (string | number)[]): Promise<number | undefined>;
+  /** The environment variables a string value was made from (`${env:NAME}`), if any. */
+  variablesAt(path: readonly (string | number)[]): string[];
 }
 
 export async function loadDeploymentFile(
@@ -35,13 +38,27 @@ export async function loadDeploymentFile(
   }
   const data = await parse(text, name);
   const lines = lineFinder(text);
-  const interpolated = await interpolate(data, env, async (path, variable) => {
-    const line = await lines(path);
-    return new UsageError(
-      `${name}${line ? `:${line}` : ""}: ${formatPath(path)}: the environment variable ${variable} is not set (used as \${env:${variable}}); export it or change the file`,
-    );
-  });
-  return { name, data: interpolated as Record<string, unknown>, lineOf: lines };
+  const variablesAt = new Map<string, string[]>();
+  const interpolated = await interpolate(
+    data,
+    env,
+    async (path, what) => {
+      const line = await lines(path);
+      const where = `${name}${line ? `:${line}` : ""}: ${formatPath(path)}`;
+      return new UsageError(
+        "unset" in what
+          ? `${where}: the environment variable ${what.unset} is not set (used as \${env:${what.unset}}); export it or change the file`
+          : `${where}: ${malformedReferenceMessage(what.malformed)}`,
+      );
+    },
+    (path, variables) => variablesAt.set(formatPath(path), variables),
+  );
+  return {
+    name,
+    data: interpolated as Record<string, unknown>,
+    lineOf: lines,
+    variablesAt: (path) => variablesAt.get(formatPath(path)) ?? [],
+  };
 }
 
 async function parse(text: string, name: string): Promise<Record<string, unknown>> {
@@ -144,39 +161,34 @@ function lineFinder(text: string) {
   };
 }
 
-const PLACEHOLDER = /\$\$\{|\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 /**
- * Replaces `${env:NAME}` in every string (not in keys). `$${` stands for a literal `${`.
- * Other `${...}` forms are left as they are: shell commands in install_command use them.
+ * Replaces `${env:NAME}` in every string (not in keys), by the one rule of
+ * util/env-references.ts. An unset variable or a malformed reference is the error `problem`
+ * makes; `used` hears of each string that took its value from the environment.
  */
 export async function interpolate(
   value: unknown,
   env: Env,
-  missing: (path: Path, variable: string) => Promise<Error>,
+  problem: (path: Path, what: { unset: string } | { malformed: string }) => Promise<Error>,
+  used: (path: Path, variables: string[]) => void = () => {},
   path: Path = [],
 ): Promise<unknown> {
   if (typeof value === "string") {
-    let unset: string | undefined;
-    const result = value.replace(PLACEHOLDER, (match, variable: string | undefined) => {
-      if (match === "$${") return "${";
-      const found = env[variable!];
-      if (found === undefined) unset ??= variable;
-      return found ?? "";
-    });
-    if (unset !== undefined) throw await missing(path, unset);
-    return result;
+    const result = interpolateEnv(value, env);
+    if (!result.ok) throw await problem(path, result);
+    if (result.variables.length > 0) used(path, result.variables);
+    return result.value;
   }
   if (Array.isArray(value)) {
     const items: unknown[] = [];
     for (let i = 0; i < value.length; i++)
-      items.push(await interpolate(value[i], env, missing, [...path, i]));
+      items.push(await interpolate(value[i], env, problem, used, [...path, i]));
     return items;
   }
   if (value !== null && typeof value === "object") {
     const result: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value))
-      result[key] = await interpolate(child, env, missing, [...path, key]);
+      result[key] = await interpolate(child, env, problem, used, [...path, key]);
     return result;
   }
   return value;

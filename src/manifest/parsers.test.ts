@@ -123,7 +123,9 @@ describe("secrets", () => {
                 `${name}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`,
             )
             .join("\n");
-          expect(parseDotenv(text, ".env")).toEqual(pairs.map(([name, value]) => ({ name, value })));
+          expect(parseDotenv(text, ".env").map(({ name, value }) => ({ name, value }))).toEqual(
+            pairs.map(([name, value]) => ({ name, value })),
+          );
         },
       ),
     );
@@ -180,7 +182,7 @@ describe("${env:NAME} interpolation", () => {
     const error = await interpolate(
       { a: [{ b: "${env:NOPE_UNSET}" }] },
       {},
-      async (path, variable) => new Error(`${path.join(".")} ${variable}`),
+      async (path, what) => new Error(`${path.join(".")} ${"unset" in what ? what.unset : what.malformed}`),
     ).catch((e: Error) => e);
     expect((error as Error).message).toBe("a.0.b NOPE_UNSET");
   });

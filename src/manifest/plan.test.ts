@@ -1,10 +1,11 @@
 // The apply planner: create when absent, the minimal patch when present, nothing when equal.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { sameValue as same } from "../model/merge.js";
 import { withResourceDefaults } from "../model/resource-spec.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
-import { planApply, same } from "./plan.js";
+import { planApply } from "./plan.js";
 
 const desired: CreateRequest = {
   name: "web",

@@ -1,30 +1,22 @@
-// What `apply` would do to make the deployment match a file: create it, send the minimal
+// What `apply` would do to make the deployment match a file: create it, send the smallest
 // patch, or nothing. Pure, so `diff` shows exactly what `apply` sends.
 //
-// A field the file leaves out (or sets to null) is "no opinion": PATCH cannot unset fields
-// (null means "leave as it is"), so apply never tries to. resource_spec and secrets are the
-// exception in the other direction: a PATCH replaces them whole, so when the file gives them,
-// whatever the deployment holds beyond the file is shown as removed.
+// The file is a partial change like any other (model/merge.ts): a field it leaves out, or
+// sets to null, is left as it is, and resource_spec merges field by field. The one
+// difference from `patch`: a `secrets` (or `secret_references`) list in the file is the
+// whole set, so a secret the deployment has beyond the file is shown as removed, and removed.
 
-import { withResourceDefaults } from "../model/resource-spec.js";
+import { type Change, changesBetween } from "../model/changes.js";
+import { type DeploymentState, mergeChange, type Path, predictPatched, sameValue } from "../model/merge.js";
 import type { DeploymentT } from "../model/responses.js";
 import { NON_CHANGEABLE_FIELDS, revisionTriggers } from "../model/rules.js";
 import type { CreateRequest, PatchRequest } from "../model/schemas.js";
 
-export interface Change {
-  path: string;
-  kind: "add" | "change" | "remove";
-  current: unknown;
-  desired: unknown;
-  /** A fixed field: apply refuses to proceed while it differs. */
-  immutable: boolean;
-  /** The values are secret values: masked unless --show-secrets. */
-  secret: boolean;
-}
+export type { Change };
 
 export interface Plan {
   action: "create" | "patch" | "none";
-  /** The body apply sends: the create request, or the minimal patch. */
+  /** The body apply sends: the create request, or the smallest patch. */
   body: CreateRequest | PatchRequest | null;
   changes: Change[];
   /** Field paths of the patch that start a new revision. */
@@ -35,82 +27,42 @@ export interface Plan {
 export interface Opinions {
   secrets: boolean;
   secretReferences: boolean;
+  /** `--set PATH=null` paths: cleared on an existing deployment. */
+  clear?: readonly Path[];
 }
 
 export function planApply(desired: CreateRequest, current: DeploymentT | null, opinions: Opinions): Plan {
   if (!current) {
-    return { action: "create", body: desired, changes: additions(desired), triggers: [] };
+    // What the service will hold: the request with its resource defaults filled.
+    const nothing: DeploymentState = {
+      source: desired.source,
+      source_config: {},
+      source_revision_config: {},
+      secrets: [],
+      secret_references: null,
+    };
+    const changes = [
+      addition("name", desired.name),
+      addition("source", desired.source),
+      ...changesBetween(null, predictPatched(nothing, desired)),
+    ];
+    return { action: "create", body: desired, changes, triggers: [] };
   }
-  const changes: Change[] = [];
-  const patch: PatchRequest = {};
-  if (desired.source !== current.source) {
-    changes.push(change("source", current.source, desired.source, { immutable: true }));
-  }
-
-  const sourceConfig: Record<string, unknown> = {};
-  for (const [field, wanted] of Object.entries(desired.source_config)) {
-    if (wanted == null || field === "resource_spec") continue;
-    const existing = (current.source_config as Record<string, unknown>)[field];
-    if (field === "listener_config") {
-      const wantedNamespace = (wanted as { k8s_namespace?: string | null }).k8s_namespace;
-      const existingNamespace = (existing as { k8s_namespace?: string | null } | null)?.k8s_namespace;
-      if (wantedNamespace != null && wantedNamespace !== existingNamespace) {
-        changes.push(
-          change("source_config.listener_config.k8s_namespace", existingNamespace, wantedNamespace, {
-            immutable: true,
-          }),
-        );
-      }
-      continue;
-    }
-    if (same(wanted, existing)) continue;
-    const immutable = isImmutable(["source_config", field]);
-    changes.push(change(`source_config.${field}`, existing, wanted, { immutable }));
-    if (!immutable) sourceConfig[field] = wanted;
-  }
-
-  if (desired.source_config.resource_spec != null) {
-    const wanted = withResourceDefaults(desired.source_config.resource_spec) as Record<string, unknown>;
-    const existing = (current.source_config.resource_spec ?? {}) as Record<string, unknown>;
-    const specChanges = compareMaps("source_config.resource_spec", existing, wanted, false);
-    if (specChanges.length > 0) {
-      changes.push(...specChanges);
-      sourceConfig.resource_spec = desired.source_config.resource_spec;
-    }
-  }
-  if (Object.keys(sourceConfig).length > 0)
-    patch.source_config = sourceConfig as PatchRequest["source_config"];
-
-  const revisionConfig: Record<string, unknown> = {};
-  for (const [field, wanted] of Object.entries(desired.source_revision_config)) {
-    const existing = (current.source_revision_config as Record<string, unknown>)[field];
-    if (wanted == null || same(wanted, existing)) continue;
-    changes.push(change(`source_revision_config.${field}`, existing, wanted));
-    revisionConfig[field] = wanted;
-  }
-  if (Object.keys(revisionConfig).length > 0) patch.source_revision_config = revisionConfig;
-
-  if (opinions.secrets) {
-    const secretChanges = compareMaps(
-      "secrets",
-      byName(current.secrets ?? []),
-      byName(desired.secrets),
-      true,
-    );
-    if (secretChanges.length > 0) {
-      changes.push(...secretChanges);
-      patch.secrets = desired.secrets;
-    }
-  }
-  if (opinions.secretReferences) {
-    const wanted = desired.secret_references ?? [];
-    const existing = current.secret_references ?? [];
-    if (!same(sortByName(wanted), sortByName(existing))) {
-      changes.push(change("secret_references", existing, wanted));
-      patch.secret_references = wanted;
-    }
-  }
-
+  const { body, after } = mergeChange(current, {
+    body: {
+      source_config: desired.source_config,
+      source_revision_config: desired.source_revision_config,
+      secrets: opinions.secrets ? desired.secrets : null,
+      secret_references: opinions.secretReferences ? (desired.secret_references ?? []) : null,
+    },
+    replaceSecrets: opinions.secrets,
+    replaceSecretRefs: opinions.secretReferences,
+    clear: opinions.clear,
+  });
+  dropUnchanged(body, current);
+  // A different source is a change apply refuses (fixed at creation), shown like the others.
+  const changes = changesBetween(current, { ...after, source: desired.source });
+  const patch = body as PatchRequest;
   return {
     action: changes.length === 0 ? "none" : "patch",
     body: changes.length === 0 ? null : patch,
@@ -119,83 +71,25 @@ export function planApply(desired: CreateRequest, current: DeploymentT | null, o
   };
 }
 
-function isImmutable(path: readonly string[]): boolean {
-  return NON_CHANGEABLE_FIELDS.some(
-    (fixed) => fixed.length === path.length && fixed.every((part, i) => part === path[i]),
-  );
-}
-
-function change(
-  path: string,
-  current: unknown,
-  desired: unknown,
-  flags: { immutable?: boolean; secret?: boolean } = {},
-): Change {
-  return {
-    path,
-    kind: current == null ? "add" : desired == null ? "remove" : "change",
-    current: current ?? null,
-    desired: desired ?? null,
-    immutable: flags.immutable ?? false,
-    secret: flags.secret ?? false,
-  };
-}
-
-/** Key-by-key differences of two flat maps; keys only in `current` are removals. */
-function compareMaps(
-  prefix: string,
-  current: Record<string, unknown>,
-  desired: Record<string, unknown>,
-  secret: boolean,
-): Change[] {
-  const keys = [...new Set([...Object.keys(desired), ...Object.keys(current)])];
-  return keys
-    .filter((key) => !same(desired[key], current[key]))
-    .map((key) => change(`${prefix}.${key}`, current[key], desired[key], { secret }));
-}
-
-function additions(desired: CreateRequest): Change[] {
-  const result: Change[] = [];
-  const walk = (value: unknown, path: string, secret: boolean) => {
-    if (value == null) return;
-    if (
-      typeof value === "object" &&
-      !Array.isArray(value) &&
-      !(path.endsWith("labels") || path.endsWith("annotations"))
-    ) {
-      for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key, secret);
-      return;
+/**
+ * apply sends only what differs: a field equal to the deployment's is left out (patch sends
+ * what the user named even when equal, since a repeated image_uri starts a new revision).
+ * A field fixed at creation is never sent: equal it says nothing, different apply refuses.
+ */
+function dropUnchanged(body: Record<string, unknown>, current: DeploymentT): void {
+  const fixed = new Set<string>(NON_CHANGEABLE_FIELDS.map((path) => path[1]));
+  for (const group of ["source_config", "source_revision_config"] as const) {
+    const fields = body[group] as Record<string, unknown> | undefined;
+    if (!fields) continue;
+    const existing = current[group] as Record<string, unknown>;
+    for (const [field, value] of Object.entries(fields)) {
+      if (group === "source_config" && fixed.has(field)) delete fields[field];
+      else if (field !== "resource_spec" && sameValue(value, existing[field])) delete fields[field];
     }
-    if (Array.isArray(value) && value.length === 0) return;
-    result.push(change(path, null, value, { secret }));
-  };
-  const { secrets, ...rest } = desired;
-  walk(rest, "", false);
-  for (const secret of secrets)
-    result.push(change(`secrets.${secret.name}`, null, secret.value, { secret: true }));
-  return result;
-}
-
-function byName(items: readonly { name: string; value: string }[]): Record<string, unknown> {
-  return Object.fromEntries(items.map((item) => [item.name, item.value]));
-}
-
-function sortByName<T extends { name: string }>(items: readonly T[]): T[] {
-  return [...items].sort((a, b) => a.name.localeCompare(b.name));
-}
-
-/** Deep equality where null, undefined and an absent key are the same. */
-export function same(a: unknown, b: unknown): boolean {
-  if (a == null || b == null) return a == null && b == null;
-  if (typeof a !== "object" || typeof b !== "object") return a === b;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const other = b as unknown[];
-    return a.length === other.length && a.every((item, i) => same(item, other[i]));
+    if (Object.keys(fields).length === 0) delete body[group];
   }
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-  for (const key of keys) if (!same(left[key], right[key])) return false;
-  return true;
+}
+
+function addition(path: string, value: unknown): Change {
+  return { path, kind: "add", current: null, desired: value, immutable: false, secret: false };
 }

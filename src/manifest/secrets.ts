@@ -42,8 +42,8 @@ export function secretRefFromFlag(text: string): SecretRef {
  * single quotes (literal) or double quotes (with \n, \t, \\ and \" escapes). Unquoted values
  * end at ` #`. Errors name the line, never the value.
  */
-export function parseDotenv(text: string, fileName: string): SecretValue[] {
-  const result: SecretValue[] = [];
+export function parseDotenv(text: string, fileName: string): (SecretValue & { line: number })[] {
+  const result: (SecretValue & { line: number })[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -54,7 +54,7 @@ export function parseDotenv(text: string, fileName: string): SecretValue[] {
         `${fileName}:${i + 1}: expected NAME=VALUE (names: letters, digits and _, not starting with a digit)`,
       );
     }
-    result.push({ name: match[1]!, value: dotenvValue(match[2]!, `${fileName}:${i + 1}`) });
+    result.push({ name: match[1]!, value: dotenvValue(match[2]!, `${fileName}:${i + 1}`), line: i + 1 });
   }
   return result;
 }

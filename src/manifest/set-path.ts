@@ -4,8 +4,10 @@ import type * as z from "zod/mini";
 import { UsageError } from "../errors.js";
 import { type FieldType, fieldTypeAt } from "../model/paths.js";
 import { closest, formatPath } from "../model/validate.js";
+import type { Path } from "../util/object-path.js";
 
-export type Path = (string | number)[];
+export type { Path } from "../util/object-path.js";
+export { deleteAt, getAt, setAt } from "../util/object-path.js";
 
 /** No field of the API holds lists this long; a larger index is a typo that would allocate gigabytes. */
 const MAX_INDEX = 999;
@@ -18,7 +20,7 @@ export function parseAssignment(text: string): { path: Path; raw: string } {
       `--set '${text}': expected PATH=VALUE, e.g. --set source_config.resource_spec.queue_cpu=0.5`,
     );
   const pathText = text.slice(0, eq).trim();
-  const path: Path = [];
+  const path: (string | number)[] = [];
   for (const segment of pathText.split(".")) {
     const match = /^([^[\]]*)((?:\[\d+\])*)$/.exec(segment);
     if (!match || (match[1] === "" && match[2] === "")) {
@@ -82,18 +84,4 @@ export function convert(raw: string, type: FieldType, shown: string): unknown {
         );
       }
   }
-}
-
-/** Writes a value at a path, creating objects and arrays on the way. */
-export function setAt(target: Record<string, unknown>, path: Path, value: unknown): void {
-  let node: Record<string | number, unknown> = target;
-  path.forEach((key, i) => {
-    if (i === path.length - 1) {
-      node[key] = value;
-      return;
-    }
-    const next = node[key];
-    if (next === null || typeof next !== "object") node[key] = typeof path[i + 1] === "number" ? [] : {};
-    node = node[key] as Record<string | number, unknown>;
-  });
 }

@@ -40,6 +40,38 @@ const DEFAULTS: [target: keyof ResourceSpecRequestT, from: keyof ResourceSpecReq
   ["db_memory_limit_mb", "db_memory_mb", 2],
 ];
 
+/** The value a field defaults to in `spec` when it is unset, computed from what it defaults from. */
+function defaultFor(
+  spec: Record<string, unknown>,
+  from: string,
+  factor: number,
+  target: string,
+): number | null {
+  const base = spec[from];
+  if (typeof base !== "number") return null;
+  // The rounded CPU fields stay on one decimal; the others (db_cpu_limit) keep the exact
+  // product, so a tiny db_cpu never gets a limit of 0.
+  const value = base * factor;
+  return (ROUNDED_CPU_FIELDS as readonly string[]).includes(target) ? roundCpu(value) : value;
+}
+
+/**
+ * The fields of a stored spec that hold exactly their default (cpu_limit = 2 x cpu, queue_cpu =
+ * cpu, ...). A partial change leaves these out of what it sends, so that they follow their
+ * request as they would on create; a value equal to its default cannot be told apart from one.
+ */
+export function fieldsAtDefault(spec: Spec): Set<keyof ResourceSpecRequestT> {
+  const values = spec as Record<string, unknown>;
+  const result = new Set<keyof ResourceSpecRequestT>();
+  for (const [target, from, factor] of DEFAULTS) {
+    const value = values[target];
+    const fallback = defaultFor(values, from, factor, target);
+    if (typeof value === "number" && fallback !== null && Math.abs(value - fallback) < 1e-9)
+      result.add(target);
+  }
+  return result;
+}
+
 /** The spec as the service stores it: CPU values rounded, unset limits filled from their requests. */
 export function withResourceDefaults<T extends Spec>(spec: T): T & Spec {
   const result: Record<string, unknown> = { ...spec };
@@ -48,13 +80,9 @@ export function withResourceDefaults<T extends Spec>(spec: T): T & Spec {
     if (typeof value === "number") result[field] = roundCpu(value);
   }
   for (const [target, from, factor] of DEFAULTS) {
-    const base = result[from];
-    if (result[target] == null && typeof base === "number") {
-      // The rounded CPU fields stay on one decimal; the others (db_cpu_limit) keep the exact
-      // product, so a tiny db_cpu never gets a limit of 0.
-      const value = base * factor;
-      result[target] = (ROUNDED_CPU_FIELDS as readonly string[]).includes(target) ? roundCpu(value) : value;
-    }
+    if (result[target] != null) continue;
+    const value = defaultFor(result, from, factor, target);
+    if (value !== null) result[target] = value;
   }
   return result as T & Spec;
 }

@@ -2,7 +2,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
-import { cliEnv, freshDir, runCli } from "../helpers/run-cli.js";
+import { frontOf } from "../helpers/front.js";
+import { cliEnv, freshDir, previewOf, runCli } from "../helpers/run-cli.js";
 
 afterEach(closeTestEmulators);
 
@@ -57,7 +58,9 @@ describe("deploy apply", () => {
       cwd: dir,
     });
     expect(patched.code, patched.stderr).toBe(0);
-    expect(patched.stderr).toContain("differs in source_revision_config.image_uri");
+    expect(previewOf(patched.stderr).changes.map((c) => c.path)).toEqual([
+      "source_revision_config.image_uri",
+    ]);
     expect(JSON.parse(patched.stdout).latest_revision_id).not.toBe(first.latest_revision_id);
     expect(count(em, "PATCH /v2/deployments/{deployment_id}")).toBe(1);
 
@@ -110,6 +113,64 @@ describe("deploy apply", () => {
     expect(count(em, "PATCH /v2/deployments/{deployment_id}")).toBe(0);
   });
 
+  it("a secrets list in the file is the whole set: apply names each secret it removes; unnamed resource fields stay", async () => {
+    const em = await startTestEmulator();
+    const dir = freshDir("apply");
+    writeFile(dir, "x:1", 0.5);
+    await runCli(["deploy", "apply", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
+    // Set outside the file: a secret, and a resource field the file does not name.
+    const extra = await runCli(
+      ["deploy", "patch", "web", "--secret", "EXTRA=extra-value", "--max-scale", "7"],
+      {
+        env: cliEnv(em),
+      },
+    );
+    expect(extra.code, extra.stderr).toBe(0);
+
+    const r = await runCli(["deploy", "apply", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("- secrets.EXTRA: **** (removed)");
+    const json = await runCli(["deploy", "get", "web", "-o", "json", "--show-secrets"], { env: cliEnv(em) });
+    const after = JSON.parse(json.stdout);
+    expect(after.secrets).toEqual([{ name: "API_TOKEN", value: "s3cret-value" }]);
+    expect(after.source_config.resource_spec).toMatchObject({ cpu: 0.5, memory_mb: 512, max_scale: 7 });
+  });
+
+  it("two applies of a new deployment race: the one whose create gets 409 patches the winner instead", async () => {
+    const em = await startTestEmulator();
+    const dir = freshDir("apply");
+    writeFile(dir, "ghcr.io/acme/web:2", 0.5);
+    let lookups = 0;
+    // The other apply creates "web" after this one looked the name up and before its create lands.
+    const front = await frontOf(em, async (request) => {
+      if (request.method === "GET" && request.url.startsWith("/v2/deployments?") && ++lookups === 1)
+        return { status: 200, body: { resources: [], offset: 0 } };
+      if (request.method === "POST" && request.url === "/v2/deployments") {
+        const other = em.createBody("external_container", "web");
+        await em.createDeployment("external_container", "web", {
+          source_config: other.source_config,
+          source_revision_config: { image_uri: "ghcr.io/acme/web:1" },
+        });
+        return { status: 409, body: { detail: "Deployment with name web already exists." } };
+      }
+      return undefined;
+    });
+    try {
+      const r = await runCli(["deploy", "apply", "-f", "deploy.yaml", "-o", "json"], {
+        env: { CPCTL_BASE_URL: front.url, CPCTL_API_KEY: em.apiKey },
+        cwd: dir,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain("was created meanwhile (HTTP 409): patching it instead");
+      const patched = JSON.parse(r.stdout);
+      expect(patched.source_revision_config.image_uri).toBe("ghcr.io/acme/web:2");
+      expect(count(em, "PATCH /v2/deployments/{deployment_id}")).toBe(1);
+      expect((await em.get("/v2/deployments?name=web")).json.resources).toHaveLength(1);
+    } finally {
+      await front.close();
+    }
+  });
+
   it("--wait waits for the new revision", async () => {
     const em = await startTestEmulator();
     const dir = freshDir("apply");
@@ -132,7 +193,7 @@ describe("deploy diff", () => {
     });
     expect(before.code).toBe(1);
     expect(before.stdout).toContain("apply would create it");
-    expect(before.stdout).toContain('+ secrets.API_TOKEN: "****"');
+    expect(before.stdout).toContain("+ secrets.API_TOKEN: ****");
     expect(before.stdout).not.toContain("s3cret-value");
 
     await runCli(["deploy", "apply", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
@@ -152,7 +213,7 @@ describe("deploy diff", () => {
     );
     expect(changed.stdout).toContain("~ source_config.resource_spec.cpu: 0.5 -> 1");
     expect(changed.stdout).toContain("~ source_config.resource_spec.cpu_limit: 1 -> 2");
-    expect(changed.stdout).toContain('~ secrets.API_TOKEN: "****" -> "****"');
+    expect(changed.stdout).toContain("~ secrets.API_TOKEN: **** -> ****");
     expect(changed.stdout).not.toContain("new-secret-value");
 
     const json = await runCli(["deploy", "diff", "-f", "deploy.yaml", "-o", "json", "--exit-code"], {

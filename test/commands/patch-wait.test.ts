@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
-import { cliEnv, instantClock, runCli } from "../helpers/run-cli.js";
+import { cliEnv, instantClock, previewOf, runCli } from "../helpers/run-cli.js";
 
 afterEach(closeTestEmulators);
 
@@ -19,7 +19,10 @@ describe("deploy patch", () => {
     );
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout)).toEqual({ source_revision_config: { image_uri: "ghcr.io/acme/api:2" } });
-    expect(dry.stderr).toContain("would start a new revision (source_revision_config.image_uri)");
+    expect(previewOf(dry.stderr)).toMatchObject({
+      new_revision: true,
+      revision_triggers: ["source_revision_config.image_uri"],
+    });
     expect(patches(em)).toBe(0);
 
     const r = await runCli(["deploy", "patch", "api", "--image-uri", "ghcr.io/acme/api:2", "-o", "json"], {

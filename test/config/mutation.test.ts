@@ -3,11 +3,11 @@
 // a unit with an injected prompt.
 import { Readable } from "node:stream";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { CANCELLED_MESSAGE, type ConfirmPrompt, guardMutation } from "../../src/commands/mutation.js";
 import type { GlobalFlags } from "../../src/context.js";
 import { createContext } from "../../src/context-factory.js";
 import { InterruptedError, OperationError, UsageError } from "../../src/errors.js";
 import { exitCodeOf } from "../../src/exit-codes.js";
+import { CANCELLED_MESSAGE, type ConfirmPrompt, guardMutation } from "../../src/operations/confirm.js";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { instantClock, runCli } from "../helpers/run-cli.js";
 import { type Sandbox, sandbox } from "./fixtures.js";
@@ -139,6 +139,47 @@ describe("through the CLI", () => {
     });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`→ no profile (${em.url}): create deployment anon\n`);
+  });
+
+  test("a patch confirmed after another writer changed the deployment stops: nothing is sent over that change", async () => {
+    const em = await startTestEmulator();
+    const s = sandbox();
+    profiles(s, em);
+    const d = await em.createDeployment("internal_container", "shared", {
+      secrets: [{ name: "A", value: "alpha-value" }],
+    });
+    const patches = () => em.emulator.stats().requests["PATCH /v2/deployments/{deployment_id}"] ?? 0;
+    const options = { homeDir: s.home, cwd: s.cwd, env: { EMU_KEY: em.apiKey, NO_COLOR: "1" }, tty: true };
+    prompts.answer = async () => {
+      // While the user reads the preview, someone else adds a secret.
+      await em.patch(`/v2/deployments/${d.id}`, {
+        secrets: [
+          { name: "A", value: "alpha-value" },
+          { name: "B", value: "bravo" },
+        ],
+      });
+      return true;
+    };
+    const raced = await runCli(
+      ["deploy", "patch", "shared", "--secret", "C=charlie", "--profile", "prod"],
+      options,
+    );
+    expect(raced.code).toBe(1);
+    expect(raced.stderr).toContain("was changed by someone else while you were answering: nothing was sent");
+    expect(patches()).toBe(1);
+    expect(
+      (await em.get(`/v2/deployments/${d.id}`)).json.secrets.map((x: { name: string }) => x.name),
+    ).toEqual(["A", "B"]);
+
+    prompts.answer = async () => true;
+    const calm = await runCli(
+      ["deploy", "patch", "shared", "--secret", "C=charlie", "--profile", "prod"],
+      options,
+    );
+    expect(calm.code, calm.stderr).toBe(0);
+    expect(
+      (await em.get(`/v2/deployments/${d.id}`)).json.secrets.map((x: { name: string }) => x.name),
+    ).toEqual(["A", "B", "C"]);
   });
 
   test("on a terminal a confirm profile asks; No cancels with exit 1 and sends nothing, Yes proceeds", async () => {

@@ -105,3 +105,17 @@ export function cliEnv(
 ): Record<string, string> {
   return { CPCTL_BASE_URL: emulator.url, CPCTL_API_KEY: emulator.apiKey, ...extra };
 }
+
+/** The change preview a mutation wrote on stderr in json/ndjson mode (`{"preview":{...}}`). */
+export function previewOf(stderr: string): {
+  action: string;
+  name: string;
+  deployment_id: string | null;
+  new_revision: boolean;
+  revision_triggers: string[];
+  changes: { path: string; kind: string; current: unknown; desired: unknown; secret: boolean }[];
+} {
+  const line = stderr.split("\n").find((text) => text.startsWith('{"preview":'));
+  if (!line) throw new Error(`no preview on stderr:\n${stderr}`);
+  return JSON.parse(line).preview;
+}

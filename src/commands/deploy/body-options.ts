@@ -63,8 +63,39 @@ export function addExtraBodyOptions<C extends AnyCommand>(command: C): C {
       "--secret-ref <name=secret:key>",
       "environment variable from an existing orchestrator secret (repeatable; external_container)",
       collect,
+    )
+    .option(
+      "--allow-empty-secrets",
+      "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')",
     );
   return command;
+}
+
+/** How a patch treats what it does not name (CLI.md "Changing part of a deployment"). */
+export function addMergeOptions<C extends AnyCommand>(command: C): C {
+  command
+    .option("--unset-secret <name>", "remove this secret (repeatable); the others stay", collect)
+    .option(
+      "--unset-secret-ref <name>",
+      "remove this secret reference (repeatable); the others stay",
+      collect,
+    )
+    .option("--replace-secrets", "the secrets given are the whole set: every other secret is removed")
+    .option("--replace-secret-refs", "the secret references given are the whole set")
+    .option(
+      "--replace-resource-spec",
+      "the resource fields given are the whole resource_spec: every other field is removed",
+    );
+  return command;
+}
+
+/** The options addMergeOptions adds. */
+export interface MergeOptions {
+  unsetSecret?: string[];
+  unsetSecretRef?: string[];
+  replaceSecrets?: boolean;
+  replaceSecretRefs?: boolean;
+  replaceResourceSpec?: boolean;
 }
 
 /** What create, patch, apply and upload --patch are given: the body flags, --dry-run and the wait flags. */

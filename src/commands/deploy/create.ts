@@ -1,8 +1,10 @@
 import type { Ctx } from "../../context.js";
 import { buildBody, rejectIssues } from "../../manifest/build.js";
-import type { DeploymentT } from "../../model/responses.js";
+import { planApply } from "../../manifest/plan.js";
+import type { Change } from "../../model/changes.js";
 import type { CreateRequest } from "../../model/schemas.js";
 import { validateCreateRequest } from "../../model/validate.js";
+import { showPreview } from "../../operations/preview.js";
 import { completeCreateBody } from "../../prompt/complete-create.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -10,6 +12,8 @@ import { addExtraBodyOptions, addFieldOptions, addFileOption, type MutationOptio
 import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
 export type CreateOptions = MutationOptions;
+
+const NO_OPINIONS = { secrets: false, secretReferences: false };
 
 export default defineCommand({
   configure: (command) =>
@@ -33,63 +37,42 @@ export default defineCommand({
   },
 });
 
-export async function runCreate(ctx: Ctx, options: CreateOptions): Promise<DeploymentT | null> {
+export async function runCreate(ctx: Ctx, options: CreateOptions): Promise<void> {
   const built = await buildBody("create", options, ctx);
   await completeCreateBody(ctx, built.body);
   const checked = validateCreateRequest(built.body);
   if (!checked.ok) return rejectIssues(built, checked.issues, "the create request");
-  return sendCreate(ctx, checked.value, options);
+  await sendCreate(ctx, checked.value, options, planApply(checked.value, null, NO_OPINIONS).changes);
 }
 
-/** Sends a validated create (or prints it for --dry-run), then waits if asked. */
+/** Sends a validated create (or prints it for --dry-run), then prints and waits as asked. */
 export async function sendCreate(
   ctx: Ctx,
   body: CreateRequest,
   options: { dryRun?: boolean; wait?: boolean; timeout: number; interval: number },
-): Promise<DeploymentT | null> {
+  changes: Change[],
+): Promise<void> {
   const printer = await ctx.printer();
+  await showPreview(ctx, { action: "create", name: body.name, deploymentId: null, changes, triggers: [] });
   if (options.dryRun) {
     await printer.value(body);
     ctx.log.info("dry run: the request is valid; nothing was sent");
-    return null;
+    return;
   }
   // Loaded here, not at the top: --dry-run needs none of the confirmation, the HTTP client, the
   // duplicate guard, the views or the waiter.
-  const [{ guardMutation }, { createDeployment }, { guardedCreate }, { deploymentView }] = await Promise.all([
-    import("../mutation.js"),
+  const [{ guardMutation }, { createDeployment }, { guardedCreate }, { finishChange }] = await Promise.all([
+    import("../../operations/confirm.js"),
     import("../../api/endpoints.js"),
-    import("./create-guard.js"),
-    import("../../output/views.js"),
+    import("../../operations/create-guard.js"),
+    import("../../operations/after-change.js"),
   ]);
   await guardMutation(ctx, `create deployment ${body.name}`);
   const deployment = await guardedCreate(ctx, body, () =>
     ctx.api().then((api) => createDeployment(api, body)),
   );
-  // Printed before any wait, so the ID is on stdout even if the wait fails or is interrupted.
-  await printer.item(deployment, deploymentView);
   ctx.log.info(
     `created deployment ${deployment.name} (${deployment.id}); revision ${deployment.latest_revision_id ?? "none"}`,
   );
-  if (options.wait) await waitAfterMutation(ctx, deployment, options);
-  return deployment;
-}
-
-/** `--wait` after create, patch or apply: wait for the deployment's latest revision. */
-export async function waitAfterMutation(
-  ctx: Ctx,
-  deployment: DeploymentT,
-  options: { timeout: number; interval: number },
-) {
-  if (!deployment.latest_revision_id) {
-    ctx.log.info("no revision to wait for");
-    return;
-  }
-  const { assertDeployed, waitForRevision } = await import("../../wait/run.js");
-  const verdict = await waitForRevision(
-    ctx,
-    { deploymentId: deployment.id, revisionId: deployment.latest_revision_id },
-    options,
-  );
-  assertDeployed(ctx, verdict);
-  ctx.log.info(`revision ${verdict.revision_id} is ${verdict.status}`);
+  await finishChange(ctx, deployment, options);
 }

@@ -1,8 +1,9 @@
 import { deleteDeployment } from "../../api/endpoints.js";
-import { guardMutation } from "../mutation.js";
+import { guardMutation } from "../../operations/confirm.js";
+import { resolveDeployment } from "../../operations/resolve.js";
+import { sendChange } from "../../operations/uncertain.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { resolveDeployment } from "./resolve.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -19,7 +20,11 @@ prints {"id","name","deleted":true}. A confirmation line goes to stderr.${exampl
   run: async (ctx, [ref]) => {
     const deployment = await resolveDeployment(ctx, ref);
     await guardMutation(ctx, `delete deployment ${deployment.name} (${deployment.id})`, { always: true });
-    await deleteDeployment(await ctx.api(), deployment.id);
+    const api = await ctx.api();
+    // DELETE is retried by the API layer: an attempt before the one that failed may have deleted it.
+    await sendChange(ctx, { what: "delete", deploymentId: deployment.id, retried: true }, () =>
+      deleteDeployment(api, deployment.id),
+    );
     const printer = await ctx.printer();
     const result = { id: deployment.id, name: deployment.name, deleted: true };
     switch (printer.options.format) {

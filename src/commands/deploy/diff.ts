@@ -1,12 +1,12 @@
 import picocolors from "picocolors";
 import { ExitSignal } from "../../errors.js";
-import type { Change, Plan } from "../../manifest/plan.js";
-import { MASK } from "../../secrets.js";
+import type { Plan } from "../../manifest/plan.js";
+import { planFromFile } from "../../operations/plan-from-file.js";
+import { type ChangeStyle, changeAsJson, changeLines, countChanges } from "../../output/changes.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
 import type { CreateOptions } from "./create.js";
-import { planFromFile } from "./plan-from-file.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -24,18 +24,19 @@ export default defineCommand({
   run: async (ctx, _args, options) => {
     const { desired, current, plan } = await planFromFile(ctx, options as unknown as CreateOptions);
     const printer = await ctx.printer();
-    const show = (change: Change, value: unknown) =>
-      change.secret && !ctx.flags.showSecrets && value != null ? MASK : value;
+    const showSecrets = Boolean(ctx.flags.showSecrets);
     const report = {
       name: desired.name,
       deployment_id: current?.id ?? null,
       action: plan.action,
       triggers_revision: plan.action === "create" || plan.triggers.length > 0,
-      changes: plan.changes.map((c) => ({ ...c, current: show(c, c.current), desired: show(c, c.desired) })),
+      changes: plan.changes.map((c) => changeAsJson(c, showSecrets)),
     };
     const format = printer.options.format;
     if (format === "table")
-      printer.line(renderText(report.name, plan, report.changes, printer.options.color));
+      printer.line(
+        renderText(report.name, plan, { showSecrets, paint: picocolors.createColors(printer.options.color) }),
+      );
     else if (format === "id") for (const change of plan.changes) printer.line(change.path);
     else await printer.value(report);
     const refused = plan.changes.filter((c) => c.immutable);
@@ -48,24 +49,13 @@ export default defineCommand({
   },
 });
 
-function renderText(name: string, plan: Plan, changes: Change[], color: boolean): string {
-  const paint = picocolors.createColors(color);
+function renderText(name: string, plan: Plan, style: ChangeStyle): string {
+  const count = plan.changes.length;
   const headline =
     plan.action === "none"
       ? `deployment ${name}: no differences`
       : plan.action === "create"
         ? `deployment ${name} does not exist: apply would create it`
-        : `deployment ${name}: apply would patch ${changes.length} field${changes.length === 1 ? "" : "s"}${plan.triggers.length ? ` (new revision: ${plan.triggers.join(", ")})` : " (no new revision)"}`;
-  const lines = changes.map((c) => {
-    if (c.immutable)
-      return paint.red(`! ${c.path}: ${value(c.current)} -> ${value(c.desired)} (fixed at creation)`);
-    if (c.kind === "add") return paint.green(`+ ${c.path}: ${value(c.desired)}`);
-    if (c.kind === "remove") return paint.red(`- ${c.path}: ${value(c.current)}`);
-    return paint.yellow(`~ ${c.path}: ${value(c.current)} -> ${value(c.desired)}`);
-  });
-  return [headline, ...lines.map((line) => `  ${line}`)].join("\n");
-}
-
-function value(v: unknown): string {
-  return JSON.stringify(v) ?? "null";
+        : `deployment ${name}: apply would change ${countChanges(plan.changes)}${plan.triggers.length ? ` (new revision: ${plan.triggers.join(", ")})` : " (no new revision)"}`;
+  return [headline, ...changeLines(plan.changes, style).map((line) => `  ${line}`)].join(count ? "\n" : "");
 }

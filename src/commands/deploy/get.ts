@@ -1,7 +1,7 @@
+import { resolveDeployment } from "../../operations/resolve.js";
 import { deploymentView } from "../../output/views.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { resolveDeployment } from "./resolve.js";
 
 export default defineCommand({
   configure: (command) =>

@@ -8,6 +8,7 @@ import {
   LIST_LIMIT_MAX,
   LIST_LIMIT_MIN,
 } from "../../model/enums.js";
+import { fetchPage, sayMoreExist } from "../../operations/page.js";
 import { deploymentView } from "../../output/views.js";
 import { booleanWord, examples, integerIn, uuidList } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -63,8 +64,9 @@ export default defineCommand({
     const api = await ctx.api();
     const printer = await ctx.printer();
     if (!options.all) {
-      const page = await listDeployments(api, filters, { limit: options.limit, offset: options.offset });
-      await printer.list(page.resources, deploymentView);
+      const { items, more } = await fetchPage((page) => listDeployments(api, filters, page), options);
+      await printer.list(items, deploymentView);
+      if (more) sayMoreExist(ctx, "deployments", items.length, options);
       return;
     }
     // One page in memory at a time: each page is written before the next is fetched.

@@ -1,86 +1,137 @@
-import { patchDeployment } from "../../api/endpoints.js";
 import type { Ctx } from "../../context.js";
 import { UsageError } from "../../errors.js";
-import { buildBody, rejectIssues } from "../../manifest/build.js";
+import { type BuiltBody, buildBody, rejectIssues } from "../../manifest/build.js";
+import { changesBetween } from "../../model/changes.js";
+import { mergeChange } from "../../model/merge.js";
 import type { DeploymentT } from "../../model/responses.js";
-import { revisionTriggers } from "../../model/rules.js";
-import type { PatchRequest } from "../../model/schemas.js";
-import { validatePatchRequest } from "../../model/validate.js";
-import { deploymentView } from "../../output/views.js";
-import { guardMutation } from "../mutation.js";
+import { validatePatchRequest, validatePatchShape } from "../../model/validate.js";
+import { type PlannedPatch, patchWithPreview } from "../../operations/patch.js";
+import { resolveDeployment } from "../../operations/resolve.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { addExtraBodyOptions, addFieldOptions, addFileOption, type MutationOptions } from "./body-options.js";
-import { waitAfterMutation } from "./create.js";
-import { resolveDeployment } from "./resolve.js";
+import {
+  addExtraBodyOptions,
+  addFieldOptions,
+  addFileOption,
+  addMergeOptions,
+  type MergeOptions,
+  type MutationOptions,
+} from "./body-options.js";
 import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
+
+export type PatchCommandOptions = MutationOptions & MergeOptions;
 
 export default defineCommand({
   configure: (command) =>
-    addExtraBodyOptions(
-      addFieldOptions(
-        addFileOption(command.argument("<deployment>", "deployment ID, or its exact name")),
-        "patch",
+    addMergeOptions(
+      addExtraBodyOptions(
+        addFieldOptions(
+          addFileOption(command.argument("<deployment>", "deployment ID, or its exact name")),
+          "patch",
+        ),
       ),
     )
-      .option("--dry-run", "validate and print the patch body (secret values masked); send nothing")
+      .option("--dry-run", "show the changes and the patch body (secret values masked); send nothing")
       .option("--wait", "then wait for the deployment's latest revision (as `deploy wait`)")
       .addOption(timeoutOption())
       .addOption(intervalOption())
       .addHelpText(
         "after",
-        `\nOnly the fields given are sent. repo_ref, agent_config_path, image_uri, source_tarball_path,
-resource_spec and secrets start a new revision; the command says whether one started.${WAIT_HELP}${examples(
+        `
+Changes only what is named; everything else stays as it is. The API replaces secrets,
+secret_references and resource_spec whole, so cpctl reads the deployment, merges the change
+into them and sends the whole result: --secret and --secrets-file set those secrets and keep
+the others, resource flags and --set source_config.resource_spec.* keep the other fields
+(labels and annotations merge by key; a list is replaced only when named), and a limit that
+sat at its default (2 x cpu, ...) follows its request. --set PATH=null clears one resource
+field or key. A file given with -f is merged the same way (null in it means "no opinion").
+
+Before sending, stderr shows every change, field by field and secret by name (values masked),
+removals included; with -o json it is one line {"preview":{...}}. --dry-run shows the same
+and sends nothing. repo_ref, agent_config_path, image_uri, source_tarball_path,
+resource_spec and secrets start a new revision; the command says whether one started.
+A secret value of "****" (the mask) is refused, and so is an empty one unless
+--allow-empty-secrets. If the server returns secrets without their values, cpctl refuses to
+merge rather than write back what it cannot see: give the whole set with --replace-secrets.${WAIT_HELP}${examples(
+          "cpctl deploy patch my-agent --secret OPENAI_API_KEY=sk-new   # the other secrets stay",
+          "cpctl deploy patch my-api --cpu 2 --max-scale 5 --dry-run     # memory, labels, ... stay",
+          "cpctl deploy patch my-api --unset-secret OLD_TOKEN",
+          "cpctl deploy patch my-api --set source_config.resource_spec.labels.team=null",
           "cpctl deploy patch my-agent --repo-ref release-2 --wait",
-          "cpctl deploy patch my-api --image-uri ghcr.io/acme/api:1.3 --cpu 2 --memory-mb 4096",
-          "cpctl deploy patch my-agent --build-on-push=false   # no new revision",
+          "cpctl deploy patch my-agent --no-build-on-push   # no new revision",
         )}`,
       ),
   run: async (ctx, [ref], options) => {
-    await runPatch(ctx, await resolveDeployment(ctx, ref), options as unknown as MutationOptions);
+    await runPatch(ctx, await resolveDeployment(ctx, ref), options as unknown as PatchCommandOptions);
   },
 });
 
-export async function runPatch(ctx: Ctx, current: DeploymentT, options: MutationOptions): Promise<void> {
-  const built = await buildBody("patch", options, ctx);
-  if (!built.hasFields) {
+export async function runPatch(ctx: Ctx, current: DeploymentT, options: PatchCommandOptions): Promise<void> {
+  const built = await buildBody("patch", options, ctx, current);
+  const unsets = (options.unsetSecret?.length ?? 0) + (options.unsetSecretRef?.length ?? 0);
+  if (!built.hasFields && unsets === 0) {
     throw new UsageError(
       "nothing to change: give a field flag (e.g. --image-uri), --set PATH=VALUE, a secret flag or -f FILE",
     );
   }
   dropFixedIdentity(built.body, current);
-  const checked = validatePatchRequest(built.body, current);
-  if (!checked.ok) return rejectIssues(built, checked.issues, "the patch");
-  await sendPatch(ctx, current, checked.value, options);
+  checkReplaceFlags(built, options);
+  const shape = validatePatchShape(built.body);
+  if (!shape.ok) return rejectIssues(built, shape.issues, "the patch");
+  if (Array.isArray(built.body.secrets) && built.body.secrets.length === 0 && !options.replaceSecrets) {
+    ctx.log.info(
+      "note: an empty secrets list in a patch changes nothing (secrets merge by name); --replace-secrets makes it the whole set",
+    );
+  }
+  await patchWithPreview(ctx, current, await planPatch(ctx, built, current, options), options);
 }
 
-/** Sends a validated patch, reports whether it started a revision, and waits if asked. */
-export async function sendPatch(
+/** The change merged into the deployment (model/merge.ts), validated as the server will see it. */
+async function planPatch(
   ctx: Ctx,
+  built: BuiltBody,
   current: DeploymentT,
-  body: PatchRequest,
-  options: { dryRun?: boolean; wait?: boolean; timeout: number; interval: number },
-): Promise<DeploymentT | null> {
-  const printer = await ctx.printer();
-  const triggers = revisionTriggers(body);
-  if (options.dryRun) {
-    await printer.value(body);
-    ctx.log.info(
-      `dry run: nothing was sent; this patch ${triggers.length ? `would start a new revision (${triggers.join(", ")})` : "would not start a new revision"}`,
+  options: PatchCommandOptions,
+): Promise<PlannedPatch> {
+  const merged = mergeChange(current, {
+    body: built.body,
+    clear: built.clears,
+    unsetSecrets: options.unsetSecret,
+    unsetSecretRefs: options.unsetSecretRef,
+    replaceSecrets: options.replaceSecrets,
+    replaceSecretRefs: options.replaceSecretRefs,
+    replaceResourceSpec: options.replaceResourceSpec,
+  });
+  for (const name of merged.absent.secrets)
+    ctx.log.warn(`deployment ${current.name} has no secret ${name} to unset`);
+  for (const name of merged.absent.secretRefs)
+    ctx.log.warn(`deployment ${current.name} has no secret reference ${name} to unset`);
+  const checked = validatePatchRequest(merged.body, current);
+  if (!checked.ok) return rejectIssues(built, checked.issues, "the patch");
+  return { body: checked.value, changes: changesBetween(current, merged.after) };
+}
+
+/** A --replace-* flag makes what is given the whole set: with nothing given it would empty it. */
+function checkReplaceFlags(built: BuiltBody, options: PatchCommandOptions): void {
+  const spec = (built.body.source_config as { resource_spec?: unknown } | undefined)?.resource_spec;
+  const missing: string[] = [];
+  if (options.replaceSecrets && !Array.isArray(built.body.secrets))
+    missing.push(
+      "--replace-secrets needs the secrets to keep (--secret, --secrets-file or a secrets list in -f FILE)",
     );
-    return null;
+  if (options.replaceSecretRefs && !Array.isArray(built.body.secret_references))
+    missing.push(
+      "--replace-secret-refs needs the references to keep (--secret-ref, or secret_references in -f FILE)",
+    );
+  if (options.replaceResourceSpec && spec == null)
+    missing.push(
+      "--replace-resource-spec needs the resource fields to keep (resource flags, --set or -f FILE)",
+    );
+  if (missing.length > 0) {
+    throw new UsageError(missing.join("\n")).withHint(
+      "To remove everything, say so: --set secrets=null, --set secret_references=null or --set source_config.resource_spec=null.",
+    );
   }
-  await guardMutation(ctx, `patch deployment ${current.name}`);
-  const updated = await patchDeployment(await ctx.api(), current.id, body);
-  await printer.item(updated, deploymentView);
-  const started = updated.latest_revision_id !== current.latest_revision_id;
-  ctx.log.info(
-    started
-      ? `patched ${updated.name}; new revision ${updated.latest_revision_id} started`
-      : `patched ${updated.name}; no new revision (none of the changed fields needs one)`,
-  );
-  if (options.wait) await waitAfterMutation(ctx, updated, options);
-  return updated;
 }
 
 /**

@@ -2,10 +2,11 @@ import { Option } from "@commander-js/extra-typings";
 import { allRevisions, listRevisions } from "../../api/endpoints.js";
 import { UsageError } from "../../errors.js";
 import { LIST_LIMIT_MAX, LIST_LIMIT_MIN, REVISION_STATUSES } from "../../model/enums.js";
+import { fetchPage, sayMoreExist } from "../../operations/page.js";
+import { resolveDeploymentId } from "../../operations/resolve.js";
 import { revisionView } from "../../output/views.js";
 import { examples, integerIn } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { resolveDeploymentId } from "./resolve.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -35,12 +36,12 @@ export default defineCommand({
     const api = await ctx.api();
     const printer = await ctx.printer();
     if (!options.all) {
-      const page = await listRevisions(api, id, {
-        limit: options.limit,
-        offset: options.offset,
-        status: options.status,
-      });
-      await printer.list(page.resources, revisionView);
+      const { items, more } = await fetchPage(
+        (page) => listRevisions(api, id, { ...page, status: options.status }),
+        options,
+      );
+      await printer.list(items, revisionView);
+      if (more) sayMoreExist(ctx, "revisions", items.length, options);
       return;
     }
     const writer = printer.listWriter(revisionView);

@@ -1,16 +1,18 @@
 import { InvalidArgumentError, Option } from "@commander-js/extra-typings";
-import { createUploadUrl, uploadTarball } from "../../api/endpoints.js";
+import { createUploadUrl, getDeployment, uploadTarball } from "../../api/endpoints.js";
 import type { Ctx } from "../../context.js";
 import { NetworkError, UsageError, ValidationError } from "../../errors.js";
+import { changesBetween } from "../../model/changes.js";
+import { mergeChange } from "../../model/merge.js";
 import type { DeploymentT } from "../../model/responses.js";
 import { describeIssue, validatePatchRequest } from "../../model/validate.js";
+import { guardMutation } from "../../operations/confirm.js";
+import { patchWithPreview } from "../../operations/patch.js";
+import { resolveDeployment } from "../../operations/resolve.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes, parseSize, SIZE_HELP } from "../../upload/size.js";
 import { describeSource, type PreparedSource, prepareSource } from "../../upload/source.js";
-import { guardMutation } from "../mutation.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { sendPatch } from "./patch.js";
-import { resolveDeployment } from "./resolve.js";
 import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
 interface UploadOptions {
@@ -133,15 +135,24 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
       });
     return;
   }
-  const body = { source_revision_config: { source_tarball_path: objectPath } };
-  const checked = validatePatchRequest(body, deployment);
+  // The upload took time: the patch is planned against the deployment as it is now.
+  const current = await getDeployment(api, deployment.id);
+  const merged = mergeChange(current, {
+    body: { source_revision_config: { source_tarball_path: objectPath } },
+  });
+  const checked = validatePatchRequest(merged.body, current);
   if (!checked.ok) {
     throw new ValidationError(
       `the patch is not valid:\n${checked.issues.map((issue) => `  ${describeIssue(issue)}`).join("\n")}`,
       checked.issues,
     );
   }
-  await sendPatch(ctx, deployment, checked.value, options);
+  await patchWithPreview(
+    ctx,
+    current,
+    { body: checked.value, changes: changesBetween(current, merged.after) },
+    options,
+  );
 }
 
 function warnSkipped(ctx: Ctx, source: PreparedSource): void {

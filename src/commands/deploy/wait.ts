@@ -1,11 +1,11 @@
 import { OperationError } from "../../errors.js";
+import { resolveDeployment, resolveDeploymentId } from "../../operations/resolve.js";
+import { assertDeployed, waitForRevision } from "../../operations/wait.js";
 import type { View } from "../../output/printer.js";
 import { formatDuration } from "../../util/duration.js";
 import type { WaitVerdict } from "../../wait/poll.js";
-import { assertDeployed, waitForRevision } from "../../wait/run.js";
 import { examples, uuid } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { resolveDeployment, resolveDeploymentId } from "./resolve.js";
 import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
 export const verdictView: View<WaitVerdict> = {
@@ -44,6 +44,6 @@ export default defineCommand({
     if (!revisionId) throw new OperationError(`deployment ${ref} has no revision to wait for`, "no_revision");
     const verdict = await waitForRevision(ctx, { deploymentId, revisionId }, options);
     await (await ctx.printer()).item(verdict, verdictView);
-    assertDeployed(ctx, verdict);
+    await assertDeployed(ctx, verdict);
   },
 });

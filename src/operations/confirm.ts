@@ -30,9 +30,13 @@ export function markConfirmed(ctx: Ctx): void {
   confirmedRuns.add(ctx);
 }
 
-/** `action` says what will happen, e.g. "delete deployment my-agent". */
-export async function guardMutation(ctx: Ctx, action: string, options: GuardOptions = {}): Promise<void> {
-  if (confirmedRuns.has(ctx)) return;
+/**
+ * `action` says what will happen, e.g. "delete deployment my-agent". Resolves to true when a
+ * question was asked and answered yes: the user took time, and the deployment may have been
+ * changed by someone else meanwhile.
+ */
+export async function guardMutation(ctx: Ctx, action: string, options: GuardOptions = {}): Promise<boolean> {
+  if (confirmedRuns.has(ctx)) return false;
   const settings = await ctx.settings();
   const target = `${settings.profile ? `profile ${settings.profile}` : "no profile"} (${settings.baseUrl ? displayUrl(settings.baseUrl) : "no address"})`;
   if (ctx.io.stderr.isTTY) ctx.io.stderr.write(`${ctx.paint.bold("→")} ${target}: ${action}\n`);
@@ -40,7 +44,7 @@ export async function guardMutation(ctx: Ctx, action: string, options: GuardOpti
   const mustConfirm = settings.confirm || Boolean(options.always);
   if (!mustConfirm || ctx.flags.yes) {
     markConfirmed(ctx);
-    return;
+    return false;
   }
 
   const why = settings.confirm
@@ -57,6 +61,7 @@ export async function guardMutation(ctx: Ctx, action: string, options: GuardOpti
   const yes = await ask(ctx, `${capitalize(action)} on ${target}?`);
   if (!yes) throw new OperationError(CANCELLED_MESSAGE, "cancelled");
   markConfirmed(ctx);
+  return true;
 }
 
 /**

@@ -3,15 +3,14 @@
 import type { Ctx } from "../context.js";
 import { InterruptedError, WaitFailedError, WaitTimeoutError } from "../errors.js";
 import { formatDuration } from "../util/duration.js";
-import { MAX_INTERVAL_MS, pollRevision, type WaitVerdict } from "./poll.js";
-import { createReporter } from "./progress.js";
+import { MAX_INTERVAL_MS, pollRevision, type WaitVerdict } from "../wait/poll.js";
+import { createReporter } from "../wait/progress.js";
+import { suggestCommand } from "./suggest.js";
 
 export interface WaitFlags {
   timeout: number;
   interval: number;
 }
-
-export const WAIT_DEFAULTS = { timeout: "30m", interval: "5s" } as const;
 
 export async function waitForRevision(
   ctx: Ctx,
@@ -34,14 +33,16 @@ export async function waitForRevision(
   );
 }
 
-/** The command that resumes this wait, for the messages after Ctrl-C and time-outs. */
-export function resumeCommand(ctx: Ctx, verdict: WaitVerdict): string {
-  const profile = ctx.flags.profile ? ` --profile ${ctx.flags.profile}` : "";
-  return `cpctl deploy wait ${verdict.deployment_id} --revision ${verdict.revision_id}${profile}`;
+/**
+ * The command that resumes this wait, for the messages after Ctrl-C and time-outs: it reaches
+ * the same deployment from another shell (see suggest.ts), never with a credential in it.
+ */
+export function resumeCommand(ctx: Ctx, verdict: WaitVerdict): Promise<string> {
+  return suggestCommand(ctx, ["deploy", "wait", verdict.deployment_id, "--revision", verdict.revision_id]);
 }
 
 /** Throws the error whose exit code tells the verdict; returns for "deployed". */
-export function assertDeployed(ctx: Ctx, verdict: WaitVerdict): void {
+export async function assertDeployed(ctx: Ctx, verdict: WaitVerdict): Promise<void> {
   const revision = `revision ${verdict.revision_id}`;
   const after = formatDuration(verdict.elapsed_seconds * 1000);
   switch (verdict.result) {
@@ -49,15 +50,15 @@ export function assertDeployed(ctx: Ctx, verdict: WaitVerdict): void {
       return;
     case "failed":
       throw new WaitFailedError(`${revision} ended ${verdict.status} after ${after}`).withHint(
-        `See its history with: cpctl deploy revisions ${verdict.deployment_id}`,
+        `See its history with: ${await suggestCommand(ctx, ["deploy", "revisions", verdict.deployment_id])}`,
       );
     case "timed_out":
       throw new WaitTimeoutError(
         `timed out after ${after} waiting for ${revision} (last status: ${verdict.status ?? "unknown"})`,
-      ).withHint(`Resume with: ${resumeCommand(ctx, verdict)}`);
+      ).withHint(`Resume with: ${await resumeCommand(ctx, verdict)}`);
     case "interrupted":
       throw new InterruptedError(
         `interrupted while waiting for ${revision} (last status: ${verdict.status ?? "unknown"})`,
-      ).withHint(`Resume with: ${resumeCommand(ctx, verdict)}`);
+      ).withHint(`Resume with: ${await resumeCommand(ctx, verdict)}`);
   }
 }

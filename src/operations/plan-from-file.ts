@@ -1,25 +1,40 @@
 // The shared first half of apply and diff: the file (and flags) as a valid create request,
 // the deployment of that name if there is one, and the plan between them.
-import type { Ctx } from "../../context.js";
-import { UsageError } from "../../errors.js";
-import { type BodyOptions, buildBody, rejectIssues } from "../../manifest/build.js";
-import { type Plan, planApply } from "../../manifest/plan.js";
-import type { DeploymentT } from "../../model/responses.js";
-import type { CreateRequest } from "../../model/schemas.js";
-import { validateCreateRequest } from "../../model/validate.js";
+import type { Ctx } from "../context.js";
+import { UsageError } from "../errors.js";
+import { type BodyOptions, buildBody, rejectIssues } from "../manifest/build.js";
+import { type Opinions, type Plan, planApply } from "../manifest/plan.js";
+import type { DeploymentT } from "../model/responses.js";
+import type { CreateRequest } from "../model/schemas.js";
+import { validateCreateRequest } from "../model/validate.js";
 import { deploymentsNamed } from "./resolve.js";
 
 export interface FilePlan {
   desired: CreateRequest;
   current: DeploymentT | null;
   plan: Plan;
+  opinions: Opinions;
 }
 
 export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<FilePlan> {
   const built = await buildBody("create", options, ctx);
   const checked = validateCreateRequest(built.body);
   if (!checked.ok) return rejectIssues(built, checked.issues, `${built.file?.name ?? "the deployment"}`);
-  const desired = checked.value;
+  const fileData = built.file?.data ?? {};
+  const opinions: Opinions = {
+    secrets: fileData.secrets !== undefined || Boolean(options.secret?.length || options.secretsFile),
+    secretReferences: fileData.secret_references !== undefined || Boolean(options.secretRef?.length),
+    clear: built.clears,
+  };
+  return planAgainstDeployment(ctx, checked.value, opinions);
+}
+
+/** The plan of `desired` against the deployment of its name as it is now (read again on each call). */
+export async function planAgainstDeployment(
+  ctx: Ctx,
+  desired: CreateRequest,
+  opinions: Opinions,
+): Promise<FilePlan> {
   const matches = await deploymentsNamed(ctx, desired.name);
   if (matches.length > 1) {
     throw new UsageError(
@@ -27,12 +42,7 @@ export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<File
     );
   }
   const current = matches[0] ?? null;
-  const fileData = built.file?.data ?? {};
-  const plan = planApply(desired, current, {
-    secrets: fileData.secrets !== undefined || Boolean(options.secret?.length || options.secretsFile),
-    secretReferences: fileData.secret_references !== undefined || Boolean(options.secretRef?.length),
-  });
-  return { desired, current, plan };
+  return { desired, opinions, current, plan: planApply(desired, current, opinions) };
 }
 
 /** The fixed fields a plan would have to change: apply refuses them, naming each. */

@@ -1,10 +1,10 @@
 // `<ID|NAME>` arguments: a UUID is used as it is; anything else is looked up as an exact
 // name across all pages (CLI.md). No match: exit 4. More than one: exit 2, with the IDs.
-import { allDeployments, getDeployment } from "../../api/endpoints.js";
-import type { Ctx } from "../../context.js";
-import { NotFoundError, UsageError } from "../../errors.js";
-import { isUuid } from "../../model/enums.js";
-import type { DeploymentT } from "../../model/responses.js";
+import { allDeployments, getDeployment } from "../api/endpoints.js";
+import type { Ctx } from "../context.js";
+import { NotFoundError, UsageError } from "../errors.js";
+import { isUuid } from "../model/enums.js";
+import type { DeploymentT } from "../model/responses.js";
 
 /** The deployment's ID, fetching only what is needed to know it. */
 export async function resolveDeploymentId(ctx: Ctx, ref: string): Promise<string> {

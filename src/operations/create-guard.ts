@@ -6,13 +6,13 @@
 // deployment although its answer never arrived. The command still ends with exit 130, but
 // first it looks the name up (briefly, on a signal of its own: ctx.signal is already
 // aborted) and prints the deployment it finds, so the user is never left without its ID.
-import { listDeployments } from "../../api/endpoints.js";
-import { RequestInterruptedError } from "../../api/transport.js";
-import type { Ctx } from "../../context.js";
-import { ApiError, type CliError, InterruptedError, NetworkError } from "../../errors.js";
-import type { DeploymentT } from "../../model/responses.js";
-import type { CreateRequest } from "../../model/schemas.js";
-import { deploymentView } from "../../output/views.js";
+import { listDeployments } from "../api/endpoints.js";
+import { RequestInterruptedError } from "../api/transport.js";
+import type { Ctx } from "../context.js";
+import { ApiError, type CliError, InterruptedError, NetworkError } from "../errors.js";
+import type { DeploymentT } from "../model/responses.js";
+import type { CreateRequest } from "../model/schemas.js";
+import { deploymentView } from "../output/views.js";
 import { deploymentsNamed } from "./resolve.js";
 
 /** How long the look-up after Ctrl-C may take, at most (the user is waiting to get out). */

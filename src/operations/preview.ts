@@ -1,0 +1,53 @@
+// The change preview every mutation writes on stderr before it sends (and --dry-run too):
+// field by field and secret by name, removals marked, secret values masked. In json/ndjson
+// mode it is one JSON object on a line of its own, `{"preview":{...}}`, so that a script can
+// read what is about to change (or what a --dry-run would change) without parsing text;
+// stdout keeps the result alone.
+import type { Ctx } from "../context.js";
+import type { Change } from "../model/changes.js";
+import { changeAsJson, changeLines, countChanges } from "../output/changes.js";
+import { isMachineFormat } from "../output/format.js";
+
+export interface Preview {
+  action: "create" | "patch" | "redeploy";
+  name: string;
+  /** null for a deployment that does not exist yet. */
+  deploymentId: string | null;
+  changes: readonly Change[];
+  /** What starts a new revision ("source_config.resource_spec", "secrets", ...): empty when none does. */
+  triggers: readonly string[];
+}
+
+export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
+  const printer = await ctx.printer();
+  const showSecrets = Boolean(ctx.flags.showSecrets);
+  const newRevision = preview.action !== "patch" || preview.triggers.length > 0;
+  if (isMachineFormat(printer.options.format)) {
+    const json = {
+      preview: {
+        action: preview.action,
+        name: preview.name,
+        deployment_id: preview.deploymentId,
+        new_revision: newRevision,
+        revision_triggers: preview.triggers,
+        changes: preview.changes.map((change) => changeAsJson(change, showSecrets)),
+      },
+    };
+    ctx.io.stderr.write(`${JSON.stringify(json)}\n`);
+    return;
+  }
+  const revision =
+    preview.action !== "patch"
+      ? ""
+      : preview.triggers.length > 0
+        ? `; starts a new revision (${preview.triggers.join(", ")})`
+        : "; no new revision";
+  const headline =
+    preview.action === "create"
+      ? `Creating deployment ${preview.name}:`
+      : preview.changes.length === 0
+        ? `No field of deployment ${preview.name} changes${revision}`
+        : `Changes to deployment ${preview.name}: ${countChanges(preview.changes)}${revision}`;
+  const lines = changeLines(preview.changes, { showSecrets, paint: ctx.paint });
+  ctx.io.stderr.write(`${[headline, ...lines.map((line) => `  ${line}`)].join("\n")}\n`);
+}
