@@ -427,6 +427,20 @@ describe("values that are never values", () => {
     expect(fromFile.stderr).toContain("--allow-empty-secrets");
     expect(patches(em)).toBe(0);
 
+    writeFileSync(join(dir, "empty.env"), "B=\n");
+    for (const [args, stdin] of [
+      [["--secret", "B="], undefined],
+      [["--secrets-file", "empty.env"], undefined],
+      [["-f", "-"], '{"secrets":[{"name":"B","value":""}]}'],
+      [["--set", "secrets[0].name=B", "--set", "secrets[0].value="], undefined],
+    ] as [string[], string | undefined][]) {
+      const r = await patch(em, args, { cwd: dir, stdin });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr).toContain("secret B");
+      expect(r.stderr).toContain("is empty");
+    }
+    expect(patches(em)).toBe(0);
+
     const allowed = await patch(em, ["--secret", "B", "--allow-empty-secrets"], { env: { B: "" } });
     expect(allowed.code, allowed.stderr).toBe(0);
     expect((await stateOf(em, d.id)).secrets).toContainEqual({ name: "B", value: "" });
