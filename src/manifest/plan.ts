@@ -32,22 +32,7 @@ export interface Opinions {
 }
 
 export function planApply(desired: CreateRequest, current: DeploymentT | null, opinions: Opinions): Plan {
-  if (!current) {
-    // What the service will hold: the request with its resource defaults filled.
-    const nothing: DeploymentState = {
-      source: desired.source,
-      source_config: {},
-      source_revision_config: {},
-      secrets: [],
-      secret_references: null,
-    };
-    const changes = [
-      addition("name", desired.name),
-      addition("source", desired.source),
-      ...changesBetween(null, predictPatched(nothing, desired)),
-    ];
-    return { action: "create", body: desired, changes, triggers: [] };
-  }
+  if (!current) return { action: "create", body: desired, changes: creationChanges(desired), triggers: [] };
   const { body, after } = mergeChange(current, {
     body: {
       source_config: desired.source_config,
@@ -88,6 +73,22 @@ function dropUnchanged(body: Record<string, unknown>, current: DeploymentT): voi
     }
     if (Object.keys(fields).length === 0) delete body[group];
   }
+}
+
+/** What creating `desired` adds: every field as the service will hold it (resource defaults filled). */
+export function creationChanges(desired: CreateRequest): Change[] {
+  const nothing: DeploymentState = {
+    source: desired.source,
+    source_config: {},
+    source_revision_config: {},
+    secrets: [],
+    secret_references: null,
+  };
+  return [
+    addition("name", desired.name),
+    addition("source", desired.source),
+    ...changesBetween(null, predictPatched(nothing, desired)),
+  ];
 }
 
 function addition(path: string, value: unknown): Change {

@@ -1,6 +1,6 @@
 import type { Ctx } from "../../context.js";
 import { buildBody, rejectIssues } from "../../manifest/build.js";
-import { planApply } from "../../manifest/plan.js";
+import { creationChanges } from "../../manifest/plan.js";
 import type { Change } from "../../model/changes.js";
 import type { CreateRequest } from "../../model/schemas.js";
 import { validateCreateRequest } from "../../model/validate.js";
@@ -12,8 +12,6 @@ import { addExtraBodyOptions, addFieldOptions, addFileOption, type MutationOptio
 import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
 export type CreateOptions = MutationOptions;
-
-const NO_OPINIONS = { secrets: false, secretReferences: false };
 
 export default defineCommand({
   configure: (command) =>
@@ -42,7 +40,7 @@ export async function runCreate(ctx: Ctx, options: CreateOptions): Promise<void>
   await completeCreateBody(ctx, built.body);
   const checked = validateCreateRequest(built.body);
   if (!checked.ok) return rejectIssues(built, checked.issues, "the create request");
-  await sendCreate(ctx, checked.value, options, planApply(checked.value, null, NO_OPINIONS).changes);
+  await sendCreate(ctx, checked.value, options, creationChanges(checked.value));
 }
 
 /** Sends a validated create (or prints it for --dry-run), then prints and waits as asked. */
