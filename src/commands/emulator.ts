@@ -17,8 +17,15 @@ export default defineCommand({
       .option("--stage-ms <ms>", `how long each revision stage takes (default ${DEFAULT_STAGE_MS})`)
       .option(
         "--api-key <key>",
-        "accept only this API key (repeatable); without it any non-empty key or token is accepted",
+        "accept only this API key or token (repeatable): KEY acts for its own tenant (printed at start-up), " +
+          "KEY=TENANT[,TENANT...] for those tenants (several: the tenant header picks one); " +
+          "without it any non-empty key or token is accepted",
         collect,
+      )
+      .option(
+        "--control-token <token>",
+        "the token the emulator-wide controls (clock, faults, stats, reset) require in X-Control-Token; " +
+          "with --api-key they are refused without one",
       )
       .option("--tenant-header <name>", "header that carries the tenant ID (default X-Tenant-Id)")
       .addHelpText(
@@ -26,12 +33,14 @@ export default defineCommand({
         `\nThe first line on stdout is \`listening on http://HOST:PORT\`. Test controls live under /_emulator/ (see the README).${examples(
           "cpctl emulator",
           "cpctl emulator --port 0 --stage-ms 50 --state ./cp.state.json",
-          "cpctl emulator --api-key dev-key --api-key ci-key",
+          "cpctl emulator --api-key dev-key --api-key ci-key --control-token ctl-secret",
+          "cpctl emulator --api-key org-key=0a0a0a0a-0000-4000-8000-000000000000,0b0b0b0b-0000-4000-8000-000000000000",
         )}`,
       ),
   run: async (ctx, _args, options) => {
     const emulator = await startEmulator(parseEmulatorArgs(options));
     ctx.io.stdout.write(`listening on ${emulator.url}\n`);
+    for (const line of emulator.describeKeys()) ctx.log.info(line);
     ctx.log.info("local control plane ready; Ctrl-C stops it");
     // Runs until Ctrl-C or SIGTERM; stopping a server on request is a success (exit 0).
     await new Promise<void>((resolve) => {

@@ -21,9 +21,10 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RevisionStatus } from "../model/enums.js";
 import type { GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
-import { type AuthConfig, authenticate, DEFAULT_TENANT_HEADER, tenantIdForCredential } from "./auth.js";
+import { type AuthConfig, authenticate, DEFAULT_TENANT_HEADER } from "./auth.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { type Clock, OffsetClock } from "./clock.js";
+import { type ControlAuthConfig, checkOperator } from "./control-auth.js";
 import { addControlRoutes } from "./control-routes.js";
 import { type ClockView, Controls, type TracingProjectView } from "./controls.js";
 import { type Core, RequestStats } from "./core.js";
@@ -36,6 +37,7 @@ import {
 } from "./defaults.js";
 import { addDeploymentRoutes } from "./deployments.js";
 import { type Fault, Faults, faultDoesWork, faultStatus, htmlErrorPage } from "./faults.js";
+import { describeKeyGrants, KeyGrants, tenantIdForCredential } from "./key-grants.js";
 import { addListingRoutes } from "./listings.js";
 import { StateFile } from "./persistence.js";
 import { type EmulatorResponse, HttpError } from "./responses.js";
@@ -64,8 +66,13 @@ export interface EmulatorOptions {
   host?: string;
   /** How long each revision stage lasts. Default 1500. */
   stageMs?: number;
-  /** The only API keys / bearer tokens accepted. Absent or empty: any non-empty one. */
+  /**
+   * The only API keys / bearer tokens accepted, each `KEY` (acts for its own derived tenant)
+   * or `KEY=TENANT[,TENANT...]` (acts for those). Absent or empty: any non-empty one.
+   */
   apiKeys?: string[];
+  /** The token the emulator-wide controls require (X-Control-Token). See control-auth.ts. */
+  controlToken?: string;
   /** Saves the state in this file (and uploads in `<file>.uploads/`). Absent: memory only. */
   statePath?: string;
   /** Name of the tenant ID header. Default X-Tenant-Id. */
@@ -129,8 +136,13 @@ export interface RunningEmulator {
    */
   observe(listener: (event: RequestEvent) => void): () => void;
 
-  /** The tenant a key or token stands for when no tenant header is sent. */
+  /**
+   * The tenant a key or token stands for when no tenant header is sent (a configured key
+   * granted several tenants: the first of them, although requests must then name one).
+   */
   tenantFor(credential: string): string;
+  /** One line per configured key: the tenants it acts for (for the start-up message). */
+  describeKeys(): string[];
   /** What the tenant finds seeded: listeners and integrations (both listings). */
   seed(tenantId: string): {
     listeners: ListenerT[];
@@ -174,10 +186,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     stats: new RequestStats(),
     maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
   };
+  const grants = options.apiKeys?.length ? new KeyGrants(options.apiKeys) : null;
   const auth: AuthConfig = {
-    apiKeys: options.apiKeys?.length ? new Set(options.apiKeys) : null,
+    grants,
     tenantHeader: options.tenantHeader ?? DEFAULT_TENANT_HEADER,
   };
+  const controlAuth: ControlAuthConfig = { token: options.controlToken ?? null, keyed: grants !== null };
   const controls = new Controls(core);
   const router = new Router();
   addDeploymentRoutes(router, core);
@@ -262,6 +276,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         tenant ??= authenticate(request.headers, auth);
         return tenant;
       },
+      operator: () => checkOperator(request.headers, controlAuth),
       jsonBody: async () => parseJsonBody(await readBody(request, maxBodyBytes)),
       rawBody: (limit) => readBody(request, limit),
       // The address the client used, so URLs handed out work from where it stands.
@@ -353,7 +368,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       observers.add(listener);
       return () => observers.delete(listener);
     },
-    tenantFor: tenantIdForCredential,
+    tenantFor: (credential) => grants?.tenantsOf(credential)?.[0] ?? tenantIdForCredential(credential),
+    describeKeys: () => (grants ? describeKeyGrants(grants) : []),
     seed: (tenantId) => ({
       listeners: listenersFor(tenantId.toLowerCase()),
       integrations: gitIntegrationsFor(tenantId.toLowerCase()),

@@ -74,9 +74,13 @@ export interface TracingProject {
   created_at: number;
 }
 
-/** "The next revision (of this deployment, or of any) fails at the end of `stage`." */
+/**
+ * "The next revision (of this deployment, or of any of this tenant's, or of any at all) fails
+ * at the end of `stage`." `tenant_id` is absent in files written before rules were scoped.
+ */
 export interface FailRule {
   deployment_id: string | null;
+  tenant_id?: string | null;
   stage: RevisionStatus;
 }
 

@@ -299,7 +299,7 @@ export class Store {
       created_at: now,
       stage_ms: this.options.stageMs,
       stages,
-      fail_at: this.takeFailRule(deployment.id, stages),
+      fail_at: this.takeFailRule(deployment, stages),
       ended: null,
     };
     deployment.revisions.push(revision);
@@ -311,10 +311,12 @@ export class Store {
    * will pass through. A rule for BUILDING waits for a built source's revision rather than
    * being used up, without effect, by a container revision that never builds.
    */
-  private takeFailRule(deploymentId: string, stages: RevisionStatus[]): RevisionStatus | null {
+  private takeFailRule(deployment: StoredDeployment, stages: RevisionStatus[]): RevisionStatus | null {
     const index = this.state.fail_next.findIndex(
       (rule) =>
-        (rule.deployment_id === null || rule.deployment_id === deploymentId) && stages.includes(rule.stage),
+        (rule.deployment_id === null || rule.deployment_id === deployment.id) &&
+        (rule.tenant_id == null || rule.tenant_id === deployment.tenant_id) &&
+        stages.includes(rule.stage),
     );
     if (index < 0) return null;
     const [rule] = this.state.fail_next.splice(index, 1);
