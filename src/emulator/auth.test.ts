@@ -247,7 +247,7 @@ describe("controls within the caller's tenant", () => {
 
   it("emulator-wide controls: free without keys, refused with keys unless the control token is sent", async () => {
     const open = await startTestEmulator();
-    expect((await open.post("/_emulator/reset", undefined, { auth: false })).status).toBe(204);
+    expect((await open.post("/_emulator/reset", {}, { auth: false })).status).toBe(204);
 
     const keyed = await startTestEmulator({ apiKeys: ["k1"] });
     await keyed.createDeployment("internal_container");
@@ -265,16 +265,14 @@ describe("controls within the caller's tenant", () => {
     expect((await keyed.get("/v2/deployments")).json.resources).toHaveLength(1);
 
     const guarded = await startTestEmulator({ apiKeys: ["k1"], controlToken: "ctl-secret" });
-    const noToken = await guarded.post("/_emulator/reset");
+    const noToken = await guarded.post("/_emulator/reset", {});
     expect(noToken.status).toBe(401);
     expect(noToken.json.detail).toMatch(/X-Control-Token/);
     expect(
-      (await guarded.post("/_emulator/reset", undefined, { headers: { "X-Control-Token": "ctl-secreT" } }))
-        .status,
+      (await guarded.post("/_emulator/reset", {}, { headers: { "X-Control-Token": "ctl-secreT" } })).status,
     ).toBe(401);
     expect(
-      (await guarded.post("/_emulator/reset", undefined, { headers: { "X-Control-Token": "ctl-secret" } }))
-        .status,
+      (await guarded.post("/_emulator/reset", {}, { headers: { "X-Control-Token": "ctl-secret" } })).status,
     ).toBe(204);
     // Health tells nothing and needs nothing.
     expect((await guarded.get("/_emulator/health", { auth: false })).status).toBe(200);

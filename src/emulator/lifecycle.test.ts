@@ -300,7 +300,9 @@ describe("push simulation", () => {
     expect((await revision(em, git.id, git.latest_revision_id)).status).toBe("SKIPPED");
 
     // No body: a push to the tracked branch with a new SHA.
-    const bare = await em.post(`/_emulator/deployments/${git.id}/push`, undefined);
+    const bare = await em.post(`/_emulator/deployments/${git.id}/push`, undefined, {
+      headers: { "Content-Type": "application/json" },
+    });
     expect(bare.status).toBe(201);
     expect(bare.json.source_revision_config.repo_commit_sha).toMatch(/^[0-9a-f]{40}$/);
     expect(em.emulator.push(git.id, { branch: "refs/heads/main" }).source).toBe("gitrepo");

@@ -28,6 +28,7 @@ import { type ControlAuthConfig, checkOperator } from "./control-auth.js";
 import { addControlRoutes } from "./control-routes.js";
 import { type ClockView, Controls, type TracingProjectView } from "./controls.js";
 import { type Core, RequestStats } from "./core.js";
+import { crossSiteRefusal } from "./cross-site.js";
 import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
@@ -216,6 +217,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const match = router.match(method, path);
     // Controls are the operator's: no faults (they could lock themselves out), not counted.
     const isControl = path.startsWith("/_emulator/");
+    // Before anything else (counts, observers, faults): a web page's request is not one of ours.
+    const refusal = crossSiteRefusal(request.headers, method, isControl, host);
+    if (refusal) return send(response, refusal.toResponse());
     const route = match.kind === "found" ? match.route.key : `${method} (unmatched)`;
     if (!isControl) core.stats.count(route);
     if (!isControl && observers.size > 0) notify({ phase: "received", method, route });
