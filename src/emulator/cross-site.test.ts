@@ -71,11 +71,12 @@ describe("cross-site requests", () => {
 
   it("browsers' Sec-Fetch-Site and a null Origin give a page away too", async () => {
     const em = await startTestEmulator();
-    for (const headers of [
+    const pages: Record<string, string>[] = [
       { "Sec-Fetch-Site": "cross-site" },
       { "Sec-Fetch-Site": "same-site" },
       { Origin: "null" },
-    ]) {
+    ];
+    for (const headers of pages) {
       expect((await em.get("/v2/deployments", { headers })).status, JSON.stringify(headers)).toBe(403);
     }
   });
