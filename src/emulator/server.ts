@@ -33,6 +33,7 @@ import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES,
   DEFAULT_PORT,
   DEFAULT_STAGE_MS,
 } from "./defaults.js";
@@ -54,8 +55,10 @@ export {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES,
   DEFAULT_PORT,
   DEFAULT_STAGE_MS,
+  UPLOAD_URL_LIFETIME_MS,
 } from "./defaults.js";
 export type { Fault } from "./faults.js";
 export { HttpError } from "./responses.js";
@@ -84,6 +87,11 @@ export interface EmulatorOptions {
   maxBodyBytes?: number;
   /** Cap on uploaded tarballs. Default 100 MiB. */
   maxUploadBytes?: number;
+  /**
+   * Cap on all uploaded tarballs together. Default: 256 MiB in memory, none with a state file
+   * (the tarballs are files there). null: none.
+   */
+  uploadQuotaBytes?: number | null;
 }
 
 /** A fault as `POST /_emulator/faults` takes it (see faults.ts and the README ("Emulator controls")). */
@@ -186,6 +194,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     faults: new Faults(),
     stats: new RequestStats(),
     maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+    uploadQuotaBytes:
+      options.uploadQuotaBytes !== undefined
+        ? options.uploadQuotaBytes
+        : stateFile
+          ? null
+          : DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES,
   };
   const grants = options.apiKeys?.length ? new KeyGrants(options.apiKeys) : null;
   const auth: AuthConfig = {
