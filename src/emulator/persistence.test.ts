@@ -146,7 +146,7 @@ describe("state file", () => {
     const path = statePath();
     const first = await startEmulator({ port: 0, statePath: path });
     await expect(startEmulator({ port: 0, statePath: path })).rejects.toThrow(
-      /in use by another emulator \(process \d+\)/,
+      /in use by another emulator \(process \d+ on host /,
     );
     await first.close();
     const second = await startEmulator({ port: 0, statePath: path });

@@ -45,6 +45,7 @@ import { StateFile } from "./persistence.js";
 import { type EmulatorResponse, HttpError } from "./responses.js";
 import { type RouteContext, Router } from "./router.js";
 import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./seed.js";
+import { EmulatorStartError } from "./start-error.js";
 import type { EmulatorState, FailRule } from "./state.js";
 import { MemoryTarballs, Store } from "./store.js";
 import { addUploadRoutes } from "./uploads.js";
@@ -62,6 +63,7 @@ export {
 } from "./defaults.js";
 export type { Fault } from "./faults.js";
 export { HttpError } from "./responses.js";
+export { EmulatorStartError } from "./start-error.js";
 
 export interface EmulatorOptions {
   /** 0: the OS picks a free port (read it from `url`). Default 8124, as `cpctl emulator`. */
@@ -341,7 +343,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     server.once("error", (error: NodeJS.ErrnoException) => {
       reject(
         error.code === "EADDRINUSE"
-          ? new Error(
+          ? new EmulatorStartError(
               `cannot start the emulator: ${host}:${options.port ?? DEFAULT_PORT} is already in use (try --port 0)`,
             )
           : error,
