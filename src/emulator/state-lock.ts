@@ -7,9 +7,10 @@
 // dead one's file, then create mine" races, because a second newcomer can remove the file
 // the first just created. So:
 // - The lock is a directory, `FILE.lock/`, of numbered files (epochs). Taking the lock
-//   means creating the next number with O_CREAT|O_EXCL ('wx'): of two newcomers that both
-//   found the holder dead, exactly one creates it, and nobody ever removes a file it does
-//   not hold. The winner then removes the older numbers.
+//   means creating the next number exclusively (link(2) of a file written whole, which fails
+//   when the name exists, as O_EXCL does): of two newcomers that both found the holder dead,
+//   exactly one creates it, and nobody ever removes a file it does not hold. The winner then
+//   removes the older numbers.
 // - The file records who holds it (process-identity.ts: host, boot ID, PID namespace, PID,
 //   start time). A newcomer that shares the holder's boot and PID namespace checks the PID
 //   and start time: a free PID, or one reused by a younger process, is a dead holder, taken
@@ -24,11 +25,14 @@
 //   acknowledged write is in what it loads.
 // An old cpctl's lock is a plain `FILE.lock` file holding a PID: taken over only when that
 // PID is free, as that version did.
+
+import { randomBytes } from "node:crypto";
 import {
   closeSync,
   existsSync,
   fstatSync,
   futimesSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -99,18 +103,30 @@ export class StateLock {
         if (verdict.kind === "gone") continue;
       }
       const path = join(this.dir, String(top + 1));
+      // Written whole under a private name, then linked to the number: link(2) fails if the
+      // name exists, like O_EXCL, and the lock never exists half-written for others to judge.
+      const temp = join(this.dir, `.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
       let fd: number;
       try {
-        fd = openSync(path, "wx", 0o600);
+        fd = openSync(temp, "wx", 0o600);
       } catch (error) {
+        // The directory went away: a holder that was closing removed it. Look again.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw error;
+      }
+      try {
+        writeFileSync(fd, JSON.stringify({ format: LOCK_FORMAT, ...this.own } satisfies LockRecord));
+        linkSync(temp, path);
+      } catch (error) {
+        closeSync(fd);
         const code = (error as NodeJS.ErrnoException).code;
         // EEXIST: another newcomer took this number first; ENOENT: a holder that was
         // closing removed the directory. Either way, look again.
         if (code === "EEXIST" || code === "ENOENT") continue;
         throw error;
+      } finally {
+        removeIfFile(temp);
       }
-      const record: LockRecord = { format: LOCK_FORMAT, ...this.own };
-      writeFileSync(fd, JSON.stringify(record));
       this.fd = fd;
       this.epoch = top + 1;
       for (const older of this.epochs()) if (older < this.epoch) removeIfFile(join(this.dir, String(older)));
@@ -200,10 +216,10 @@ export class StateLock {
     const age = Math.max(0, this.realNow() - mtimeMs);
     const record = parseRecord(text);
     if (!record) {
-      // Being written (a newcomer between create and write), or damaged: only its age tells.
+      // Damaged (locks are written whole, see acquire): only its age tells.
       return age > LOCK_STALE_MS
         ? { kind: "free" }
-        : { kind: "held", why: "its lock file is being written or cannot be read" };
+        : { kind: "held", why: `its lock file ${path} cannot be read` };
     }
     const who = `process ${record.pid} on host ${record.host}`;
     if (sharesPidSpace(record, this.own)) {
