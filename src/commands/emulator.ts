@@ -30,12 +30,23 @@ export default defineCommand({
       .option("--tenant-header <name>", "header that carries the tenant ID (default X-Tenant-Id)")
       .addHelpText(
         "after",
-        `\nThe first line on stdout is \`listening on http://HOST:PORT\`. Test controls live under /_emulator/ (see the README).${examples(
-          "cpctl emulator",
-          "cpctl emulator --port 0 --stage-ms 50 --state ./cp.state.json",
-          "cpctl emulator --api-key dev-key --api-key ci-key --control-token ctl-secret",
-          "cpctl emulator --api-key org-key=0a0a0a0a-0000-4000-8000-000000000000,0b0b0b0b-0000-4000-8000-000000000000",
-        )}`,
+        `\nThe first line on stdout is \`listening on http://HOST:PORT\`; then stderr names the tenant each
+--api-key acts for. Without --api-key, any key works and may name any tenant in the tenant
+header (for your own machine only). Test controls live under /_emulator/ (see the README):
+those touching a tenant's data take its credentials; clock, faults, stats and reset need
+X-Control-Token with --control-token, and are refused with --api-key and no token.
+Requests from web pages are refused: a foreign Origin, a Host that is not a loopback name
+while listening on loopback, a control POST without Content-Type: application/json.
+Upload URLs expire 15 minutes (emulator clock) after issue and take one upload; objects are
+write-once. In memory, uploads are capped at 256 MiB in all. With --state, a killed
+emulator's lock is taken over at once on the same machine and PID namespace, otherwise 10 s
+after its last heartbeat.
+${examples(
+  "cpctl emulator",
+  "cpctl emulator --port 0 --stage-ms 50 --state ./cp.state.json",
+  "cpctl emulator --api-key dev-key --api-key ci-key --control-token ctl-secret",
+  "cpctl emulator --api-key org-key=0a0a0a0a-0000-4000-8000-000000000000,0b0b0b0b-0000-4000-8000-000000000000",
+)}`,
       ),
   run: async (ctx, _args, options) => {
     const emulator = await startEmulator(parseEmulatorArgs(options));
