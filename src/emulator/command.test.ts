@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { httpRequest } from "../../test/helpers/emulator.js";
+import { report } from "../../test/reliability/helpers.js";
 import { tenantIdForCredential } from "./key-grants.js";
 
 const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
@@ -113,6 +114,14 @@ describe("two emulators taking over a dead emulator's state lock at once", () =>
     const saved = JSON.parse(readFileSync(file, "utf8")).deployments.map((d: { name: string }) => d.name);
     expect(saved.sort()).toEqual([...acknowledged].sort());
     expect(refusals).toBe(ROUNDS);
+    report("emulator lock takeover race", {
+      rounds: ROUNDS,
+      emulators_started: 2 * ROUNDS,
+      winners: ROUNDS,
+      refused_cleanly: refusals,
+      acknowledged: acknowledged.length,
+      lost: acknowledged.filter((name) => !saved.includes(name)).length,
+    });
   });
 });
 
