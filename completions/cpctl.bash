@@ -41,7 +41,7 @@ _cpctl_flags() {
     'config path') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'completion') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'schema') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
-    'emulator') echo '--port --host --state --stage-ms --api-key --tenant-header --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator') echo '--port --host --state --stage-ms --api-key --control-token --tenant-header --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
   esac
 }
 
@@ -56,7 +56,7 @@ _cpctl_takes_value() {
     'deploy diff|--file'|'deploy diff|-f'|'deploy diff|--name'|'deploy diff|--source'|'deploy diff|--integration-id'|'deploy diff|--repo-url'|'deploy diff|--deployment-type'|'deploy diff|--custom-url'|'deploy diff|--listener-id'|'deploy diff|--k8s-namespace'|'deploy diff|--install-command'|'deploy diff|--build-command'|'deploy diff|--repo-ref'|'deploy diff|--agent-config-path'|'deploy diff|--image-uri'|'deploy diff|--source-tarball-path'|'deploy diff|--min-scale'|'deploy diff|--max-scale'|'deploy diff|--cpu'|'deploy diff|--cpu-limit'|'deploy diff|--memory-mb'|'deploy diff|--memory-limit-mb'|'deploy diff|--set'|'deploy diff|--secret'|'deploy diff|--secrets-file'|'deploy diff|--secret-ref') return 0 ;;
     'deploy revisions|--status'|'deploy revisions|--limit'|'deploy revisions|--offset') return 0 ;;
     'deploy upload|--max-size'|'deploy upload|--timeout'|'deploy upload|--interval') return 0 ;;
-    'emulator|--port'|'emulator|--host'|'emulator|--state'|'emulator|--stage-ms'|'emulator|--api-key'|'emulator|--tenant-header') return 0 ;;
+    'emulator|--port'|'emulator|--host'|'emulator|--state'|'emulator|--stage-ms'|'emulator|--api-key'|'emulator|--control-token'|'emulator|--tenant-header') return 0 ;;
     *'|--profile'|*'|--base-url'|*'|--tenant-id'|*'|--api-key-file'|*'|--output'|*'|-o'|*'|--request-timeout') return 0 ;;
   esac
   return 1

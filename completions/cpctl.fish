@@ -37,7 +37,7 @@ function __cpctl_takes_value
             return 0
         case 'deploy upload|--max-size' 'deploy upload|--timeout' 'deploy upload|--interval'
             return 0
-        case 'emulator|--port' 'emulator|--host' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--tenant-header'
+        case 'emulator|--port' 'emulator|--host' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--control-token' 'emulator|--tenant-header'
             return 0
         case '*|--profile' '*|--base-url' '*|--tenant-id' '*|--api-key-file' '*|--output' '*|-o' '*|--request-timeout'
             return 0
@@ -340,5 +340,6 @@ complete -c cpctl -n '__cpctl_at emulator' -l port -d 'port to listen on; 0 pick
 complete -c cpctl -n '__cpctl_at emulator' -l host -d 'address to listen on (default 127.0.0.1)' -x
 complete -c cpctl -n '__cpctl_at emulator' -l state -d 'keep state in this file (written atomically after every change); default: memory only' -r -F
 complete -c cpctl -n '__cpctl_at emulator' -l stage-ms -d 'how long each revision stage takes (default 1500)' -x
-complete -c cpctl -n '__cpctl_at emulator' -l api-key -d 'accept only this API key (repeatable); without it any non-empty key or token is accepted' -x
+complete -c cpctl -n '__cpctl_at emulator' -l api-key -d 'accept only this API key or token (repeatable): KEY acts for its own tenant (printed at start-up), KEY=TENANT[,TENANT...] for those tenants (several: the tenant header picks one); without it any non-empty key or token is accepted' -x
+complete -c cpctl -n '__cpctl_at emulator' -l control-token -d 'the token the emulator-wide controls (clock, faults, stats, reset) require in X-Control-Token; with --api-key they are refused without one' -x
 complete -c cpctl -n '__cpctl_at emulator' -l tenant-header -d 'header that carries the tenant ID (default X-Tenant-Id)' -x

@@ -17,21 +17,41 @@ export default defineCommand({
       .option("--stage-ms <ms>", `how long each revision stage takes (default ${DEFAULT_STAGE_MS})`)
       .option(
         "--api-key <key>",
-        "accept only this API key (repeatable); without it any non-empty key or token is accepted",
+        "accept only this API key or token (repeatable): KEY acts for its own tenant (printed at start-up), " +
+          "KEY=TENANT[,TENANT...] for those tenants (several: the tenant header picks one); " +
+          "without it any non-empty key or token is accepted",
         collect,
+      )
+      .option(
+        "--control-token <token>",
+        "the token the emulator-wide controls (clock, faults, stats, reset) require in X-Control-Token; " +
+          "with --api-key they are refused without one",
       )
       .option("--tenant-header <name>", "header that carries the tenant ID (default X-Tenant-Id)")
       .addHelpText(
         "after",
-        `\nThe first line on stdout is \`listening on http://HOST:PORT\`. Test controls live under /_emulator/ (see the README).${examples(
-          "cpctl emulator",
-          "cpctl emulator --port 0 --stage-ms 50 --state ./cp.state.json",
-          "cpctl emulator --api-key dev-key --api-key ci-key",
-        )}`,
+        `\nThe first line on stdout is \`listening on http://HOST:PORT\`; then stderr names the tenant each
+--api-key acts for. Without --api-key, any key works and may name any tenant in the tenant
+header (for your own machine only). Test controls live under /_emulator/ (see the README):
+those touching a tenant's data take its credentials; clock, faults, stats and reset need
+X-Control-Token with --control-token, and are refused with --api-key and no token.
+Requests from web pages are refused: a foreign Origin, a Host that is not a loopback name
+while listening on loopback, a control POST without Content-Type: application/json.
+Upload URLs expire 15 minutes (emulator clock) after issue and take one upload; objects are
+write-once. In memory, uploads are capped at 256 MiB in all. With --state, a killed
+emulator's lock is taken over at once on the same machine and PID namespace, otherwise 10 s
+after its last heartbeat.
+${examples(
+  "cpctl emulator",
+  "cpctl emulator --port 0 --stage-ms 50 --state ./cp.state.json",
+  "cpctl emulator --api-key dev-key --api-key ci-key --control-token ctl-secret",
+  "cpctl emulator --api-key org-key=0a0a0a0a-0000-4000-8000-000000000000,0b0b0b0b-0000-4000-8000-000000000000",
+)}`,
       ),
   run: async (ctx, _args, options) => {
     const emulator = await startEmulator(parseEmulatorArgs(options));
     ctx.io.stdout.write(`listening on ${emulator.url}\n`);
+    for (const line of emulator.describeKeys()) ctx.log.info(line);
     ctx.log.info("local control plane ready; Ctrl-C stops it");
     // Runs until Ctrl-C or SIGTERM; stopping a server on request is a success (exit 0).
     await new Promise<void>((resolve) => {

@@ -88,7 +88,9 @@ describe("organisation-scoped keys", () => {
     const em = await startTestEmulator();
     const refused = await em.get("/v2/deployments", { auth: "org_abc" });
     expect(refused.status).toBe(403);
-    expect(refused.json.detail).toMatch(/organisation-scoped API key requires the X-Tenant-Id header/);
+    // The hosted service's words, which its public client looks for.
+    expect(refused.json.detail).toMatch(/organisation-scoped API key requires workspace specification/);
+    expect(refused.json.detail).toMatch(/X-Tenant-Id header/);
     const viaBearer = await em.get("/v2/deployments", {
       auth: false,
       headers: { Authorization: "Bearer org_abc" },
@@ -99,13 +101,13 @@ describe("organisation-scoped keys", () => {
 
     const custom = await startTestEmulator({ tenantHeader: "X-Org-Tenant" });
     const named = await custom.get("/v2/deployments", { auth: "org_abc" });
-    expect(named.json.detail).toMatch(/requires the X-Org-Tenant header/);
+    expect(named.json.detail).toMatch(/in the X-Org-Tenant header/);
   });
 });
 
 describe("apiKeys restriction", () => {
   it("accepts only the listed keys, as X-Api-Key or bearer, and not a tenant header alone", async () => {
-    const em = await startTestEmulator({ apiKeys: ["k1", "org_k2"] });
+    const em = await startTestEmulator({ apiKeys: ["k1", `k2=${TENANT}`] });
     expect((await em.get("/v2/deployments", { auth: "k1" })).status).toBe(200);
     expect(
       (await em.get("/v2/deployments", { auth: false, headers: { Authorization: "Bearer k1" } })).status,
@@ -115,10 +117,165 @@ describe("apiKeys restriction", () => {
     expect(wrong.json.detail).toMatch(/not valid/);
     const tenantOnly = await em.get("/v2/deployments", { auth: false, headers: { "X-Tenant-Id": TENANT } });
     expect(tenantOnly.status).toBe(401);
-    expect((await em.get("/v2/deployments", { auth: "org_k2" })).status).toBe(403);
+    // A key granted one tenant acts for it with or without the header.
+    const created = await em.post("/v2/deployments", em.createBody("internal_container"), { auth: "k2" });
+    expect(created.json.tenant_id).toBe(TENANT);
     expect(
-      (await em.get("/v2/deployments", { auth: "org_k2", headers: { "X-Tenant-Id": TENANT } })).status,
+      (await em.get("/v2/deployments", { auth: "k2", headers: { "X-Tenant-Id": TENANT } })).json.resources,
+    ).toHaveLength(1);
+  });
+});
+
+describe("keys bound to tenants", () => {
+  const T1 = "0a0a0a0a-0000-4000-8000-000000000001";
+  const T2 = "0a0a0a0a-0000-4000-8000-000000000002";
+  const SECRET = "victim-secret-value-42";
+
+  it("a bare key acts for its own tenant only: another tenant's deployments cannot be read, patched or deleted", async () => {
+    const em = await startTestEmulator({ apiKeys: ["victim", "attacker"] });
+    const victimTenant = em.emulator.tenantFor("victim");
+    expect(victimTenant).not.toBe(em.emulator.tenantFor("attacker"));
+    const mine = await em.post(
+      "/v2/deployments",
+      { ...em.createBody("internal_container"), secrets: [{ name: "TOKEN", value: SECRET }] },
+      { auth: "victim" },
+    );
+    expect(mine.status).toBe(201);
+    expect(mine.json.tenant_id).toBe(victimTenant);
+    // Its own tenant named in the header is fine.
+    expect(
+      (await em.get("/v2/deployments", { auth: "victim", headers: { "X-Tenant-Id": victimTenant } })).status,
     ).toBe(200);
+
+    const asVictim = { auth: "attacker", headers: { "X-Tenant-Id": victimTenant } };
+    const bearerAsVictim = {
+      auth: false,
+      headers: { Authorization: "Bearer attacker", "X-Tenant-Id": victimTenant },
+    } as const;
+    for (const options of [asVictim, bearerAsVictim]) {
+      const answers = [
+        await em.get("/v2/deployments", options),
+        await em.get(`/v2/deployments/${mine.json.id}`, options),
+        await em.get(`/v2/deployments/${mine.json.id}/revisions`, options),
+        await em.patch(`/v2/deployments/${mine.json.id}`, { secrets: [] }, options),
+        await em.post(`/v2/deployments/${mine.json.id}/upload-url`, undefined, options),
+        await em.delete(`/v2/deployments/${mine.json.id}`, options),
+        await em.get("/_emulator/tracing-projects", options),
+        await em.post(`/_emulator/deployments/${mine.json.id}/push`, {}, options),
+      ];
+      for (const answer of answers) {
+        expect(answer.status).toBe(403);
+        expect(answer.json.detail).toBe(`This API key or token may not act for tenant ${victimTenant}.`);
+        expect(answer.text).not.toContain(SECRET);
+      }
+    }
+    const after = await em.get(`/v2/deployments/${mine.json.id}`, { auth: "victim" });
+    expect(after.status).toBe(200);
+    expect(after.json.secrets).toEqual([{ name: "TOKEN", value: SECRET }]);
+  });
+
+  it("a key granted several tenants must name one (403 'requires workspace specification'), and only those", async () => {
+    const em = await startTestEmulator({ apiKeys: [`org-key=${T1},${T2.toUpperCase()}`] });
+    const missing = await em.get("/v2/deployments", { auth: "org-key" });
+    expect(missing.status).toBe(403);
+    expect(missing.json.detail).toMatch(/requires workspace specification/);
+    expect(missing.json.detail).toMatch(/X-Tenant-Id header/);
+    const viaBearer = await em.get("/v2/deployments", {
+      auth: false,
+      headers: { Authorization: "Bearer org-key" },
+    });
+    expect(viaBearer.status).toBe(403);
+    for (const tenant of [T1, T2]) {
+      const made = await em.post("/v2/deployments", em.createBody("internal_container", `in-${tenant}`), {
+        auth: "org-key",
+        headers: { "X-Tenant-Id": tenant },
+      });
+      expect(made.status).toBe(201);
+      expect(made.json.tenant_id).toBe(tenant);
+    }
+    const outside = await em.get("/v2/deployments", { auth: "org-key", headers: { "X-Tenant-Id": TENANT } });
+    expect(outside.status).toBe(403);
+  });
+
+  it("the same key given twice acts for the tenants of both", async () => {
+    const em = await startTestEmulator({ apiKeys: [`k=${T1}`, `k=${T2}`] });
+    expect((await em.get("/v2/deployments", { auth: "k" })).status).toBe(403);
+    expect((await em.get("/v2/deployments", { auth: "k", headers: { "X-Tenant-Id": T2 } })).status).toBe(200);
+  });
+
+  it("describes each key's tenants for the start-up message, showing only the key's first characters", async () => {
+    const em = await startTestEmulator({ apiKeys: ["dev-key-123", `ci=${T1},${T2}`] });
+    expect(em.emulator.describeKeys()).toEqual([
+      `API key dev-… acts for tenant ${em.emulator.tenantFor("dev-key-123")}`,
+      `API key c… acts for tenants ${T1}, ${T2} (pick one with the tenant header)`,
+    ]);
+    expect((await startTestEmulator()).emulator.describeKeys()).toEqual([]);
+  });
+});
+
+describe("controls within the caller's tenant", () => {
+  it("tracing projects, fail rules, failing a revision and a push see only the caller's tenant", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const mine = await em.createDeployment("gitrepo", "mine");
+    const other = { auth: "intruder" };
+    await em.post("/v2/deployments", em.createBody("internal_container", "theirs"), other);
+
+    expect((await em.get("/_emulator/tracing-projects", { auth: false })).status).toBe(401);
+    const theirs = (await em.get("/_emulator/tracing-projects", other)).json.resources;
+    expect(theirs.map((p: { name: string }) => p.name)).toEqual(["theirs"]);
+    expect(JSON.stringify(theirs)).not.toContain(em.tenantId);
+
+    const revisionPath = `/_emulator/deployments/${mine.id}/revisions/${mine.latest_revision_id}/fail`;
+    expect((await em.post(revisionPath, { stage: "DEPLOYING" }, other)).status).toBe(404);
+    expect((await em.post(`/_emulator/deployments/${mine.id}/push`, {}, other)).status).toBe(404);
+    expect(
+      (await em.post("/_emulator/revisions/fail-next", { deployment_id: mine.id, stage: "QUEUED" }, other))
+        .status,
+    ).toBe(404);
+
+    // A rule for "any deployment" set by another tenant never reaches this one's revisions.
+    expect((await em.post("/_emulator/revisions/fail-next", { stage: "CREATING" }, other)).status).toBe(201);
+    expect((await em.get("/_emulator/revisions/fail-next")).json.rules).toEqual([]);
+    const patched = await em.patch(`/v2/deployments/${mine.id}`, {
+      source_revision_config: { repo_ref: "b" },
+    });
+    em.settle();
+    const revision = await em.get(`/v2/deployments/${mine.id}/revisions/${patched.json.latest_revision_id}`);
+    expect(revision.json.status).toBe("DEPLOYED");
+    expect((await em.get("/_emulator/revisions/fail-next", other)).json.rules).toHaveLength(1);
+  });
+
+  it("emulator-wide controls: free without keys, refused with keys unless the control token is sent", async () => {
+    const open = await startTestEmulator();
+    expect((await open.post("/_emulator/reset", {}, { auth: false })).status).toBe(204);
+
+    const keyed = await startTestEmulator({ apiKeys: ["k1"] });
+    await keyed.createDeployment("internal_container");
+    for (const [method, path] of [
+      ["POST", "/_emulator/reset"],
+      ["GET", "/_emulator/stats"],
+      ["GET", "/_emulator/faults"],
+      ["DELETE", "/_emulator/faults"],
+      ["POST", "/_emulator/clock"],
+    ] as const) {
+      const refused = await keyed.request(method, path, { body: method === "POST" ? {} : undefined });
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect(refused.json.detail).toMatch(/--control-token/);
+    }
+    expect((await keyed.get("/v2/deployments")).json.resources).toHaveLength(1);
+
+    const guarded = await startTestEmulator({ apiKeys: ["k1"], controlToken: "ctl-secret" });
+    const noToken = await guarded.post("/_emulator/reset", {});
+    expect(noToken.status).toBe(401);
+    expect(noToken.json.detail).toMatch(/X-Control-Token/);
+    expect(
+      (await guarded.post("/_emulator/reset", {}, { headers: { "X-Control-Token": "ctl-secreT" } })).status,
+    ).toBe(401);
+    expect(
+      (await guarded.post("/_emulator/reset", {}, { headers: { "X-Control-Token": "ctl-secret" } })).status,
+    ).toBe(204);
+    // Health tells nothing and needs nothing.
+    expect((await guarded.get("/_emulator/health", { auth: false })).status).toBe(200);
   });
 });
 

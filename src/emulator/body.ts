@@ -20,6 +20,8 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
     request.pause();
     return Promise.reject(tooLarge());
   }
+  // Gone before we started to read: no event would ever come.
+  if (request.destroyed && !request.readableEnded) return Promise.reject(clientGone());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -37,18 +39,29 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error) => {
+    // The client went away before the end of its body ("aborted", ECONNRESET, or a close
+    // without an end): its doing, not a fault of the emulator's, so a 4xx like any other
+    // bad request, never an internal error.
+    const onGone = () => {
       cleanup();
-      reject(error);
+      reject(clientGone());
     };
     const cleanup = () => {
       request.off("data", onData);
       request.off("end", onEnd);
-      request.off("error", onError);
+      request.off("error", onGone);
+      request.off("close", onGone);
     };
     request.on("data", onData);
     request.on("end", onEnd);
-    request.on("error", onError);
+    request.on("error", onGone);
+    request.on("close", onGone);
+  });
+}
+
+function clientGone(): HttpError {
+  return new HttpError(400, "The client closed the connection before sending the whole request body.", {
+    Connection: "close",
   });
 }
 

@@ -29,6 +29,15 @@ describe("parseEmulatorArgs", () => {
     });
   });
 
+  it("takes keys bound to tenants and a control token", () => {
+    const bound = "k=0a0a0a0a-0000-4000-8000-000000000001,0a0a0a0a-0000-4000-8000-000000000002";
+    expect(parseEmulatorArgs({ apiKey: [bound, "base64=="], controlToken: "ctl" })).toEqual({
+      port: 8124,
+      apiKeys: [bound, "base64=="],
+      controlToken: "ctl",
+    });
+  });
+
   it.each([
     [{ port: "65536" }, /--port/],
     [{ port: "-1" }, /--port/],
@@ -43,6 +52,10 @@ describe("parseEmulatorArgs", () => {
     [{ apiKey: [""] }, /--api-key/],
     [{ apiKey: ["a b "] }, /--api-key/],
     [{ apiKey: ["a\nb"] }, /--api-key/],
+    [{ apiKey: ["k=0a0a0a0a-0000-4000-8000-000000000001,nope"] }, /--api-key the tenants after "=" must be/],
+    [{ apiKey: [" k=0a0a0a0a-0000-4000-8000-000000000001"] }, /--api-key must be/],
+    [{ controlToken: "" }, /--control-token/],
+    [{ controlToken: "a\tb" }, /--control-token/],
     [{ tenantHeader: "X Tenant" }, /--tenant-header/],
     [{ tenantHeader: "Authorization" }, /--tenant-header cannot be/],
   ])("refuses %j with a UsageError naming the flag", (args, message) => {

@@ -3,6 +3,7 @@
 // UsageError naming the flag, which main.ts maps to exit 2.
 import { UsageError } from "../errors.js";
 import { DEFAULT_PORT } from "./defaults.js";
+import { parseKeyGrant } from "./key-grants.js";
 import type { EmulatorOptions } from "./server.js";
 
 export interface EmulatorArgs {
@@ -10,8 +11,9 @@ export interface EmulatorArgs {
   host?: string;
   state?: string;
   stageMs?: string;
-  /** Repeatable --api-key. */
+  /** Repeatable --api-key: KEY or KEY=TENANT[,TENANT...]. */
   apiKey?: string[];
+  controlToken?: string;
   tenantHeader?: string;
 }
 
@@ -60,14 +62,25 @@ export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
   }
 
   if (args.apiKey !== undefined && args.apiKey.length > 0) {
-    for (const key of args.apiKey) {
-      if (key.trim() === "" || key !== key.trim() || /[\x00-\x1f\x7f]/.test(key)) {
+    for (const spec of args.apiKey) {
+      const grant = parseKeyGrant(spec);
+      if (typeof grant === "string") throw new UsageError(`--api-key ${grant}`);
+      if (!isHeaderSafe(grant.key)) {
         throw new UsageError(
-          "--api-key must be a non-empty key without surrounding spaces or control characters (it is sent in a header)",
+          "--api-key must be a non-empty key without surrounding spaces or control characters (it is sent in a header), optionally followed by =TENANT[,TENANT...]",
         );
       }
     }
     options.apiKeys = [...new Set(args.apiKey)];
+  }
+
+  if (args.controlToken !== undefined) {
+    if (!isHeaderSafe(args.controlToken)) {
+      throw new UsageError(
+        "--control-token must be non-empty, without surrounding spaces or control characters (it is sent in a header)",
+      );
+    }
+    options.controlToken = args.controlToken;
   }
 
   if (args.tenantHeader !== undefined) {
@@ -83,6 +96,10 @@ export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
     options.tenantHeader = name;
   }
   return options;
+}
+
+function isHeaderSafe(value: string): boolean {
+  return value.trim() !== "" && value === value.trim() && !/[\x00-\x1f\x7f]/.test(value);
 }
 
 function wholeNumber(text: string): number | null {

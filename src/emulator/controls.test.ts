@@ -59,10 +59,10 @@ describe("controls", () => {
     await em.createDeployment("internal_container");
     em.emulator.addFault({ path: "/v2/listeners", status: 500 });
     em.emulator.failNextRevision({ stage: "QUEUED" });
-    expect((await em.post("/_emulator/reset", undefined, control)).status).toBe(204);
+    expect((await em.post("/_emulator/reset", {}, control)).status).toBe(204);
     expect((await em.get("/v2/deployments")).json.resources).toEqual([]);
     expect(em.emulator.faults()).toEqual([]);
-    expect((await em.get("/_emulator/revisions/fail-next", control)).json.rules).toEqual([]);
+    expect((await em.get("/_emulator/revisions/fail-next")).json.rules).toEqual([]);
     expect(em.emulator.tracingProjects()).toEqual([]);
     expect(em.emulator.stats()).toEqual({ requests: { "GET /v2/deployments": 1 }, total: 1 });
     const health = await em.get("/_emulator/health", control);

@@ -1,8 +1,12 @@
 // The emulator's controls: move the clock, inject faults, make revisions fail, simulate a
 // push, inspect tracing projects and request counts, reset. One implementation serves both
-// the HTTP endpoints under /_emulator/ (no authentication: they are the operator's, not a
-// tenant's) and the programmatic API of RunningEmulator. Bad input throws HttpError (422,
-// 404, 409) in both cases. the README ("Emulator controls") documents them.
+// the HTTP endpoints under /_emulator/ and the programmatic API of RunningEmulator. Bad
+// input throws HttpError (422, 404, 409) in both cases. The README ("Emulator controls")
+// documents them.
+//
+// The controls that touch tenants' data take a `tenantId` scope: over HTTP it is the
+// caller's tenant (authenticated as the API does), so another tenant's deployment is a 404
+// there as everywhere else; the in-process API passes none and sees every tenant.
 
 import {
   isTerminalRevisionStatus,
@@ -83,8 +87,11 @@ export class Controls {
     this.core.faults.clear();
   }
 
-  /** The next revision (of `deployment_id`, or of any deployment) fails at the end of `stage`. */
-  failNextRevision(input: unknown): FailRule {
+  /**
+   * The next revision (of `deployment_id`, or of any deployment of the scope's tenant, or of
+   * any deployment at all without a scope) fails at the end of `stage`.
+   */
+  failNextRevision(input: unknown, tenantId?: string): FailRule {
     const body = objectBody(input);
     const stage = stageField(body.stage);
     let deploymentId: string | null = null;
@@ -92,21 +99,24 @@ export class Controls {
       if (typeof body.deployment_id !== "string" || !isUuid(body.deployment_id)) {
         throw invalidField(["body", "deployment_id"], "must be a deployment ID (a UUID)");
       }
-      deploymentId = this.deployment(body.deployment_id).id;
+      deploymentId = this.deployment(body.deployment_id, tenantId).id;
     }
-    const rule: FailRule = { deployment_id: deploymentId, stage };
+    const rule: FailRule = { deployment_id: deploymentId, tenant_id: tenantId ?? null, stage };
     this.core.store.addFailRule(rule);
     return rule;
   }
 
-  failRules(): FailRule[] {
-    return [...this.core.store.failRules()];
+  failRules(tenantId?: string): FailRule[] {
+    return this.core.store
+      .failRules()
+      .filter((rule) => tenantId === undefined || rule.tenant_id === tenantId)
+      .map((rule) => ({ ...rule, tenant_id: rule.tenant_id ?? null }));
   }
 
   /** Makes an existing revision fail at the end of `stage`, if it has not got past it yet. */
-  failRevision(deploymentId: string, revisionId: string, input: unknown): RevisionT {
+  failRevision(deploymentId: string, revisionId: string, input: unknown, tenantId?: string): RevisionT {
     const stage = stageField(objectBody(input).stage);
-    const deployment = this.deployment(deploymentId);
+    const deployment = this.deployment(deploymentId, tenantId);
     const revision = deployment.revisions.find((r) => r.id === revisionId.toLowerCase());
     if (!revision) throw revisionNotFound(revisionId);
     const now = this.core.clock.now();
@@ -131,9 +141,9 @@ export class Controls {
    * build_on_push is true and repo_ref is a branch (spec section 3), and the push is to that
    * branch; otherwise 409 with the reason.
    */
-  push(deploymentId: string, input: unknown): RevisionT {
+  push(deploymentId: string, input: unknown, tenantId?: string): RevisionT {
     const body = objectBody(input ?? {});
-    const deployment = this.deployment(deploymentId);
+    const deployment = this.deployment(deploymentId, tenantId);
     let sha: string | null = null;
     if (body.sha != null) {
       if (typeof body.sha !== "string" || !/^[0-9a-f]{40}$/i.test(body.sha)) {
@@ -172,9 +182,11 @@ export class Controls {
     this.core.stats.clear();
   }
 
-  private deployment(id: string): StoredDeployment {
+  /** A deployment of the scope's tenant (any tenant's without a scope); else 404. */
+  private deployment(id: string, tenantId?: string): StoredDeployment {
     if (!isUuid(id)) throw invalidField(["path", "deployment_id"], "must be a UUID", "uuid_parsing");
-    const deployment = this.core.store.findAnyTenant(id);
+    const deployment =
+      tenantId === undefined ? this.core.store.findAnyTenant(id) : this.core.store.find(tenantId, id);
     if (!deployment) throw deploymentNotFound(id);
     return deployment;
   }

@@ -14,6 +14,8 @@ export interface Core {
   faults: Faults;
   stats: RequestStats;
   maxUploadBytes: number;
+  /** Cap on all uploaded tarballs together; null: none (with --state they are files). */
+  uploadQuotaBytes: number | null;
 }
 
 /** Request counts per route key ("POST /v2/deployments"); unknown routes as "<METHOD> (unmatched)". */

@@ -7,7 +7,7 @@ import { revisionTriggers } from "../model/rules.js";
 import { validateCreateRequest, validatePatchRequest } from "../model/validate.js";
 import { type Core, tenantDeployment, uuidParam } from "./core.js";
 import { type DeploymentFilters, parseDeploymentFilters, parseRevisionFilters } from "./query.js";
-import { HttpError, invalid, noContent, ok, revisionNotFound } from "./responses.js";
+import { deploymentNotFound, HttpError, invalid, noContent, ok, revisionNotFound } from "./responses.js";
 import type { Router } from "./router.js";
 import type { StoredDeployment } from "./state.js";
 import { checkCreateAgainstState, checkPatchAgainstState } from "./state-rules.js";
@@ -59,6 +59,9 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
   router.add("PATCH", "/v2/deployments/{deployment_id}", async (context) => {
     const deployment = tenantDeployment(core, context);
     const body = await context.jsonBody();
+    // The body took time: a DELETE may have come in meanwhile. Patching the detached record
+    // would answer 200 for a deployment that no longer exists.
+    if (!store.isCurrent(deployment)) throw deploymentNotFound(deployment.id);
     const checked = validatePatchRequest(body, deploymentView(deployment, context.now));
     if (!checked.ok) throw invalid(checked.issues);
     const patch = checked.value;

@@ -204,13 +204,12 @@ describe("making revisions fail", () => {
     const em = await startTestEmulator({ stageMs: STAGE });
     const git = await em.createDeployment("gitrepo");
     em.settle();
-    const rule = await em.post(
-      "/_emulator/revisions/fail-next",
-      { deployment_id: git.id, stage: "BUILDING" },
-      { auth: false },
-    );
+    const rule = await em.post("/_emulator/revisions/fail-next", {
+      deployment_id: git.id,
+      stage: "BUILDING",
+    });
     expect(rule.status).toBe(201);
-    expect((await em.get("/_emulator/revisions/fail-next", { auth: false })).json.rules).toHaveLength(1);
+    expect((await em.get("/_emulator/revisions/fail-next")).json.rules).toHaveLength(1);
     const patched = await em.patch(`/v2/deployments/${git.id}`, {
       source_revision_config: { repo_ref: "next" },
     });
@@ -253,16 +252,16 @@ describe("making revisions fail", () => {
     const em = await startTestEmulator({ stageMs: STAGE });
     const created = await em.createDeployment("internal_container");
     const path = `/_emulator/deployments/${created.id}/revisions/${created.latest_revision_id}/fail`;
-    expect((await em.post(path, { stage: "BUILDING" }, { auth: false })).status).toBe(409);
-    expect((await em.post(path, { stage: "NOPE" }, { auth: false })).status).toBe(422);
-    const failed = await em.post(path, { stage: "AWAITING_DEPLOY" }, { auth: false });
+    expect((await em.post(path, { stage: "BUILDING" })).status).toBe(409);
+    expect((await em.post(path, { stage: "NOPE" })).status).toBe(422);
+    const failed = await em.post(path, { stage: "AWAITING_DEPLOY" });
     expect(failed.status).toBe(200);
     expect(failed.json.status).toBe("CREATING");
     em.advance(2 * STAGE);
     expect((await revision(em, created.id, created.latest_revision_id)).status).toBe("AWAITING_DEPLOY");
     em.advance(STAGE);
     expect((await revision(em, created.id, created.latest_revision_id)).status).toBe("DEPLOY_FAILED");
-    const ended = await em.post(path, { stage: "DEPLOYING" }, { auth: false });
+    const ended = await em.post(path, { stage: "DEPLOYING" });
     expect(ended.status).toBe(409);
 
     const other = await em.createDeployment("internal_container");
@@ -288,11 +287,7 @@ describe("push simulation", () => {
     const em = await startTestEmulator({ stageMs: STAGE });
     const git = await em.createDeployment("gitrepo");
     const sha = "a".repeat(40);
-    const pushed = await em.post(
-      `/_emulator/deployments/${git.id}/push`,
-      { branch: "main", sha },
-      { auth: false },
-    );
+    const pushed = await em.post(`/_emulator/deployments/${git.id}/push`, { branch: "main", sha });
     expect(pushed.status).toBe(201);
     expect(pushed.json).toMatchObject({
       source: "gitrepo",
@@ -305,7 +300,9 @@ describe("push simulation", () => {
     expect((await revision(em, git.id, git.latest_revision_id)).status).toBe("SKIPPED");
 
     // No body: a push to the tracked branch with a new SHA.
-    const bare = await em.post(`/_emulator/deployments/${git.id}/push`, undefined, { auth: false });
+    const bare = await em.post(`/_emulator/deployments/${git.id}/push`, undefined, {
+      headers: { "Content-Type": "application/json" },
+    });
     expect(bare.status).toBe(201);
     expect(bare.json.source_revision_config.repo_commit_sha).toMatch(/^[0-9a-f]{40}$/);
     expect(em.emulator.push(git.id, { branch: "refs/heads/main" }).source).toBe("gitrepo");
@@ -314,27 +311,21 @@ describe("push simulation", () => {
   it("refuses (409, with the reason) when nothing would build", async () => {
     const em = await startTestEmulator();
     const git = await em.createDeployment("gitrepo");
-    const other = await em.post(
-      `/_emulator/deployments/${git.id}/push`,
-      { branch: "feature" },
-      { auth: false },
-    );
+    const other = await em.post(`/_emulator/deployments/${git.id}/push`, { branch: "feature" });
     expect(other.status).toBe(409);
     expect(other.json.detail).toMatch(/tracks 'main'/);
 
     await em.patch(`/v2/deployments/${git.id}`, { source_config: { build_on_push: false } });
-    const off = await em.post(`/_emulator/deployments/${git.id}/push`, {}, { auth: false });
+    const off = await em.post(`/_emulator/deployments/${git.id}/push`, {});
     expect(off.status).toBe(409);
     expect(off.json.detail).toMatch(/build_on_push/);
 
     const container = await em.createDeployment("internal_container");
-    const notGit = await em.post(`/_emulator/deployments/${container.id}/push`, {}, { auth: false });
+    const notGit = await em.post(`/_emulator/deployments/${container.id}/push`, {});
     expect(notGit.status).toBe(409);
     expect(() => em.emulator.push(container.id)).toThrow(/only gitrepo/);
 
-    expect(
-      (await em.post(`/_emulator/deployments/${git.id}/push`, { sha: "xyz" }, { auth: false })).status,
-    ).toBe(422);
-    expect((await em.post("/_emulator/deployments/nope/push", {}, { auth: false })).status).toBe(422);
+    expect((await em.post(`/_emulator/deployments/${git.id}/push`, { sha: "xyz" })).status).toBe(422);
+    expect((await em.post("/_emulator/deployments/nope/push", {})).status).toBe(422);
   });
 });

@@ -53,6 +53,7 @@ describe("state file", () => {
       headers: { "Content-Type": "application/gzip" },
       body: tarball,
     });
+    const unused = (await first.post(`/v2/deployments/${source.id}/upload-url`)).json;
     first.emulator.failNextRevision({ deploymentId: source.id, stage: "BUILDING" });
     first.advance(1500);
     const before = (await first.get(`/v2/deployments/${git.id}/revisions/${git.latest_revision_id}`)).json;
@@ -72,15 +73,21 @@ describe("state file", () => {
     expect(second.emulator.tarball(upload.object_path)).toEqual(tarball);
     expect(existsSync(`${path}.uploads`)).toBe(true);
     expect(second.emulator.tracingProjects().map((p) => p.name)).toContain("persisted");
-    // The upload URL issued before the restart still works (the signing key is saved); only
-    // the port is new.
-    const moved = upload.upload_url.replace(/^http:\/\/[^/]+/, second.url);
-    const again = await httpRequest(moved, {
+    // An upload URL issued before the restart still works (the signing key is saved; only
+    // the port is new), and one already used stays used: objects are write-once.
+    const put = (url: string) =>
+      httpRequest(url.replace(/^http:\/\/[^/]+/, second.url), {
+        method: "PUT",
+        headers: { "Content-Type": "application/gzip" },
+        body: tarball,
+      });
+    expect((await put(unused.upload_url)).status).toBe(200);
+    const replaced = await httpRequest(upload.upload_url.replace(/^http:\/\/[^/]+/, second.url), {
       method: "PUT",
       headers: { "Content-Type": "application/gzip" },
-      body: tarball,
+      body: gzipSync(Buffer.from("another tar")),
     });
-    expect(again.status).toBe(200);
+    expect(replaced.status).toBe(409);
     // The pending fail rule survived too.
     const patched = await second.patch(`/v2/deployments/${source.id}`, {
       source_revision_config: { source_tarball_path: upload.object_path },
@@ -139,7 +146,7 @@ describe("state file", () => {
     const path = statePath();
     const first = await startEmulator({ port: 0, statePath: path });
     await expect(startEmulator({ port: 0, statePath: path })).rejects.toThrow(
-      /in use by another emulator \(process \d+\)/,
+      /in use by another emulator \(process \d+ on host /,
     );
     await first.close();
     const second = await startEmulator({ port: 0, statePath: path });

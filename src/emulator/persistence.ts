@@ -24,7 +24,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { EmulatorStartError } from "./start-error.js";
 import { checkStateShape, type EmulatorState } from "./state.js";
+import { StateLock } from "./state-lock.js";
 
 let tempCounter = 0;
 
@@ -59,54 +61,32 @@ export class StateFile {
   /** Uploaded tarballs live in `<state file>.uploads/`, one file per upload ID. */
   readonly uploadsDir: string;
 
-  private readonly lockPath: string;
-  private locked = false;
+  private readonly stateLock: StateLock;
 
   constructor(readonly path: string) {
     this.uploadsDir = `${path}.uploads`;
-    this.lockPath = `${path}.lock`;
+    this.stateLock = new StateLock(`${path}.lock`, path);
   }
 
   /**
-   * Claims the file for this process: two emulators writing one state file would each
-   * overwrite the other's changes. A lock left by a process that is gone (kill -9) is taken
-   * over. Also checks, before anything is served, that the directory can be written.
+   * Claims the file for this process (state-lock.ts): two emulators writing one state file
+   * would each overwrite the other's changes. Also checks, before anything is served, that
+   * the directory can be written.
    */
   lock(): void {
     const dir = dirname(this.path);
     try {
       accessSync(dir, constants.W_OK);
     } catch {
-      throw new Error(
+      throw new EmulatorStartError(
         `cannot start: the directory of the state file (${dir}) does not exist or cannot be written`,
       );
     }
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fd = openSync(this.lockPath, "wx", 0o600);
-        writeFileSync(fd, String(process.pid));
-        closeSync(fd);
-        this.locked = true;
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-      const owner = Number(readFileSync(this.lockPath, "utf8").trim());
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new Error(
-          `cannot start: the state file ${this.path} is in use by another emulator (process ${owner}); stop it or use another --state file`,
-        );
-      }
-      rmSync(this.lockPath, { force: true });
-    }
-    throw new Error(
-      `cannot start: could not lock the state file ${this.path} (${this.lockPath} keeps coming back)`,
-    );
+    this.stateLock.acquire();
   }
 
   unlock(): void {
-    if (this.locked) rmSync(this.lockPath, { force: true });
-    this.locked = false;
+    this.stateLock.release();
   }
 
   /**
@@ -120,7 +100,9 @@ export class StateFile {
       text = readFileSync(this.path, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw new Error(`cannot read the emulator state file ${this.path}: ${(error as Error).message}`);
+      throw new EmulatorStartError(
+        `cannot start: cannot read the emulator state file ${this.path}: ${(error as Error).message}`,
+      );
     }
     let parsed: unknown;
     try {
@@ -133,8 +115,10 @@ export class StateFile {
     return parsed as EmulatorState;
   }
 
+  /** Written, durable, and still ours (a save made after a takeover is never acknowledged). */
   save(state: EmulatorState): void {
     writeFileAtomic(this.path, JSON.stringify(state));
+    this.stateLock.assertHeld();
   }
 
   writeUpload(id: string, data: Buffer): void {
@@ -179,18 +163,8 @@ export class StateFile {
 }
 
 function corrupt(path: string, problem: string): Error {
-  return new Error(
+  return new EmulatorStartError(
     `cannot start: the emulator state file ${path} is unusable: ${problem}. ` +
       "Move it away to start with an empty state (or fix it); the emulator will not overwrite it.",
   );
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, it is just not ours to signal.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

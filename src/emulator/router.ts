@@ -14,6 +14,8 @@ export interface RouteContext {
   now: number;
   /** Authenticates the request (throws 400/401/403) and returns its tenant ID. */
   tenant(): string;
+  /** Throws 401/403 unless the request may use the emulator-wide controls (control-auth.ts). */
+  operator(): void;
   /** The body parsed as JSON, within the JSON body limit (throws 400/413). */
   jsonBody(): Promise<unknown>;
   /** The raw body, within `limit` bytes (throws 413). */

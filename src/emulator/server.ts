@@ -21,26 +21,31 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RevisionStatus } from "../model/enums.js";
 import type { GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
-import { type AuthConfig, authenticate, DEFAULT_TENANT_HEADER, tenantIdForCredential } from "./auth.js";
+import { type AuthConfig, authenticate, DEFAULT_TENANT_HEADER } from "./auth.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { type Clock, OffsetClock } from "./clock.js";
+import { type ControlAuthConfig, checkOperator } from "./control-auth.js";
 import { addControlRoutes } from "./control-routes.js";
 import { type ClockView, Controls, type TracingProjectView } from "./controls.js";
 import { type Core, RequestStats } from "./core.js";
+import { crossSiteRefusal } from "./cross-site.js";
 import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES,
   DEFAULT_PORT,
   DEFAULT_STAGE_MS,
 } from "./defaults.js";
 import { addDeploymentRoutes } from "./deployments.js";
 import { type Fault, Faults, faultDoesWork, faultStatus, htmlErrorPage } from "./faults.js";
+import { describeKeyGrants, KeyGrants, tenantIdForCredential } from "./key-grants.js";
 import { addListingRoutes } from "./listings.js";
 import { StateFile } from "./persistence.js";
 import { type EmulatorResponse, HttpError } from "./responses.js";
 import { type RouteContext, Router } from "./router.js";
 import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./seed.js";
+import { EmulatorStartError } from "./start-error.js";
 import type { EmulatorState, FailRule } from "./state.js";
 import { MemoryTarballs, Store } from "./store.js";
 import { addUploadRoutes } from "./uploads.js";
@@ -51,11 +56,14 @@ export {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES,
   DEFAULT_PORT,
   DEFAULT_STAGE_MS,
+  UPLOAD_URL_LIFETIME_MS,
 } from "./defaults.js";
 export type { Fault } from "./faults.js";
 export { HttpError } from "./responses.js";
+export { EmulatorStartError } from "./start-error.js";
 
 export interface EmulatorOptions {
   /** 0: the OS picks a free port (read it from `url`). Default 8124, as `cpctl emulator`. */
@@ -64,8 +72,13 @@ export interface EmulatorOptions {
   host?: string;
   /** How long each revision stage lasts. Default 1500. */
   stageMs?: number;
-  /** The only API keys / bearer tokens accepted. Absent or empty: any non-empty one. */
+  /**
+   * The only API keys / bearer tokens accepted, each `KEY` (acts for its own derived tenant)
+   * or `KEY=TENANT[,TENANT...]` (acts for those). Absent or empty: any non-empty one.
+   */
   apiKeys?: string[];
+  /** The token the emulator-wide controls require (X-Control-Token). See control-auth.ts. */
+  controlToken?: string;
   /** Saves the state in this file (and uploads in `<file>.uploads/`). Absent: memory only. */
   statePath?: string;
   /** Name of the tenant ID header. Default X-Tenant-Id. */
@@ -76,6 +89,11 @@ export interface EmulatorOptions {
   maxBodyBytes?: number;
   /** Cap on uploaded tarballs. Default 100 MiB. */
   maxUploadBytes?: number;
+  /**
+   * Cap on all uploaded tarballs together. Default: 256 MiB in memory, none with a state file
+   * (the tarballs are files there). null: none.
+   */
+  uploadQuotaBytes?: number | null;
 }
 
 /** A fault as `POST /_emulator/faults` takes it (see faults.ts and the README ("Emulator controls")). */
@@ -129,8 +147,13 @@ export interface RunningEmulator {
    */
   observe(listener: (event: RequestEvent) => void): () => void;
 
-  /** The tenant a key or token stands for when no tenant header is sent. */
+  /**
+   * The tenant a key or token stands for when no tenant header is sent (a configured key
+   * granted several tenants: the first of them, although requests must then name one).
+   */
   tenantFor(credential: string): string;
+  /** One line per configured key: the tenants it acts for (for the start-up message). */
+  describeKeys(): string[];
   /** What the tenant finds seeded: listeners and integrations (both listings). */
   seed(tenantId: string): {
     listeners: ListenerT[];
@@ -173,11 +196,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     faults: new Faults(),
     stats: new RequestStats(),
     maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+    uploadQuotaBytes:
+      options.uploadQuotaBytes !== undefined
+        ? options.uploadQuotaBytes
+        : stateFile
+          ? null
+          : DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES,
   };
+  const grants = options.apiKeys?.length ? new KeyGrants(options.apiKeys) : null;
   const auth: AuthConfig = {
-    apiKeys: options.apiKeys?.length ? new Set(options.apiKeys) : null,
+    grants,
     tenantHeader: options.tenantHeader ?? DEFAULT_TENANT_HEADER,
   };
+  const controlAuth: ControlAuthConfig = { token: options.controlToken ?? null, keyed: grants !== null };
   const controls = new Controls(core);
   const router = new Router();
   addDeploymentRoutes(router, core);
@@ -202,6 +233,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const match = router.match(method, path);
     // Controls are the operator's: no faults (they could lock themselves out), not counted.
     const isControl = path.startsWith("/_emulator/");
+    // Before anything else (counts, observers, faults): a web page's request is not one of ours.
+    const refusal = crossSiteRefusal(request.headers, method, isControl, host);
+    if (refusal) return send(response, refusal.toResponse());
     const route = match.kind === "found" ? match.route.key : `${method} (unmatched)`;
     if (!isControl) core.stats.count(route);
     if (!isControl && observers.size > 0) notify({ phase: "received", method, route });
@@ -262,6 +296,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         tenant ??= authenticate(request.headers, auth);
         return tenant;
       },
+      operator: () => checkOperator(request.headers, controlAuth),
       jsonBody: async () => parseJsonBody(await readBody(request, maxBodyBytes)),
       rawBody: (limit) => readBody(request, limit),
       // The address the client used, so URLs handed out work from where it stands.
@@ -308,7 +343,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     server.once("error", (error: NodeJS.ErrnoException) => {
       reject(
         error.code === "EADDRINUSE"
-          ? new Error(
+          ? new EmulatorStartError(
               `cannot start the emulator: ${host}:${options.port ?? DEFAULT_PORT} is already in use (try --port 0)`,
             )
           : error,
@@ -353,7 +388,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       observers.add(listener);
       return () => observers.delete(listener);
     },
-    tenantFor: tenantIdForCredential,
+    tenantFor: (credential) => grants?.tenantsOf(credential)?.[0] ?? tenantIdForCredential(credential),
+    describeKeys: () => (grants ? describeKeyGrants(grants) : []),
     seed: (tenantId) => ({
       listeners: listenersFor(tenantId.toLowerCase()),
       integrations: gitIntegrationsFor(tenantId.toLowerCase()),

@@ -34,6 +34,8 @@ export interface StoredRevision {
   fail_at: RevisionStatus | null;
   /** Set when a newer revision superseded it: its status froze at that moment. */
   ended: { status: RevisionStatus; at: number } | null;
+  /** SHA-256 of the tarball its source_tarball_path named when it was created (absent: none). */
+  source_tarball_sha256?: string;
 }
 
 export interface StoredDeployment {
@@ -61,6 +63,8 @@ export interface StoredUpload {
   tenant_id: string;
   deployment_id: string;
   issued_at: number;
+  /** The URL is refused from then on (absent in older files: issued_at + the lifetime). */
+  expires_at?: number;
   uploaded_at: number | null;
   size: number | null;
   sha256: string | null;
@@ -74,9 +78,13 @@ export interface TracingProject {
   created_at: number;
 }
 
-/** "The next revision (of this deployment, or of any) fails at the end of `stage`." */
+/**
+ * "The next revision (of this deployment, or of any of this tenant's, or of any at all) fails
+ * at the end of `stage`." `tenant_id` is absent in files written before rules were scoped.
+ */
 export interface FailRule {
   deployment_id: string | null;
+  tenant_id?: string | null;
   stage: RevisionStatus;
 }
 

@@ -5,6 +5,7 @@ import { type RevisionStatus, revisionStages, type Source } from "../model/enums
 import { withResourceDefaults } from "../model/resource-spec.js";
 import { REVISION_FIELD_SOURCES, SOURCE_CONFIG_FIELD_SOURCES } from "../model/rules.js";
 import type { CreateRequest, PatchRequest, ResourceSpecRequestT } from "../model/schemas.js";
+import { UPLOAD_URL_LIFETIME_MS } from "./defaults.js";
 import { newCommitSha, newId } from "./ids.js";
 import { supersede } from "./lifecycle.js";
 import {
@@ -57,6 +58,8 @@ export class Store {
   private readonly byTenant = new Map<string, StoredDeployment[]>();
   private readonly uploadsByPath = new Map<string, StoredUpload>();
   private readonly uploadsById = new Map<string, StoredUpload>();
+  /** Bytes of all uploaded tarballs, for the in-memory quota. */
+  private uploadedBytes = 0;
 
   constructor(
     state: EmulatorState | null,
@@ -101,6 +104,20 @@ export class Store {
 
   uploadById(id: string): StoredUpload | undefined {
     return this.uploadsById.get(id);
+  }
+
+  /** Still issued: not removed with its deployment (or by a reset) since it was looked up. */
+  isCurrentUpload(upload: StoredUpload): boolean {
+    return this.uploadsById.get(upload.id) === upload;
+  }
+
+  /** Still stored: not deleted (or reset away) since it was looked up. */
+  isCurrent(deployment: StoredDeployment): boolean {
+    return this.byId.get(deployment.id) === deployment;
+  }
+
+  storedUploadBytes(): number {
+    return this.uploadedBytes;
   }
 
   tarball(objectPath: string): Buffer | undefined {
@@ -219,16 +236,21 @@ export class Store {
     const gone = this.state.uploads.filter((u) => u.deployment_id === deployment.id);
     this.state.uploads = this.state.uploads.filter((u) => u.deployment_id !== deployment.id);
     this.state.fail_next = this.state.fail_next.filter((r) => r.deployment_id !== deployment.id);
-    for (const upload of gone) {
-      this.uploadsById.delete(upload.id);
-      this.uploadsByPath.delete(upload.object_path);
-    }
+    for (const upload of gone) this.forgetUpload(upload);
     this.save();
     // Files after the state: a crash in between leaves an orphan file, never a dangling path.
     for (const upload of gone) this.options.tarballs.remove(upload.id);
   }
 
-  issueUpload(deployment: StoredDeployment, now: number): StoredUpload {
+  /** A new object path and URL for `deployment`, valid until `expiresAt`. */
+  issueUpload(deployment: StoredDeployment, now: number, expiresAt: number): StoredUpload {
+    // URLs that expired unused are worth nothing: drop them, so the state does not grow
+    // with every upload-url call.
+    const lapsed = this.state.uploads.filter((u) => u.uploaded_at === null && uploadExpiresAt(u) <= now);
+    if (lapsed.length > 0) {
+      this.state.uploads = this.state.uploads.filter((u) => !lapsed.includes(u));
+      for (const upload of lapsed) this.forgetUpload(upload);
+    }
     const id = newId();
     const upload: StoredUpload = {
       id,
@@ -236,6 +258,7 @@ export class Store {
       tenant_id: deployment.tenant_id,
       deployment_id: deployment.id,
       issued_at: now,
+      expires_at: expiresAt,
       uploaded_at: null,
       size: null,
       sha256: null,
@@ -247,12 +270,15 @@ export class Store {
     return upload;
   }
 
+  /** Stores the tarball of an issued upload that has none yet (objects are write-once). */
   completeUpload(upload: StoredUpload, data: Buffer, sha256: string, now: number): void {
+    if (upload.uploaded_at !== null) throw new Error(`upload ${upload.id} was already completed`);
     // The tarball first: once the state says "uploaded", the file must already be there.
     this.options.tarballs.write(upload.id, data);
     upload.uploaded_at = now;
     upload.size = data.length;
     upload.sha256 = sha256;
+    this.uploadedBytes += data.length;
     this.save();
   }
 
@@ -299,9 +325,14 @@ export class Store {
       created_at: now,
       stage_ms: this.options.stageMs,
       stages,
-      fail_at: this.takeFailRule(deployment.id, stages),
+      fail_at: this.takeFailRule(deployment, stages),
       ended: null,
     };
+    // The digest of what the revision builds from: objects are write-once, so it stays true.
+    const tarball = config.source_tarball_path
+      ? this.uploadsByPath.get(config.source_tarball_path)
+      : undefined;
+    if (tarball?.sha256) revision.source_tarball_sha256 = tarball.sha256;
     deployment.revisions.push(revision);
     return revision;
   }
@@ -311,10 +342,12 @@ export class Store {
    * will pass through. A rule for BUILDING waits for a built source's revision rather than
    * being used up, without effect, by a container revision that never builds.
    */
-  private takeFailRule(deploymentId: string, stages: RevisionStatus[]): RevisionStatus | null {
+  private takeFailRule(deployment: StoredDeployment, stages: RevisionStatus[]): RevisionStatus | null {
     const index = this.state.fail_next.findIndex(
       (rule) =>
-        (rule.deployment_id === null || rule.deployment_id === deploymentId) && stages.includes(rule.stage),
+        (rule.deployment_id === null || rule.deployment_id === deployment.id) &&
+        (rule.tenant_id == null || rule.tenant_id === deployment.tenant_id) &&
+        stages.includes(rule.stage),
     );
     if (index < 0) return null;
     const [rule] = this.state.fail_next.splice(index, 1);
@@ -325,15 +358,23 @@ export class Store {
     this.options.save(this.state);
   }
 
+  private forgetUpload(upload: StoredUpload): void {
+    this.uploadsById.delete(upload.id);
+    this.uploadsByPath.delete(upload.object_path);
+    this.uploadedBytes -= upload.size ?? 0;
+  }
+
   private reindex(): void {
     this.byId.clear();
     this.byTenant.clear();
     this.uploadsById.clear();
     this.uploadsByPath.clear();
+    this.uploadedBytes = 0;
     for (const deployment of this.state.deployments) this.index(deployment);
     for (const upload of this.state.uploads) {
       this.uploadsById.set(upload.id, upload);
       this.uploadsByPath.set(upload.object_path, upload);
+      this.uploadedBytes += upload.size ?? 0;
     }
   }
 
@@ -349,6 +390,11 @@ export class Store {
     while (at > 0 && isNewer(list[at - 1]!, deployment)) at--;
     list.splice(at, 0, deployment);
   }
+}
+
+/** When an upload URL stops being accepted (files from before expiry was stored: issued + lifetime). */
+export function uploadExpiresAt(upload: StoredUpload): number {
+  return upload.expires_at ?? upload.issued_at + UPLOAD_URL_LIFETIME_MS;
 }
 
 function isNewer(a: StoredDeployment, b: StoredDeployment): boolean {

@@ -1,5 +1,7 @@
 // upload-url, the PUT to the pre-signed URL, and source_tarball_path: only a path issued for
 // this deployment and uploaded is accepted.
+import { createHash } from "node:crypto";
+import http from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -8,6 +10,8 @@ import {
   startTestEmulator,
   type TestEmulator,
 } from "../../test/helpers/emulator.js";
+import { Revision } from "../model/responses.js";
+import { UPLOAD_URL_LIFETIME_MS } from "./server.js";
 
 afterEach(closeTestEmulators);
 
@@ -65,6 +69,121 @@ describe("uploads", () => {
     expect((await put(upload_url, TARBALL, "application/x-gzip")).status).toBe(200);
   });
 
+  it("expires on the emulator's clock after the documented lifetime", async () => {
+    const em = await startTestEmulator();
+    const deployment = await em.createDeployment("internal_source");
+    const early = await issue(em, deployment.id);
+    const late = await issue(em, deployment.id);
+    em.advance(UPLOAD_URL_LIFETIME_MS - 1);
+    expect((await put(early.upload_url, TARBALL)).status).toBe(200);
+    em.advance(1);
+    const expired = await put(late.upload_url, TARBALL);
+    expect(expired.status).toBe(403);
+    expect(expired.json.detail).toMatch(/has expired .*15 minutes.*upload-url/);
+    expect(em.emulator.tarball(late.object_path)).toBeUndefined();
+  });
+
+  it("takes one upload: a second PUT cannot replace the tarball behind a deployed revision (409)", async () => {
+    const em = await startTestEmulator();
+    const deployment = await em.createDeployment("internal_source");
+    const { upload_url, object_path } = await issue(em, deployment.id);
+    expect((await put(upload_url, TARBALL)).status).toBe(200);
+    await em.patch(`/v2/deployments/${deployment.id}`, {
+      source_revision_config: { source_tarball_path: object_path },
+    });
+    em.settle();
+    const evil = gzipSync(Buffer.from("a backdoored tar archive"));
+    const again = await put(upload_url, evil);
+    expect(again.status).toBe(409);
+    expect(again.json.detail).toMatch(/already holds another tarball .*cannot be replaced/);
+    expect(em.emulator.tarball(object_path)).toEqual(TARBALL);
+    // The same bytes again (a client retrying a PUT whose answer it lost) are answered as before.
+    const retried = await put(upload_url, TARBALL);
+    expect(retried.status).toBe(200);
+    expect(retried.json).toMatchObject({ object_path, size: TARBALL.length });
+  });
+
+  it("records the tarball's SHA-256 on each revision built from it, as an extra field of the Revision", async () => {
+    const em = await startTestEmulator();
+    const deployment = await em.createDeployment("internal_source");
+    const { upload_url, object_path } = await issue(em, deployment.id);
+    const uploaded = await put(upload_url, TARBALL);
+    const sha256 = createHash("sha256").update(TARBALL).digest("hex");
+    expect(uploaded.json.sha256).toBe(sha256);
+    const patched = await em.patch(`/v2/deployments/${deployment.id}`, {
+      source_revision_config: { source_tarball_path: object_path },
+    });
+    // A later revision that keeps the path (only the config path changes) names it too.
+    const later = await em.patch(`/v2/deployments/${deployment.id}`, {
+      source_revision_config: { agent_config_path: "other.json" },
+    });
+    for (const revisionId of [patched.json.latest_revision_id, later.json.latest_revision_id]) {
+      const revision = await em.get(`/v2/deployments/${deployment.id}/revisions/${revisionId}`);
+      expect(revision.json.source_tarball_sha256).toBe(sha256);
+      expect(Revision.safeParse(revision.json).success).toBe(true);
+    }
+    const first = await em.get(`/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`);
+    expect(first.json).not.toHaveProperty("source_tarball_sha256");
+  });
+
+  it("keeps an in-memory emulator within its upload quota, and frees it when a deployment goes", async () => {
+    const em = await startTestEmulator({ uploadQuotaBytes: TARBALL.length * 2 });
+    const deployment = await em.createDeployment("internal_source");
+    for (let i = 0; i < 2; i++) {
+      expect((await put((await issue(em, deployment.id)).upload_url, TARBALL)).status).toBe(200);
+    }
+    const over = await put((await issue(em, deployment.id)).upload_url, TARBALL);
+    expect(over.status).toBe(413);
+    expect(over.json.detail).toMatch(/upload quota is used up/);
+    await em.delete(`/v2/deployments/${deployment.id}`);
+    const next = await em.createDeployment("internal_source");
+    expect((await put((await issue(em, next.id)).upload_url, TARBALL)).status).toBe(200);
+  });
+
+  it("acknowledges no upload for a deployment deleted while its body was arriving, and keeps no orphan", async () => {
+    const em = await startTestEmulator();
+    const deployment = await em.createDeployment("internal_source");
+    const { upload_url, object_path } = await issue(em, deployment.id);
+    const arrived = new Promise<void>((resolve) => {
+      const stop = em.emulator.observe((event) => {
+        if (event.phase === "received" && event.method === "PUT") {
+          stop();
+          resolve();
+        }
+      });
+    });
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(
+        upload_url,
+        {
+          method: "PUT",
+          headers: { "Content-Type": "application/gzip", "Content-Length": String(TARBALL.length) },
+          agent: false,
+        },
+        (response) => {
+          let body = "";
+          response.on("data", (chunk) => {
+            body += chunk;
+          });
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        },
+      );
+      request.on("error", reject);
+      // Half the body now, the rest once the deployment is gone.
+      request.write(TARBALL.subarray(0, 4));
+      arrived
+        .then(async () => {
+          expect((await em.delete(`/v2/deployments/${deployment.id}`)).status).toBe(204);
+          request.end(TARBALL.subarray(4));
+        })
+        .catch(reject);
+    });
+    const { status, body } = await answer;
+    expect(status).toBe(404);
+    expect(body).toMatch(/deleted during the upload/);
+    expect(em.emulator.tarball(object_path)).toBeUndefined();
+  });
+
   it("answers 413 for a tarball over the upload limit", async () => {
     const em = await startTestEmulator({ maxUploadBytes: 64 });
     const deployment = await em.createDeployment("internal_source");
@@ -112,5 +231,10 @@ describe("uploads", () => {
     await em.delete(`/v2/deployments/${deployment.id}`);
     expect(em.emulator.tarball(object_path)).toBeUndefined();
     expect((await put(upload_url, TARBALL)).status).toBe(403);
+    // An URL issued and never used is forgotten too.
+    const other = await em.createDeployment("internal_source");
+    const unused = await issue(em, other.id);
+    await em.delete(`/v2/deployments/${other.id}`);
+    expect((await put(unused.upload_url, TARBALL)).status).toBe(403);
   });
 });

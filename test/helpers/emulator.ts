@@ -10,6 +10,7 @@
 // `em.apiKey` unless `auth: false` or other headers are given.
 import http, { type IncomingHttpHeaders } from "node:http";
 import { afterEach, beforeEach } from "vitest";
+import { parseKeyGrant } from "../../src/emulator/key-grants.js";
 import {
   type EmulatorOptions,
   ManualClock,
@@ -75,7 +76,11 @@ export async function startTestEmulator(
   const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock();
   const stageMs = options.stageMs ?? 0;
   const emulator = await startEmulator({ ...options, host: "127.0.0.1", port: 0, clock, stageMs });
-  const apiKey = options.apiKey ?? options.apiKeys?.[0] ?? TEST_API_KEY;
+  // `--api-key KEY=TENANT` style entries: the key is what is sent.
+  const firstKey = options.apiKeys?.[0];
+  const granted = firstKey === undefined ? undefined : parseKeyGrant(firstKey);
+  const apiKey =
+    options.apiKey ?? (typeof granted === "object" ? granted.key : undefined) ?? firstKey ?? TEST_API_KEY;
   const tenantId = emulator.tenantFor(apiKey);
 
   const request = (method: string, path: string, requestOptions: RequestOptions = {}) => {

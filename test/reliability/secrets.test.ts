@@ -64,7 +64,8 @@ const run = (args: string[], format: Format, extra: Record<string, string> = {})
   runCli([...args, "--debug", "-o", format, "--yes"], { env: env(extra), cwd: dir });
 
 beforeAll(async () => {
-  em = await startTestEmulator({ apiKeys: [API_KEY, BEARER] });
+  // Both credentials are bound to the tenant the runs name (the emulator refuses any other).
+  em = await startTestEmulator({ apiKeys: [`${API_KEY}=${TENANT}`, `${BEARER}=${TENANT}`] });
   dir = freshDir("secrets");
   const seeded = em.emulator.seed(TENANT);
   listener = {
