@@ -8,7 +8,7 @@ function __cpctl_commands
         case ''
             printf '%s\n' 'deploy' 'integrations' 'listeners' 'config' 'completion' 'schema' 'emulator'
         case 'deploy'
-            printf '%s\n' 'create' 'list' 'get' 'patch' 'wait' 'apply' 'diff' 'delete' 'revisions' 'upload'
+            printf '%s\n' 'create' 'list' 'get' 'patch' 'wait' 'apply' 'diff' 'delete' 'revisions' 'logs' 'rollback' 'redeploy' 'upload'
         case 'integrations'
             printf '%s\n' 'list'
         case 'listeners'
@@ -34,6 +34,12 @@ function __cpctl_takes_value
         case 'deploy diff|--file' 'deploy diff|-f' 'deploy diff|--name' 'deploy diff|--source' 'deploy diff|--integration-id' 'deploy diff|--repo-url' 'deploy diff|--deployment-type' 'deploy diff|--custom-url' 'deploy diff|--listener-id' 'deploy diff|--k8s-namespace' 'deploy diff|--install-command' 'deploy diff|--build-command' 'deploy diff|--repo-ref' 'deploy diff|--agent-config-path' 'deploy diff|--image-uri' 'deploy diff|--source-tarball-path' 'deploy diff|--min-scale' 'deploy diff|--max-scale' 'deploy diff|--cpu' 'deploy diff|--cpu-limit' 'deploy diff|--memory-mb' 'deploy diff|--memory-limit-mb' 'deploy diff|--set' 'deploy diff|--secret' 'deploy diff|--secrets-file' 'deploy diff|--secret-ref'
             return 0
         case 'deploy revisions|--status' 'deploy revisions|--limit' 'deploy revisions|--offset'
+            return 0
+        case 'deploy logs|--revision' 'deploy logs|--level' 'deploy logs|--since' 'deploy logs|--until' 'deploy logs|--grep' 'deploy logs|--limit'
+            return 0
+        case 'deploy rollback|--to' 'deploy rollback|--timeout' 'deploy rollback|--interval'
+            return 0
+        case 'deploy redeploy|--revision' 'deploy redeploy|--timeout' 'deploy redeploy|--interval'
             return 0
         case 'deploy upload|--max-size' 'deploy upload|--timeout' 'deploy upload|--interval'
             return 0
@@ -126,6 +132,9 @@ complete -c cpctl -n '__cpctl_at deploy' -a 'apply' -d 'Create or minimally patc
 complete -c cpctl -n '__cpctl_at deploy' -a 'diff' -d 'Show what `apply` would change'
 complete -c cpctl -n '__cpctl_at deploy' -a 'delete' -d 'Delete a deployment'
 complete -c cpctl -n '__cpctl_at deploy' -a 'revisions' -d 'List a deployment\'s revisions, newest first'
+complete -c cpctl -n '__cpctl_at deploy' -a 'logs' -d 'Show a deployment\'s runtime log, or a revision\'s build log'
+complete -c cpctl -n '__cpctl_at deploy' -a 'rollback' -d 'Roll back to the last good revision (or --to one)'
+complete -c cpctl -n '__cpctl_at deploy' -a 'redeploy' -d 'Start a new revision from the latest (or --revision): retry or restart'
 complete -c cpctl -n '__cpctl_at deploy' -a 'upload' -d 'Upload a source directory or tarball for an internal_source deployment'
 
 # cpctl integrations <command>
@@ -171,9 +180,10 @@ complete -c cpctl -n '__cpctl_at deploy create' -l secrets-file -d 'secrets from
 complete -c cpctl -n '__cpctl_at deploy create' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
 complete -c cpctl -n '__cpctl_at deploy create' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy create' -l dry-run -d 'validate and print the request (secret values masked); send nothing'
-complete -c cpctl -n '__cpctl_at deploy create' -l wait -d 'then wait until the first revision is deployed (as `deploy wait`)'
+complete -c cpctl -n '__cpctl_at deploy create' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy create' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy create' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy create' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy list
 complete -c cpctl -n '__cpctl_at deploy list' -l name -d 'only the deployment with exactly this name' -x
@@ -224,14 +234,16 @@ complete -c cpctl -n '__cpctl_at deploy patch' -l replace-secrets -d 'the secret
 complete -c cpctl -n '__cpctl_at deploy patch' -l replace-secret-refs -d 'the secret references given are the whole set'
 complete -c cpctl -n '__cpctl_at deploy patch' -l replace-resource-spec -d 'the resource fields given are the whole resource_spec: every other field is removed'
 complete -c cpctl -n '__cpctl_at deploy patch' -l dry-run -d 'show the changes and the patch body (secret values masked); send nothing'
-complete -c cpctl -n '__cpctl_at deploy patch' -l wait -d 'then wait for the deployment\'s latest revision (as `deploy wait`)'
+complete -c cpctl -n '__cpctl_at deploy patch' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy patch' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy patch' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy patch' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy wait
 complete -c cpctl -n '__cpctl_at deploy wait' -l revision -d 'wait for this revision (default: the deployment\'s latest)' -x
 complete -c cpctl -n '__cpctl_at deploy wait' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy wait' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy wait' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy apply
 complete -c cpctl -n '__cpctl_at deploy apply' -s f -l file -d 'deployment file, YAML or JSON (- for stdin); flags override its values' -r -F
@@ -263,9 +275,10 @@ complete -c cpctl -n '__cpctl_at deploy apply' -l secrets-file -d 'secrets from 
 complete -c cpctl -n '__cpctl_at deploy apply' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy apply' -l dry-run -d 'show what would change and be sent (secret values masked); send nothing'
-complete -c cpctl -n '__cpctl_at deploy apply' -l wait -d 'then wait until the latest revision is deployed (as `deploy wait`)'
+complete -c cpctl -n '__cpctl_at deploy apply' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy apply' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy apply' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy diff
 complete -c cpctl -n '__cpctl_at deploy diff' -s f -l file -d 'deployment file, YAML or JSON (- for stdin); flags override its values' -r -F
@@ -306,13 +319,40 @@ complete -c cpctl -n '__cpctl_at deploy revisions' -l limit -d 'page size, 1 to 
 complete -c cpctl -n '__cpctl_at deploy revisions' -l offset -d 'skip this many revisions (>= 0)' -x
 complete -c cpctl -n '__cpctl_at deploy revisions' -l all -d 'follow the pages to the end (pages of 100; streamed with -o ndjson)'
 
+# cpctl deploy logs
+complete -c cpctl -n '__cpctl_at deploy logs' -l build -d 'the build log of a revision (default: the runtime log of the deployment)'
+complete -c cpctl -n '__cpctl_at deploy logs' -l revision -d 'this revision\'s log (default: --build reads the latest revision; the runtime log covers all)' -x
+complete -c cpctl -n '__cpctl_at deploy logs' -l follow -d 'keep printing new entries until Ctrl-C (a build log: until its revision ends)'
+complete -c cpctl -n '__cpctl_at deploy logs' -l level -d 'at least this level: DEBUG, INFO, WARNING, ERROR, CRITICAL' -x
+complete -c cpctl -n '__cpctl_at deploy logs' -l since -d 'entries from this time on: a duration (15m) or ISO 8601' -x
+complete -c cpctl -n '__cpctl_at deploy logs' -l until -d 'entries up to this time: a duration (5m) or ISO 8601' -x
+complete -c cpctl -n '__cpctl_at deploy logs' -l grep -d 'only entries whose message contains this text' -x
+complete -c cpctl -n '__cpctl_at deploy logs' -l limit -d 'at most this many entries (default 100: the newest; with --since, the first after it)' -x
+
+# cpctl deploy rollback
+complete -c cpctl -n '__cpctl_at deploy rollback' -l to -d 'roll back to this revision (default: the newest DEPLOYED one older than the active)' -x
+complete -c cpctl -n '__cpctl_at deploy rollback' -l dry-run -d 'show which revision and what would change; send nothing'
+complete -c cpctl -n '__cpctl_at deploy rollback' -l wait -d 'then wait for the new revision (as `deploy wait`)'
+complete -c cpctl -n '__cpctl_at deploy rollback' -l timeout -d 'give up waiting after this long (exit 6)' -x
+complete -c cpctl -n '__cpctl_at deploy rollback' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy rollback' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+
+# cpctl deploy redeploy
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l revision -d 'redeploy this revision (default: the latest)' -x
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l dry-run -d 'show which revision and what would change; send nothing'
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l wait -d 'then wait for the new revision (as `deploy wait`)'
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l timeout -d 'give up waiting after this long (exit 6)' -x
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+
 # cpctl deploy upload
 complete -c cpctl -n '__cpctl_at deploy upload' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB' -x
 complete -c cpctl -n '__cpctl_at deploy upload' -l patch -d 'then set source_revision_config.source_tarball_path to the upload: starts a new revision'
+complete -c cpctl -n '__cpctl_at deploy upload' -l dry-run -d 'pack and check the source and the deployment; upload nothing'
 complete -c cpctl -n '__cpctl_at deploy upload' -l wait -d 'with --patch: wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy upload' -l interval -d 'first gap between polls, growing to at most 60s' -x
-complete -c cpctl -n '__cpctl_at deploy upload' -l dry-run -d 'pack and check the source and the deployment; upload nothing'
+complete -c cpctl -n '__cpctl_at deploy upload' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 complete -c cpctl -n '__cpctl_arg \'deploy upload\' 1' -F
 
 # cpctl integrations list

@@ -90,6 +90,58 @@ export async function getRevision(
     .body;
 }
 
+/** Starts a new revision from `revisionId`'s source_revision_config: a rollback, or a retry. */
+export async function redeployRevision(api: ApiClient, id: string, revisionId: string): Promise<DeploymentT> {
+  return (
+    await api.post<DeploymentT>(
+      `${deploymentPath(id)}/revisions/${encodeURIComponent(revisionId)}/redeploy`,
+      undefined,
+    )
+  ).body;
+}
+
+/** The body of a log call (service-facts "Logs"); every field optional. */
+export interface LogQuery {
+  limit?: number;
+  order?: "asc" | "desc";
+  offset?: string;
+  level?: string;
+  query?: string;
+  start_time?: string;
+  end_time?: string;
+}
+
+export interface LogEntry {
+  id: string;
+  /** Epoch milliseconds, or an ISO 8601 string. */
+  timestamp: number | string;
+  level: string;
+  message: string;
+}
+
+/** The entry's time in epoch milliseconds (the service gives milliseconds or ISO 8601). */
+export function entryTime(entry: LogEntry): number {
+  return typeof entry.timestamp === "number" ? entry.timestamp : Date.parse(entry.timestamp);
+}
+
+export interface LogPage {
+  logs: LogEntry[];
+  next_offset: string | null;
+}
+
+/** Which log: a revision's build log, or the runtime log of the deployment (or of one revision). */
+export type LogSource =
+  | { kind: "build"; deploymentId: string; revisionId: string }
+  | { kind: "runtime"; deploymentId: string; revisionId?: string };
+
+export async function readLogPage(api: ApiClient, source: LogSource, query: LogQuery): Promise<LogPage> {
+  const project = `/v1/projects/${encodeURIComponent(source.deploymentId)}`;
+  const revision = source.revisionId ? `/revisions/${encodeURIComponent(source.revisionId)}` : "";
+  const path = `${project}${revision}/${source.kind === "build" ? "build_logs" : "deploy_logs"}`;
+  // A POST that only reads: safe to repeat.
+  return (await api.post<LogPage>(path, query, { retrySafe: true })).body;
+}
+
 export async function createUploadUrl(api: ApiClient, id: string): Promise<UploadUrlResponseT> {
   // Asking for an upload URL has no effect beyond issuing a path: safe to repeat.
   return (

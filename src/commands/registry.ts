@@ -66,6 +66,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./deploy/revisions.js"),
   },
   {
+    path: ["deploy", "logs"],
+    summary: "Show a deployment's runtime log, or a revision's build log",
+    load: () => import("./deploy/logs.js"),
+  },
+  {
+    path: ["deploy", "rollback"],
+    summary: "Roll back to the last good revision (or --to one)",
+    load: () => import("./deploy/rollback.js"),
+  },
+  {
+    path: ["deploy", "redeploy"],
+    summary: "Start a new revision from the latest (or --revision): retry or restart",
+    load: () => import("./deploy/redeploy.js"),
+  },
+  {
     path: ["deploy", "upload"],
     summary: "Upload a source directory or tarball for an internal_source deployment",
     load: () => import("./deploy/upload.js"),

@@ -1,7 +1,7 @@
 // What a change does to a deployment, field by field and secret by name: the preview every
 // mutation shows before it sends, and what `deploy diff` prints. One statement of the
 // comparison, so that what is previewed is what apply, patch and diff mean.
-import { sameValue } from "./merge.js";
+import { type DeploymentState, predictPatched, sameValue } from "./merge.js";
 import { NON_CHANGEABLE_FIELDS } from "./rules.js";
 
 export interface Change {
@@ -133,4 +133,21 @@ function keysOf(...objects: (Fields | Map<string, unknown>)[]): string[] {
 
 function isPlainObject(value: unknown): value is Fields {
   return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * What a redeploy of `revision` does to the deployment: its source_revision_config becomes the
+ * revision's (secrets and resources stay as they are now). The commit is shown too: a rollback
+ * of a gitrepo deployment goes back to the revision's commit.
+ */
+export function redeployChanges(
+  current: DeploymentState,
+  revision: { source_revision_config: Record<string, unknown> },
+): Change[] {
+  const { repo_commit_sha: commit, ...config } = revision.source_revision_config;
+  const changes = changesBetween(current, predictPatched(current, { source_revision_config: config }));
+  const before = (current.source_revision_config as Fields).repo_commit_sha;
+  if (commit != null && before != null && commit !== before)
+    changes.push(makeChange("source_revision_config.repo_commit_sha", before, commit, false));
+  return changes;
 }

@@ -74,6 +74,10 @@ export function failureStatusFor(stage: RevisionStatus): RevisionStatus {
   return "DEPLOY_FAILED";
 }
 
+/** Log levels of the log endpoints (service-facts "Logs"), least severe first. */
+export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export const LISTENER_COMPUTE_TYPES = ["k8s"] as const;
 
 export const IMAGE_PULL_POLICIES = ["Always", "Never", "IfNotPresent"] as const;

@@ -16,6 +16,8 @@ export interface Preview {
   changes: readonly Change[];
   /** What starts a new revision ("source_config.resource_spec", "secrets", ...): empty when none does. */
   triggers: readonly string[];
+  /** The text headline, when the action says more than "changes to deployment X". */
+  headline?: string;
 }
 
 export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
@@ -42,8 +44,9 @@ export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
       : preview.triggers.length > 0
         ? `; starts a new revision (${preview.triggers.join(", ")})`
         : "; no new revision";
-  const headline =
-    preview.action === "create"
+  const headline = preview.headline
+    ? `${preview.headline}${preview.changes.length === 0 ? "; no field changes" : ":"}`
+    : preview.action === "create"
       ? `Creating deployment ${preview.name}:`
       : preview.changes.length === 0
         ? `No field of deployment ${preview.name} changes${revision}`

@@ -1,16 +1,34 @@
 // One wait as the commands run it: pick the progress display, poll, and turn an
 // unsuccessful verdict into the error that carries its exit code (5, 6 or 130).
+import type { ApiClient } from "../api/client.js";
+import { getRevision, type LogSource } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
-import { InterruptedError, WaitFailedError, WaitTimeoutError } from "../errors.js";
+import { ApiError, InterruptedError, WaitFailedError, WaitTimeoutError } from "../errors.js";
+import { BUILDABLE_SOURCES } from "../model/enums.js";
+import type { RevisionT } from "../model/responses.js";
+import { isMachineFormat } from "../output/format.js";
+import { logLine } from "../output/log-lines.js";
 import { formatDuration } from "../util/duration.js";
-import { MAX_INTERVAL_MS, pollRevision, type WaitVerdict } from "../wait/poll.js";
+import {
+  type AfterPoll,
+  MAX_INTERVAL_MS,
+  pollRevision,
+  type WaitReporter,
+  type WaitVerdict,
+} from "../wait/poll.js";
 import { createReporter } from "../wait/progress.js";
+import { LogFollower, newestEntries } from "./logs.js";
 import { suggestCommand } from "./suggest.js";
 
 export interface WaitFlags {
   timeout: number;
   interval: number;
+  /** Stream the revision's log to stderr while waiting. */
+  logs?: boolean;
 }
+
+/** How many lines of a failed revision's log a wait shows. */
+export const FAILURE_TAIL_LINES = 20;
 
 export async function waitForRevision(
   ctx: Ctx,
@@ -18,8 +36,9 @@ export async function waitForRevision(
   flags: WaitFlags,
 ): Promise<WaitVerdict> {
   const reporter = await createReporter(ctx, target.revisionId);
+  const api = await ctx.api();
   return pollRevision(
-    await ctx.api(),
+    api,
     ctx.clock,
     ctx.signal,
     target,
@@ -30,7 +49,89 @@ export async function waitForRevision(
       requestTimeoutMs: ctx.requestTimeoutMs,
     },
     reporter,
+    flags.logs ? logStreamer(ctx, api, target, reporter) : undefined,
   );
+}
+
+/**
+ * `--logs`: after each poll, the log lines that came since the last one, to the reporter. A
+ * built revision's build log (from AWAITING_BUILD on), any other's runtime log. A log that
+ * cannot be read is said once and then left alone: the wait is what matters.
+ */
+function logStreamer(ctx: Ctx, api: ApiClient, target: WaitTarget, reporter: WaitReporter): AfterPoll {
+  let follower: LogFollower | undefined;
+  let givenUp = false;
+  return async (revision) => {
+    if (givenUp) return;
+    const source = logOf(target, revision);
+    if (!source) return;
+    follower ??= new LogFollower(api, source);
+    try {
+      for (const entry of await follower.next()) reporter.log(logLine(entry, ctx.paint));
+    } catch (error) {
+      if (error instanceof InterruptedError) throw error;
+      // Not there yet (a log appears with its stage): ask again after the next poll.
+      if (error instanceof ApiError && error.status === 404) return;
+      givenUp = true;
+      ctx.log.warn(
+        `cannot stream the revision's log (${(error as Error).message.split("\n")[0]}); still waiting`,
+      );
+    }
+  };
+}
+
+interface WaitTarget {
+  deploymentId: string;
+  revisionId: string;
+}
+
+/** The log that tells what a revision is doing: its build log while built, its runtime log after. */
+function logOf(target: WaitTarget, revision: RevisionT): LogSource | null {
+  const built = BUILDABLE_SOURCES.includes(revision.source);
+  if (built && BEFORE_BUILD.has(revision.status)) return null;
+  return built && revision.status !== "DEPLOY_FAILED"
+    ? { kind: "build", ...target }
+    : { kind: "runtime", ...target };
+}
+
+const BEFORE_BUILD = new Set(["CREATING", "QUEUED"]);
+
+/**
+ * A failed revision: the last lines of the log that says why (build log, or the runtime log of
+ * a revision that failed to deploy), on stderr before the error, or in the JSON error's
+ * details; and the command that prints the whole log.
+ */
+async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedError): Promise<void> {
+  if (!["CREATE_FAILED", "BUILD_FAILED", "DEPLOY_FAILED"].includes(verdict.status ?? "")) return;
+  const target = { deploymentId: verdict.deployment_id, revisionId: verdict.revision_id };
+  try {
+    const api = await ctx.api();
+    const revision = await getRevision(api, target.deploymentId, target.revisionId);
+    const source = logOf(target, revision) ?? { kind: "build" as const, ...target };
+    const tail = await newestEntries(api, source, {}, FAILURE_TAIL_LINES);
+    const words = [
+      "deploy",
+      "logs",
+      target.deploymentId,
+      ...(source.kind === "build" ? ["--build"] : []),
+      "--revision",
+      target.revisionId,
+    ];
+    if (tail.length > 0) {
+      const printer = await ctx.printer();
+      if (isMachineFormat(printer.options.format)) error.details = { log: source.kind, tail };
+      else {
+        const name = source.kind === "build" ? "build log" : "log";
+        ctx.io.stderr.write(
+          `The last ${tail.length} lines of the ${name} of revision ${target.revisionId}:\n${tail.map((entry) => `  ${logLine(entry, ctx.paint)}`).join("\n")}\n`,
+        );
+      }
+    }
+    error.withHint(`See the whole log with: ${await suggestCommand(ctx, words)}`);
+  } catch (readError) {
+    if (readError instanceof InterruptedError) throw readError;
+    error.withHint(`(its log could not be read: ${(readError as Error).message.split("\n")[0]})`);
+  }
 }
 
 /**
@@ -48,10 +149,13 @@ export async function assertDeployed(ctx: Ctx, verdict: WaitVerdict): Promise<vo
   switch (verdict.result) {
     case "deployed":
       return;
-    case "failed":
-      throw new WaitFailedError(`${revision} ended ${verdict.status} after ${after}`).withHint(
+    case "failed": {
+      const failed = new WaitFailedError(`${revision} ended ${verdict.status} after ${after}`);
+      await explainFailure(ctx, verdict, failed);
+      throw failed.withHint(
         `See its history with: ${await suggestCommand(ctx, ["deploy", "revisions", verdict.deployment_id])}`,
       );
+    }
     case "timed_out":
       throw new WaitTimeoutError(
         `timed out after ${after} waiting for ${revision} (last status: ${verdict.status ?? "unknown"})`,

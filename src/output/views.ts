@@ -34,6 +34,36 @@ export const deploymentView: View<DeploymentT> = {
   ],
 };
 
+/**
+ * The list of deployments: as deploymentView, with STATUS saying when the latest revision is
+ * not the active one and what became of it (READY, yet the latest revision BUILD_FAILED).
+ */
+export function deploymentListView(latestStatus: ReadonlyMap<string, string>): View<DeploymentT> {
+  return {
+    ...deploymentView,
+    columns: deploymentView.columns.map((column) =>
+      column.header === "STATUS"
+        ? {
+            header: "STATUS",
+            value: (d: DeploymentT) =>
+              latestStatus.has(d.id) ? `${d.status} (latest revision ${latestStatus.get(d.id)})` : d.status,
+          }
+        : column,
+    ),
+  };
+}
+
+/** The revisions of one deployment, the active one marked in a last column (so `cut -f1` still gives IDs). */
+export function revisionListView(activeRevisionId: string | null): View<RevisionT> {
+  return {
+    ...revisionView,
+    columns: [
+      ...revisionView.columns,
+      { header: "ACTIVE", value: (r) => (r.id === activeRevisionId ? "*" : null) },
+    ],
+  };
+}
+
 export const revisionView: View<RevisionT> = {
   id: (r) => r.id,
   columns: [

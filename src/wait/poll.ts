@@ -5,6 +5,7 @@ import { getRevision } from "../api/endpoints.js";
 import type { Clock } from "../context.js";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
+import type { RevisionT } from "../model/responses.js";
 
 export type WaitResult = "deployed" | "failed" | "timed_out" | "interrupted";
 
@@ -33,6 +34,8 @@ export interface WaitReporter {
   heartbeat(status: string | null, elapsedMs: number): void;
   /** A poll failed in a way worth retrying. */
   transient(message: string, elapsedMs: number): void;
+  /** A line of the revision's log (`--logs`). */
+  log(line: string): void;
   /** Called once when waiting ends, whatever the outcome. */
   stop(): void;
 }
@@ -41,6 +44,9 @@ export const BACKOFF_FACTOR = 1.5;
 export const MAX_INTERVAL_MS = 60_000;
 export const HEARTBEAT_MS = 60_000;
 
+/** Runs after every poll that read the revision (the terminal one too), before the next sleep. */
+export type AfterPoll = (revision: RevisionT) => Promise<void>;
+
 export async function pollRevision(
   api: ApiClient,
   clock: Clock,
@@ -48,6 +54,7 @@ export async function pollRevision(
   target: { deploymentId: string; revisionId: string },
   settings: WaitSettings,
   reporter: WaitReporter,
+  afterPoll?: AfterPoll,
 ): Promise<WaitVerdict> {
   const started = clock.now();
   const elapsed = () => clock.now() - started;
@@ -78,6 +85,7 @@ export async function pollRevision(
           reporter.status(status, elapsed());
           lastSaid = clock.now();
         }
+        await afterPoll?.(revision);
         if (isTerminalRevisionStatus(status))
           return verdict(status === REVISION_SUCCESS ? "deployed" : "failed");
       } catch (error) {

@@ -82,6 +82,12 @@ export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporter
       state.seen(null, elapsedMs);
       say(`poll failed, retrying (${formatDuration(elapsedMs)}): ${firstLine(message)}`);
     },
+    log: (line) => {
+      // A log line is proof of life too: no heartbeat needed while the log moves.
+      lastLineAt = ctx.clock.now();
+      ctx.io.stderr.write(`  | ${line}\n`);
+      schedule();
+    },
     stop: () => {
       clearTimeout(timer);
       timer = undefined;
@@ -99,8 +105,9 @@ async function spinnerReporter(
   const state = tracker(ctx);
   const paint = ctx.paint;
   let retrying: string | null = null;
+  let latestLog: string | null = null;
   const text = () =>
-    `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}`;
+    `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${fit(latestLog, ctx.io.stderr.columns)}`) : ""}`;
   // Colour of the frames is ours to decide (ora's own detection looks at stdout), so none.
   const spinner = ora({
     stream: stream as NodeJS.WriteStream,
@@ -136,6 +143,10 @@ async function spinnerReporter(
       retrying = firstLine(message);
       show();
     },
+    log: (line) => {
+      latestLog = line;
+      show();
+    },
     stop: () => {
       clearInterval(ticker);
       ticker = undefined;
@@ -150,6 +161,12 @@ async function spinnerReporter(
       if (spinner.isSpinning) spinner.stopAndPersist({ symbol, text: final });
     },
   };
+}
+
+/** A log line shortened to what is left of a terminal row after the status (one row: the spinner redraws it). */
+function fit(line: string, columns: number | undefined): string {
+  const room = Math.max(20, (columns ?? 80) - 50);
+  return line.length > room ? `${line.slice(0, room - 1)}…` : line;
 }
 
 function firstLine(message: string): string {

@@ -22,6 +22,47 @@ async function deploymentWithHistory(em: TestEmulator): Promise<{ id: string; re
 }
 
 describe("deploy revisions", () => {
+  it("marks the active revision in a last column; JSON stays the API's objects", async () => {
+    const em = await startTestEmulator();
+    const { revisions } = await deploymentWithHistory(em);
+    const r = await runCli(["deploy", "revisions", "agent"], { env: cliEnv(em) });
+    const rows = r.stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.split("\t"));
+    expect(rows.map((row) => row.at(-1))).toEqual(["*", "-", "-"]);
+    expect(rows[0]![0]).toBe(revisions[0]);
+    const tty = await runCli(["deploy", "revisions", "agent"], { env: cliEnv(em), tty: true });
+    expect(tty.stdout).toMatch(/ACTIVE/);
+    const json = await runCli(["deploy", "revisions", "agent", "-o", "json"], { env: cliEnv(em) });
+    expect(JSON.parse(json.stdout)[0]).not.toHaveProperty("ACTIVE");
+  });
+
+  it("deploy list shows when the latest revision failed while the deployment stays READY", async () => {
+    const em = await startTestEmulator();
+    const d = await em.createDeployment("gitrepo", "agent");
+    em.settle();
+    em.emulator.failNextRevision({ deploymentId: d.id, stage: "BUILDING" });
+    await em.patch(`/v2/deployments/${d.id}`, { source_revision_config: { repo_ref: "broken" } });
+    em.settle();
+    await em.createDeployment("internal_container", "fine");
+    em.settle();
+    const r = await runCli(["deploy", "list"], { env: cliEnv(em) });
+    const status = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split("\t"))
+        .map((row) => [row[1], row[3]]),
+    );
+    expect(status).toEqual({ agent: "READY (latest revision BUILD_FAILED)", fine: "READY" });
+    // JSON is the API's objects, untouched: no extra requests either.
+    const before = em.emulator.stats().total;
+    const json = await runCli(["deploy", "list", "-o", "json"], { env: cliEnv(em) });
+    expect(JSON.parse(json.stdout).map((x: { status: string }) => x.status)).toEqual(["READY", "READY"]);
+    expect(em.emulator.stats().total - before).toBe(1);
+  });
+
   it("lists newest first: tab-separated off a terminal, and a table on one", async () => {
     const em = await startTestEmulator();
     const { revisions } = await deploymentWithHistory(em);

@@ -9,27 +9,27 @@ import { completeCreateBody } from "../../prompt/complete-create.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption, type MutationOptions } from "./body-options.js";
-import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
+import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
 
 export type CreateOptions = MutationOptions;
 
 export default defineCommand({
   configure: (command) =>
-    addExtraBodyOptions(addFieldOptions(addFileOption(command), "create"))
-      .option("--dry-run", "validate and print the request (secret values masked); send nothing")
-      .option("--wait", "then wait until the first revision is deployed (as `deploy wait`)")
-      .addOption(timeoutOption())
-      .addOption(intervalOption())
-      .addHelpText(
-        "after",
-        `${WAIT_HELP}${examples(
-          "cpctl deploy create -f deployment.yaml --wait",
-          "cpctl deploy create --name my-agent --source gitrepo --integration-id $ID \\",
-          "    --repo-url https://github.com/acme/agent --repo-ref main --agent-config-path agent.json",
-          "cpctl deploy create --name api --source external_container --image-uri ghcr.io/acme/api:1.2 \\",
-          "    --cpu 1 --memory-mb 2048 --secret OPENAI_API_KEY --dry-run",
-        )}`,
+    addWaitOptions(
+      addExtraBodyOptions(addFieldOptions(addFileOption(command), "create")).option(
+        "--dry-run",
+        "validate and print the request (secret values masked); send nothing",
       ),
+    ).addHelpText(
+      "after",
+      `${WAIT_HELP}${examples(
+        "cpctl deploy create -f deployment.yaml --wait",
+        "cpctl deploy create --name my-agent --source gitrepo --integration-id $ID \\",
+        "    --repo-url https://github.com/acme/agent --repo-ref main --agent-config-path agent.json",
+        "cpctl deploy create --name api --source external_container --image-uri ghcr.io/acme/api:1.2 \\",
+        "    --cpu 1 --memory-mb 2048 --secret OPENAI_API_KEY --dry-run",
+      )}`,
+    ),
   run: async (ctx, _args, options) => {
     await runCreate(ctx, options as unknown as CreateOptions);
   },

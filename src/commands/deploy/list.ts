@@ -8,8 +8,10 @@ import {
   LIST_LIMIT_MAX,
   LIST_LIMIT_MIN,
 } from "../../model/enums.js";
+import type { DeploymentT } from "../../model/responses.js";
+import { latestRevisionStatuses } from "../../operations/latest-status.js";
 import { fetchPage, sayMoreExist } from "../../operations/page.js";
-import { deploymentView } from "../../output/views.js";
+import { deploymentListView, deploymentView } from "../../output/views.js";
 import { booleanWord, examples, integerIn, uuidList } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 
@@ -63,15 +65,22 @@ export default defineCommand({
     };
     const api = await ctx.api();
     const printer = await ctx.printer();
+    // The table shows when a latest revision failed while the deployment stays READY; the
+    // other formats are the API's objects as they are, and need no more requests.
+    const table = printer.options.format === "table";
+    const viewOf = async (page: DeploymentT[]) =>
+      table ? deploymentListView(await latestRevisionStatuses(ctx, page)) : deploymentView;
     if (!options.all) {
       const { items, more } = await fetchPage((page) => listDeployments(api, filters, page), options);
-      await printer.list(items, deploymentView);
+      await printer.list(items, await viewOf(items));
       if (more) sayMoreExist(ctx, "deployments", items.length, options);
       return;
     }
     // One page in memory at a time: each page is written before the next is fetched.
-    const writer = printer.listWriter(deploymentView);
+    const statuses = new Map<string, string>();
+    const writer = printer.listWriter(deploymentListView(statuses));
     for await (const page of allDeployments(api, filters, options.offset ?? 0)) {
+      if (table) for (const [id, status] of await latestRevisionStatuses(ctx, page)) statuses.set(id, status);
       for (const deployment of page) await writer.push(deployment);
     }
     await writer.end();

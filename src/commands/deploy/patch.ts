@@ -17,27 +17,24 @@ import {
   type MergeOptions,
   type MutationOptions,
 } from "./body-options.js";
-import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
+import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
 
 export type PatchCommandOptions = MutationOptions & MergeOptions;
 
 export default defineCommand({
   configure: (command) =>
-    addMergeOptions(
-      addExtraBodyOptions(
-        addFieldOptions(
-          addFileOption(command.argument("<deployment>", "deployment ID, or its exact name")),
-          "patch",
+    addWaitOptions(
+      addMergeOptions(
+        addExtraBodyOptions(
+          addFieldOptions(
+            addFileOption(command.argument("<deployment>", "deployment ID, or its exact name")),
+            "patch",
+          ),
         ),
-      ),
-    )
-      .option("--dry-run", "show the changes and the patch body (secret values masked); send nothing")
-      .option("--wait", "then wait for the deployment's latest revision (as `deploy wait`)")
-      .addOption(timeoutOption())
-      .addOption(intervalOption())
-      .addHelpText(
-        "after",
-        `
+      ).option("--dry-run", "show the changes and the patch body (secret values masked); send nothing"),
+    ).addHelpText(
+      "after",
+      `
 Changes only what is named; everything else stays as it is. The API replaces secrets,
 secret_references and resource_spec whole, so cpctl reads the deployment, merges the change
 into them and sends the whole result: --secret and --secrets-file set those secrets and keep
@@ -53,14 +50,14 @@ resource_spec and secrets start a new revision; the command says whether one sta
 A secret value of "****" (the mask) is refused, and so is an empty one unless
 --allow-empty-secrets. If the server returns secrets without their values, cpctl refuses to
 merge rather than write back what it cannot see: give the whole set with --replace-secrets.${WAIT_HELP}${examples(
-          "cpctl deploy patch my-agent --secret OPENAI_API_KEY=sk-new   # the other secrets stay",
-          "cpctl deploy patch my-api --cpu 2 --max-scale 5 --dry-run     # memory, labels, ... stay",
-          "cpctl deploy patch my-api --unset-secret OLD_TOKEN",
-          "cpctl deploy patch my-api --set source_config.resource_spec.labels.team=null",
-          "cpctl deploy patch my-agent --repo-ref release-2 --wait",
-          "cpctl deploy patch my-agent --no-build-on-push   # no new revision",
-        )}`,
-      ),
+        "cpctl deploy patch my-agent --secret OPENAI_API_KEY=sk-new   # the other secrets stay",
+        "cpctl deploy patch my-api --cpu 2 --max-scale 5 --dry-run     # memory, labels, ... stay",
+        "cpctl deploy patch my-api --unset-secret OLD_TOKEN",
+        "cpctl deploy patch my-api --set source_config.resource_spec.labels.team=null",
+        "cpctl deploy patch my-agent --repo-ref release-2 --wait",
+        "cpctl deploy patch my-agent --no-build-on-push   # no new revision",
+      )}`,
+    ),
   run: async (ctx, [ref], options) => {
     await runPatch(ctx, await resolveDeployment(ctx, ref), options as unknown as PatchCommandOptions);
   },

@@ -3,8 +3,8 @@ import { allRevisions, listRevisions } from "../../api/endpoints.js";
 import { UsageError } from "../../errors.js";
 import { LIST_LIMIT_MAX, LIST_LIMIT_MIN, REVISION_STATUSES } from "../../model/enums.js";
 import { fetchPage, sayMoreExist } from "../../operations/page.js";
-import { resolveDeploymentId } from "../../operations/resolve.js";
-import { revisionView } from "../../output/views.js";
+import { resolveDeployment, resolveDeploymentId } from "../../operations/resolve.js";
+import { revisionListView, revisionView } from "../../output/views.js";
 import { examples, integerIn } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 
@@ -32,19 +32,23 @@ export default defineCommand({
     if (options.all && options.limit !== undefined) {
       throw new UsageError("--limit and --all cannot be combined: --all fetches every page (100 at a time)");
     }
-    const id = await resolveDeploymentId(ctx, ref);
-    const api = await ctx.api();
     const printer = await ctx.printer();
+    // The table marks the active revision, which only the deployment knows: read it then.
+    const table = printer.options.format === "table";
+    const deployment = table ? await resolveDeployment(ctx, ref) : null;
+    const id = deployment?.id ?? (await resolveDeploymentId(ctx, ref));
+    const view = table ? revisionListView(deployment?.active_revision_id ?? null) : revisionView;
+    const api = await ctx.api();
     if (!options.all) {
       const { items, more } = await fetchPage(
         (page) => listRevisions(api, id, { ...page, status: options.status }),
         options,
       );
-      await printer.list(items, revisionView);
+      await printer.list(items, view);
       if (more) sayMoreExist(ctx, "revisions", items.length, options);
       return;
     }
-    const writer = printer.listWriter(revisionView);
+    const writer = printer.listWriter(view);
     // allRevisions starts at the first revision: an --offset is skipped here.
     let skip = options.offset ?? 0;
     for await (const page of allRevisions(api, id, options.status)) {

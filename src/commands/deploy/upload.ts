@@ -13,7 +13,7 @@ import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes, parseSize, SIZE_HELP } from "../
 import { describeSource, type PreparedSource, prepareSource } from "../../upload/source.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
+import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
 
 interface UploadOptions {
   maxSize: number;
@@ -26,28 +26,27 @@ interface UploadOptions {
 
 export default defineCommand({
   configure: (command) =>
-    command
-      .argument("<deployment>", "deployment ID, or its exact name (an internal_source deployment)")
-      .argument(
-        "<source>",
-        "a directory (packed for you, honouring .gitignore) or a .tar.gz/.tgz file (sent as it is)",
-      )
-      .addOption(
-        new Option("--max-size <size>", "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB")
-          .default(DEFAULT_MAX_UPLOAD_BYTES, "100MiB")
-          .argParser(sizeOption),
-      )
-      .option(
-        "--patch",
-        "then set source_revision_config.source_tarball_path to the upload: starts a new revision",
-      )
-      .option("--wait", "with --patch: wait for the new revision (as `deploy wait`)")
-      .addOption(timeoutOption())
-      .addOption(intervalOption())
-      .option("--dry-run", "pack and check the source and the deployment; upload nothing")
-      .addHelpText(
-        "after",
-        `
+    addWaitOptions(
+      command
+        .argument("<deployment>", "deployment ID, or its exact name (an internal_source deployment)")
+        .argument(
+          "<source>",
+          "a directory (packed for you, honouring .gitignore) or a .tar.gz/.tgz file (sent as it is)",
+        )
+        .addOption(
+          new Option("--max-size <size>", "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB")
+            .default(DEFAULT_MAX_UPLOAD_BYTES, "100MiB")
+            .argParser(sizeOption),
+        )
+        .option(
+          "--patch",
+          "then set source_revision_config.source_tarball_path to the upload: starts a new revision",
+        )
+        .option("--dry-run", "pack and check the source and the deployment; upload nothing"),
+      "with --patch: wait for the new revision (as `deploy wait`)",
+    ).addHelpText(
+      "after",
+      `
 A directory is packed into a gzipped tarball of its regular files: .gitignore files (the
 root's and nested ones) are honoured, .git/ and node_modules/ are always left out, and
 symbolic links are skipped with a warning. Modes are normalised to 644/755 and every mtime
@@ -58,12 +57,12 @@ The size limit is checked before anything is sent. Then the command asks for an 
 {"deployment_id","object_path","bytes"}). The upload URL itself is never printed: it grants
 write access. With --patch it then patches the path in and prints the deployment, as
 \`deploy patch\` does.${WAIT_HELP}${examples(
-          "cpctl deploy upload my-agent ./agent --patch --wait",
-          "cpctl deploy upload my-agent build/agent.tgz",
-          'cpctl deploy patch my-agent --source-tarball-path "$(cpctl deploy upload my-agent .)"',
-          "cpctl deploy upload my-agent . --dry-run      # list what would be packed",
-        )}`,
-      ),
+        "cpctl deploy upload my-agent ./agent --patch --wait",
+        "cpctl deploy upload my-agent build/agent.tgz",
+        'cpctl deploy patch my-agent --source-tarball-path "$(cpctl deploy upload my-agent .)"',
+        "cpctl deploy upload my-agent . --dry-run      # list what would be packed",
+      )}`,
+    ),
   run: async (ctx, [ref, path], options) => {
     await runUpload(ctx, ref, path, options as unknown as UploadOptions);
   },

@@ -1,5 +1,6 @@
-// The wait flags shared by wait, create --wait, patch --wait and apply --wait.
-import { Option } from "@commander-js/extra-typings";
+// The wait flags shared by wait, and by every command with --wait (create, patch, apply,
+// upload --patch, rollback, redeploy).
+import { type Command, Option } from "@commander-js/extra-typings";
 import { duration } from "../parsers.js";
 
 export const timeoutOption = () =>
@@ -12,5 +13,27 @@ export const intervalOption = () =>
     .default(5_000, "5s")
     .argParser(duration);
 
+export const logsOption = () =>
+  new Option(
+    "--logs",
+    "stream the revision's build log to stderr while waiting (a terminal shows its latest line)",
+  );
+
+// biome-ignore lint/suspicious/noExplicitAny: any typed commander command
+type AnyCommand = Command<any, any, any>;
+
+/** --wait and its companions, for a command that changes a deployment. */
+export function addWaitOptions<C extends AnyCommand>(
+  command: C,
+  description = "then wait for the new revision (as `deploy wait`)",
+): C {
+  command
+    .option("--wait", description)
+    .addOption(timeoutOption())
+    .addOption(intervalOption())
+    .addOption(logsOption());
+  return command;
+}
+
 export const WAIT_HELP =
-  "\nWaiting ends with exit 0 (DEPLOYED), 5 (the revision failed), 6 (timed out) or 130 (Ctrl-C; the command to resume is printed).\n";
+  "\nWaiting ends with exit 0 (DEPLOYED), 5 (the revision failed: the end of its log is shown), 6 (timed out) or 130 (Ctrl-C; the command to resume is printed).\n";

@@ -6,7 +6,7 @@ import { formatDuration } from "../../util/duration.js";
 import type { WaitVerdict } from "../../wait/poll.js";
 import { examples, uuid } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
+import { intervalOption, logsOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
 export const verdictView: View<WaitVerdict> = {
   id: (v) => v.revision_id,
@@ -26,6 +26,7 @@ export default defineCommand({
       .option("--revision <id>", "wait for this revision (default: the deployment's latest)", uuid)
       .addOption(timeoutOption())
       .addOption(intervalOption())
+      .addOption(logsOption())
       .addHelpText(
         "after",
         `${WAIT_HELP}${examples("cpctl deploy wait my-agent", "cpctl deploy wait my-agent --timeout 15m -o json | jq -r .result")}`,

@@ -1,0 +1,188 @@
+import { InvalidArgumentError, Option } from "@commander-js/extra-typings";
+import picocolors from "picocolors";
+import type { LogEntry, LogSource } from "../../api/endpoints.js";
+import type { Ctx } from "../../context.js";
+import { InterruptedError, OperationError } from "../../errors.js";
+import { isTerminalRevisionStatus, LOG_LEVELS } from "../../model/enums.js";
+import { entriesForward, type LogFilters, LogFollower, newestEntries } from "../../operations/logs.js";
+import { resolveDeployment, resolveDeploymentId } from "../../operations/resolve.js";
+import { logLine } from "../../output/log-lines.js";
+import { parseDuration } from "../../util/duration.js";
+import { examples, integerIn, uuid } from "../parsers.js";
+import { defineCommand } from "../spec.js";
+
+/** How often --follow asks for more (the public client polls every 1 to 3 s). */
+export const FOLLOW_INTERVAL_MS = 2_000;
+const DEFAULT_LIMIT = 100;
+
+interface LogsOptions {
+  build?: boolean;
+  revision?: string;
+  follow?: boolean;
+  level?: string;
+  since?: TimeBound;
+  until?: TimeBound;
+  grep?: string;
+  limit?: number;
+}
+
+/** `--since 15m` is relative to when the command runs; an ISO time is absolute. */
+type TimeBound = { ago: number } | { at: string };
+
+export default defineCommand({
+  configure: (command) =>
+    command
+      .argument("<deployment>", "deployment ID, or its exact name")
+      .option("--build", "the build log of a revision (default: the runtime log of the deployment)")
+      .option(
+        "--revision <id>",
+        "this revision's log (default: --build reads the latest revision; the runtime log covers all)",
+        uuid,
+      )
+      .option("--follow", "keep printing new entries until Ctrl-C (a build log: until its revision ends)")
+      .addOption(
+        new Option("--level <level>", `at least this level: ${LOG_LEVELS.join(", ")}`).argParser(level),
+      )
+      .addOption(
+        new Option("--since <time>", "entries from this time on: a duration (15m) or ISO 8601").argParser(
+          timeBound,
+        ),
+      )
+      .addOption(
+        new Option("--until <time>", "entries up to this time: a duration (5m) or ISO 8601").argParser(
+          timeBound,
+        ),
+      )
+      .option("--grep <text>", "only entries whose message contains this text")
+      .option(
+        "--limit <n>",
+        `at most this many entries (default ${DEFAULT_LIMIT}: the newest; with --since, the first after it)`,
+        integerIn(1, 100_000),
+      )
+      .addHelpText(
+        "after",
+        `
+One line an entry, oldest first: TIME LEVEL MESSAGE (levels coloured on a terminal). -o json
+prints an array of {id, timestamp, level, message}; -o ndjson one entry a line, streamed with
+--follow. Without --since the newest --limit entries are shown; with --since, the entries from
+that time on. --follow then polls every ${FOLLOW_INTERVAL_MS / 1000}s for new entries until Ctrl-C (exit 130); following
+a build log ends by itself when its revision has finished (exit 0).${examples(
+          "cpctl deploy logs my-agent --since 15m --level WARNING",
+          "cpctl deploy logs my-agent --build            # why did the latest build fail?",
+          "cpctl deploy logs my-agent --follow -o ndjson | jq -r .message",
+        )}`,
+      ),
+  run: async (ctx, [ref], options) => {
+    await runLogs(ctx, ref, options as LogsOptions);
+  },
+});
+
+async function runLogs(ctx: Ctx, ref: string, options: LogsOptions): Promise<void> {
+  const source = await logSource(ctx, ref, options);
+  const now = ctx.clock.now();
+  const filters: LogFilters = {
+    level: options.level,
+    grep: options.grep,
+    since: options.since ? isoOf(options.since, now) : undefined,
+    until: options.until ? isoOf(options.until, now) : undefined,
+  };
+  const api = await ctx.api();
+  const writer = await logWriter(ctx);
+  const follower = new LogFollower(api, source, filters);
+  try {
+    if (filters.since) {
+      for await (const page of entriesForward(api, source, filters, options.limit)) {
+        follower.seen(page);
+        for (const entry of page) await writer.push(entry);
+      }
+    } else {
+      const newest = await newestEntries(api, source, filters, options.limit ?? DEFAULT_LIMIT);
+      follower.seen(newest);
+      for (const entry of newest) await writer.push(entry);
+    }
+    if (options.follow) await follow(ctx, source, follower, (entry) => writer.push(entry));
+  } finally {
+    // Ctrl-C while following ends the JSON array too: what was printed stays valid.
+    await writer.end();
+  }
+}
+
+/** Polls for new entries; a build log ends once its revision has finished, a runtime log on Ctrl-C. */
+async function follow(
+  ctx: Ctx,
+  source: LogSource,
+  follower: LogFollower,
+  print: (entry: LogEntry) => Promise<void>,
+): Promise<void> {
+  const api = await ctx.api();
+  const { getRevision } = await import("../../api/endpoints.js");
+  try {
+    for (;;) {
+      await ctx.clock.sleep(FOLLOW_INTERVAL_MS, ctx.signal);
+      const finished =
+        source.kind === "build" &&
+        isTerminalRevisionStatus((await getRevision(api, source.deploymentId, source.revisionId)).status);
+      // After the revision finished, one more read gets its last lines.
+      for (const entry of await follower.next()) await print(entry);
+      if (finished) return;
+    }
+  } catch (error) {
+    // Ctrl-C is how a follow ends: exit 130, nothing more to say.
+    if (error instanceof InterruptedError) throw new InterruptedError("interrupted", { quiet: true });
+    throw error;
+  }
+}
+
+async function logSource(ctx: Ctx, ref: string, options: LogsOptions): Promise<LogSource> {
+  if (!options.build) {
+    return {
+      kind: "runtime",
+      deploymentId: await resolveDeploymentId(ctx, ref),
+      revisionId: options.revision,
+    };
+  }
+  if (options.revision)
+    return { kind: "build", deploymentId: await resolveDeploymentId(ctx, ref), revisionId: options.revision };
+  const deployment = await resolveDeployment(ctx, ref);
+  if (!deployment.latest_revision_id)
+    throw new OperationError(`deployment ${deployment.name} has no revision, so no build log`, "no_revision");
+  return { kind: "build", deploymentId: deployment.id, revisionId: deployment.latest_revision_id };
+}
+
+/**
+ * Text is written a line an entry as it comes (a log is not a table, and --follow must show
+ * each entry at once); the other formats go through the printer's list writer (json streams
+ * its array, ndjson and id a line an entry).
+ */
+async function logWriter(ctx: Ctx): Promise<{ push(entry: LogEntry): Promise<void>; end(): Promise<void> }> {
+  const printer = await ctx.printer();
+  if (printer.options.format !== "table") {
+    return printer.listWriter<LogEntry>({ id: (entry) => entry.id, columns: [] });
+  }
+  const paint = picocolors.createColors(printer.options.color);
+  return {
+    push: async (entry) => printer.line(logLine(entry, paint)),
+    end: async () => {},
+  };
+}
+
+function level(value: string): string {
+  const upper = value.trim().toUpperCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(upper))
+    throw new InvalidArgumentError(`expected one of ${LOG_LEVELS.join(", ")}.`);
+  return upper;
+}
+
+function timeBound(value: string): TimeBound {
+  const ms = parseDuration(value);
+  if (ms !== null) return { ago: ms };
+  if (/^\d{4}-\d{2}-\d{2}/.test(value.trim()) && !Number.isNaN(Date.parse(value)))
+    return { at: new Date(Date.parse(value)).toISOString() };
+  throw new InvalidArgumentError(
+    "expected a duration (15m, 2h, 90s) or an ISO 8601 time (2026-11-21T12:00:00Z).",
+  );
+}
+
+function isoOf(bound: TimeBound, now: number): string {
+  return "at" in bound ? bound.at : new Date(now - bound.ago).toISOString();
+}

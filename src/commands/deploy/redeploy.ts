@@ -1,0 +1,32 @@
+import { OperationError } from "../../errors.js";
+import { type RedeployOptions, redeployWithPreview, revisionOf } from "../../operations/redeploy.js";
+import { resolveDeployment } from "../../operations/resolve.js";
+import { examples, uuid } from "../parsers.js";
+import { defineCommand } from "../spec.js";
+import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
+
+export default defineCommand({
+  configure: (command) =>
+    addWaitOptions(
+      command
+        .argument("<deployment>", "deployment ID, or its exact name")
+        .option("--revision <id>", "redeploy this revision (default: the latest)", uuid)
+        .option("--dry-run", "show which revision and what would change; send nothing"),
+    ).addHelpText(
+      "after",
+      `
+Starts a new revision from the latest revision's source (or --revision's): a retry of a
+failed one, a restart of a good one. Exit 4 when --revision is not one of the deployment's
+revisions. Prints the deployment (-o json: the Deployment object) and, with --wait, waits for
+the new revision.${WAIT_HELP}${examples("cpctl deploy redeploy my-agent --wait", "cpctl deploy redeploy my-agent --revision 0b7f3c1e-...")}`,
+    ),
+  run: async (ctx, [ref], options) => {
+    const opts = options as RedeployOptions & { revision?: string };
+    const deployment = await resolveDeployment(ctx, ref);
+    const revisionId = opts.revision ?? deployment.latest_revision_id;
+    if (!revisionId)
+      throw new OperationError(`deployment ${deployment.name} has no revision to redeploy`, "no_revision");
+    const target = await revisionOf(ctx, deployment, revisionId);
+    await redeployWithPreview(ctx, deployment, target, { ...opts, action: "Redeploy" });
+  },
+});

@@ -1,0 +1,43 @@
+import {
+  type RedeployOptions,
+  redeployWithPreview,
+  revisionOf,
+  rollbackTarget,
+} from "../../operations/redeploy.js";
+import { resolveDeployment } from "../../operations/resolve.js";
+import { examples, uuid } from "../parsers.js";
+import { defineCommand } from "../spec.js";
+import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
+
+export default defineCommand({
+  configure: (command) =>
+    addWaitOptions(
+      command
+        .argument("<deployment>", "deployment ID, or its exact name")
+        .option(
+          "--to <revision>",
+          "roll back to this revision (default: the newest DEPLOYED one older than the active)",
+          uuid,
+        )
+        .option("--dry-run", "show which revision and what would change; send nothing"),
+    ).addHelpText(
+      "after",
+      `
+Starts a new revision from an earlier revision's source (image, ref and commit, or tarball):
+by default the newest DEPLOYED revision older than the active one, passing over failed,
+skipped and interrupted ones. Secrets and resources stay as they are now. Exit 4 when there
+is nothing to roll back to, or --to is not one of the deployment's revisions. Prints the
+deployment (-o json: the Deployment object) and, with --wait, waits for the new revision.${WAIT_HELP}${examples(
+        "cpctl deploy rollback my-agent --wait",
+        "cpctl deploy rollback my-agent --to 0b7f3c1e-... --dry-run",
+      )}`,
+    ),
+  run: async (ctx, [ref], options) => {
+    const opts = options as RedeployOptions & { to?: string };
+    const deployment = await resolveDeployment(ctx, ref);
+    const target = opts.to
+      ? await revisionOf(ctx, deployment, opts.to)
+      : await rollbackTarget(ctx, deployment);
+    await redeployWithPreview(ctx, deployment, target, { ...opts, action: "Roll back" });
+  },
+});

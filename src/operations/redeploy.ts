@@ -1,0 +1,106 @@
+// Rollback and redeploy: a new revision from an existing revision's source_revision_config
+// (POST .../revisions/{rid}/redeploy). Rollback picks an older good revision; redeploy retries
+// the latest (or restarts a good one). Both go the way of every change: preview, confirmation,
+// an honest word when the outcome is unknown, then print (and wait).
+import { allRevisions, getDeployment, getRevision, redeployRevision } from "../api/endpoints.js";
+import type { Ctx } from "../context.js";
+import { ApiError, NotFoundError, OperationError } from "../errors.js";
+import { redeployChanges } from "../model/changes.js";
+import { REVISION_SUCCESS } from "../model/enums.js";
+import type { DeploymentT, RevisionT } from "../model/responses.js";
+import { revisionView } from "../output/views.js";
+import { type FinishOptions, finishChange } from "./after-change.js";
+import { guardMutation } from "./confirm.js";
+import { showPreview } from "./preview.js";
+import { suggestCommand } from "./suggest.js";
+import { sendChange } from "./uncertain.js";
+
+export interface RedeployOptions extends FinishOptions {
+  dryRun?: boolean;
+}
+
+/**
+ * The newest DEPLOYED revision older than the active one: the last version that worked
+ * before the one running now. Failed, skipped and interrupted revisions are passed over.
+ */
+export async function rollbackTarget(ctx: Ctx, deployment: DeploymentT): Promise<RevisionT> {
+  const api = await ctx.api();
+  const history = await suggestCommand(ctx, ["deploy", "revisions", deployment.id]);
+  if (!deployment.active_revision_id) {
+    throw new NotFoundError(
+      `deployment ${deployment.name} has no active revision: nothing is deployed, so there is nothing to roll back from`,
+    ).withHint(`See its revisions with: ${history}`);
+  }
+  const revisions: RevisionT[] = [];
+  for await (const page of allRevisions(api, deployment.id)) revisions.push(...page);
+  const active =
+    revisions.find((r) => r.id === deployment.active_revision_id) ??
+    (await getRevision(api, deployment.id, deployment.active_revision_id));
+  const older = revisions
+    .filter((r) => r.status === REVISION_SUCCESS && r.id !== active.id && r.created_at < active.created_at)
+    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+  if (older.length === 0) {
+    throw new NotFoundError(
+      `deployment ${deployment.name} has no DEPLOYED revision older than the active one (${active.id}): nothing to roll back to`,
+    ).withHint(`See its revisions with: ${history}`);
+  }
+  return older[0]!;
+}
+
+/** One of the deployment's revisions by ID; exit 4 when it is not one of them. */
+export async function revisionOf(ctx: Ctx, deployment: DeploymentT, revisionId: string): Promise<RevisionT> {
+  try {
+    return await getRevision(await ctx.api(), deployment.id, revisionId);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      throw new NotFoundError(
+        `revision ${revisionId} is not one of deployment ${deployment.name}'s revisions`,
+      ).withHint(`See them with: ${await suggestCommand(ctx, ["deploy", "revisions", deployment.id])}`);
+    }
+    throw error;
+  }
+}
+
+export async function redeployWithPreview(
+  ctx: Ctx,
+  deployment: DeploymentT,
+  target: RevisionT,
+  options: RedeployOptions & { action: string },
+): Promise<void> {
+  const when = target.created_at.replace("T", " ").replace(/\.\d+Z$/, "Z");
+  await showPreview(ctx, {
+    action: "redeploy",
+    name: deployment.name,
+    deploymentId: deployment.id,
+    changes: redeployChanges(deployment, target),
+    triggers: [],
+    headline: `${options.action} deployment ${deployment.name}: a new revision from revision ${target.id} (${target.status}, created ${when})`,
+  });
+  if (options.dryRun) {
+    await (await ctx.printer()).item(target, revisionView);
+    ctx.log.info("dry run: nothing was sent");
+    return;
+  }
+  const api = await ctx.api();
+  if (
+    await guardMutation(
+      ctx,
+      `${options.action.toLowerCase()} deployment ${deployment.name} to revision ${target.id}`,
+    )
+  ) {
+    const fresh = await getDeployment(api, deployment.id);
+    if (fresh.latest_revision_id !== deployment.latest_revision_id) {
+      throw new OperationError(
+        `deployment ${deployment.name} got a new revision while you were answering: nothing was sent`,
+        "conflict",
+      ).withHint("Run the command again to see what it would do now.");
+    }
+  }
+  const updated = await sendChange(ctx, { what: "redeploy", deploymentId: deployment.id }, () =>
+    redeployRevision(api, deployment.id, target.id),
+  );
+  ctx.log.info(
+    `new revision ${updated.latest_revision_id} of ${updated.name} started from revision ${target.id}`,
+  );
+  await finishChange(ctx, updated, options);
+}
