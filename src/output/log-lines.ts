@@ -29,7 +29,6 @@ function levelPaint(level: string, paint: Paint): (text: string) => string {
 
 /** Control characters (ESC, CR, ...) as visible escapes; a tab stays a tab. */
 function visible(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
   return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, (ch) =>
     ch === "\n" ? "\\n" : `\\x${ch.charCodeAt(0).toString(16).padStart(2, "0")}`,
   );

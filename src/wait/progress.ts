@@ -107,7 +107,7 @@ async function spinnerReporter(
   let retrying: string | null = null;
   let latestLog: string | null = null;
   const text = () =>
-    `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${fit(latestLog, ctx.io.stderr.columns)}`) : ""}`;
+    `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${shortened(latestLog, ctx.io.stderr.columns)}`) : ""}`;
   // Colour of the frames is ours to decide (ora's own detection looks at stdout), so none.
   const spinner = ora({
     stream: stream as NodeJS.WriteStream,
@@ -164,7 +164,7 @@ async function spinnerReporter(
 }
 
 /** A log line shortened to what is left of a terminal row after the status (one row: the spinner redraws it). */
-function fit(line: string, columns: number | undefined): string {
+function shortened(line: string, columns: number | undefined): string {
   const room = Math.max(20, (columns ?? 80) - 50);
   return line.length > room ? `${line.slice(0, room - 1)}…` : line;
 }
