@@ -185,7 +185,18 @@ async function createApiClient(
     sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
     now: () => ctx.clock.now(),
     signal: ctx.signal,
+    pageWindow: pageWindow(ctx.env.CPCTL_PAGE_WINDOW),
   });
+}
+
+/** CPCTL_PAGE_WINDOW: how many pages of a list are asked for at once (1 to 16; 1 is one after another). */
+function pageWindow(text: string | undefined): number | undefined {
+  if (text === undefined || text === "") return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 16) {
+    throw new UsageError(`CPCTL_PAGE_WINDOW: '${text}' is not a whole number from 1 to 16`);
+  }
+  return n;
 }
 
 function parseTimeout(text: string): number {

@@ -401,10 +401,10 @@ describe("paginate", () => {
     return out;
   }
 
-  it("follows offsets and stops on a short page", async () => {
+  it("one page at a time (window 1): follows offsets and stops on a short page", async () => {
     const server = await listServer(250);
     const pages = await collect(
-      client(server).paginate<{ id: number }>("/v2/deployments", { name: "x" }, 100),
+      client(server, { pageWindow: 1 }).paginate<{ id: number }>("/v2/deployments", { name: "x" }, 100),
     );
     expect(pages.map((p) => p.length)).toEqual([100, 100, 50]);
     expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 250 }, (_, i) => i));
@@ -417,14 +417,119 @@ describe("paginate", () => {
 
   it("stops on an empty page when the total is a multiple of the page size", async () => {
     const server = await listServer(40);
-    const pages = await collect(client(server).paginate("/v2/deployments", {}, 20));
+    const pages = await collect(client(server, { pageWindow: 1 }).paginate("/v2/deployments", {}, 20));
     expect(pages.map((p) => p.length)).toEqual([20, 20]);
     expect(server.requests).toHaveLength(3);
   });
 
+  it("with a window: the same pages in order, at most a window's worth asked past the end", async () => {
+    // Answers come back out of order: later pages sooner.
+    const server = await startServer((req, res) => {
+      const query = new URL(req.url, "http://x").searchParams;
+      const offset = Number(query.get("offset") ?? 0);
+      const resources = Array.from({ length: Math.max(0, Math.min(10, 95 - offset)) }, (_, i) => ({
+        id: offset + i,
+      }));
+      setTimeout(
+        () => json(res, 200, { resources, offset: offset + resources.length }),
+        Math.max(0, 30 - offset / 5),
+      );
+    });
+    const pages = await collect(
+      client(server, { pageWindow: 4 }).paginate<{ id: number }>("/v2/deployments", {}, 10),
+    );
+    expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 95 }, (_, i) => i));
+    const asked = server.requests.map((r) =>
+      Number(new URL(r.url, "http://x").searchParams.get("offset") ?? 0),
+    );
+    expect(new Set(asked).size).toBe(asked.length);
+    expect(Math.max(...asked)).toBeLessThan(90 + 4 * 10);
+  });
+
+  it("with a window: offsets that are not offset + page size fall back to following the server", async () => {
+    // The server's offsets are its own (every page's offset jumps by 1000).
+    const server = await startServer((req, res) => {
+      const offset = Number(new URL(req.url, "http://x").searchParams.get("offset") ?? 0);
+      const page = offset / 1000;
+      const resources = page < 3 ? Array.from({ length: 10 }, (_, i) => ({ id: page * 10 + i })) : [];
+      json(res, 200, { resources, offset: (page + 1) * 1000 });
+    });
+    const pages = await collect(
+      client(server, { pageWindow: 8 }).paginate<{ id: number }>("/v2/deployments", {}, 10),
+    );
+    expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(server.requests.map((r) => r.url)).toEqual([
+      "/v2/deployments?limit=10",
+      "/v2/deployments?limit=10&offset=1000",
+      "/v2/deployments?limit=10&offset=2000",
+      "/v2/deployments?limit=10&offset=3000",
+    ]);
+  });
+
+  it("with a window: the first error ends the list after the pages before it", async () => {
+    const server = await startServer((req, res) => {
+      const offset = Number(new URL(req.url, "http://x").searchParams.get("offset") ?? 0);
+      if (offset === 30) return json(res, 500, { detail: "boom" });
+      json(res, 200, {
+        resources: Array.from({ length: 10 }, (_, i) => ({ id: offset + i })),
+        offset: offset + 10,
+      });
+    });
+    const seen: number[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const page of client(server, { pageWindow: 4 }).paginate<{ id: number }>(
+          "/v2/deployments",
+          {},
+          10,
+        ))
+          seen.push(...page.map((d) => d.id));
+      })(),
+    );
+    expect(error).toBeInstanceOf(ApiError);
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i));
+  });
+
+  it("with a window: a 429 halves the window", async () => {
+    let inFlight = 0;
+    let most = 0;
+    let throttled = false;
+    const server = await startServer((req, res) => {
+      const offset = Number(new URL(req.url, "http://x").searchParams.get("offset") ?? 0);
+      if (offset === 20 && !throttled) {
+        throttled = true;
+        return json(res, 429, { detail: "slow down" }, { "Retry-After": "0" });
+      }
+      inFlight++;
+      // The first window (offsets 20 to 90) was asked before the 429; pages after it are asked
+      // with the window halved, so they find at most 4 in flight.
+      if (offset >= 100) most = Math.max(most, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        const resources = Array.from({ length: Math.max(0, Math.min(10, 200 - offset)) }, (_, i) => ({
+          id: offset + i,
+        }));
+        json(res, 200, { resources, offset: offset + resources.length });
+      }, 5);
+    });
+    const pages = await collect(
+      client(server, { pageWindow: 8, retry: { maxAttempts: 3 } }).paginate<{ id: number }>(
+        "/v2/deployments",
+        {},
+        10,
+      ),
+    );
+    expect(pages.flat()).toHaveLength(200);
+    expect(throttled).toBe(true);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(4);
+  });
+
   it("refuses an offset the server already gave instead of looping forever", async () => {
     const server = await listServer(1000, () => 100);
-    const error = await failure(collect(client(server).paginate("/v2/deployments", {}, 100)));
+    const error = await failure(
+      collect(client(server, { pageWindow: 1 }).paginate("/v2/deployments", {}, 100)),
+    );
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ kind: "bad_response" });
     expect((error as Error).message).toContain("offset 100 twice");

@@ -3,6 +3,7 @@
 // It is the single object commands talk to; its transport is injectable for tests.
 import { STATUS_CODES } from "node:http";
 import { ApiError, NetworkError, UsageError } from "../errors.js";
+import { DEFAULT_PAGE_WINDOW, readPages } from "./pages.js";
 import { createTracer, maskSecretValues, redactText, redactUrl, redactUrlIn, type Tracer } from "./redact.js";
 import {
   DEFAULT_RETRY_POLICY,
@@ -45,6 +46,8 @@ export interface ApiClientOptions {
   now?: () => number;
   signal?: AbortSignal;
   transport?: Transport;
+  /** Pages of a list in flight at once (see pages.ts). */
+  pageWindow?: number;
 }
 
 export type QueryValue = string | number | boolean | undefined | null;
@@ -75,6 +78,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Attempts in all for this request; default: the client's retry policy. */
   maxAttempts?: number;
+  /** Hears of each failed attempt that will be retried (the pager shrinks its window on 429). */
+  onRetry?: (info: { attempt: number; delayMs: number; error: Error }) => void;
   /**
    * Statuses that, answered to a retry, mean an earlier attempt did the work: a DELETE whose
    * first answer was lost finds nothing (404) the second time. Returned as a success.
@@ -148,8 +153,10 @@ export class ApiClient {
       random: this.random,
       signal: prepared.signal,
       describe: prepared.display,
-      onRetry: ({ attempt, delayMs }) =>
-        this.tracer?.retry(delayMs, attempt + 1, prepared.policy.maxAttempts),
+      onRetry: (info) => {
+        this.tracer?.retry(info.delayMs, info.attempt + 1, prepared.policy.maxAttempts);
+        opts.onRetry?.(info);
+      },
     });
   }
 
@@ -174,20 +181,11 @@ export class ApiClient {
   }
 
   /**
-   * Pages of a `{resources, offset}` list, following `offset` until a page is shorter than
-   * `pageSize` (the service's rule for the last page). A server that hands back an offset it
-   * already gave would loop forever: that is an error instead.
+   * Pages of a `{resources, offset}` list, in order, a few in flight at once (pages.ts),
+   * until a page is shorter than `pageSize` (the service's rule for the last page).
    */
-  async *paginate<T>(path: string, query: Query = {}, pageSize = 100): AsyncGenerator<T[], void, undefined> {
-    let offset: QueryValue = query.offset;
-    const seen = new Set([String(offset ?? 0)]);
-    for (;;) {
-      const { body } = await this.get<unknown>(path, { query: { ...query, limit: pageSize, offset } });
-      const page = readPage<T>(body, `GET ${path}`);
-      if (page.resources.length > 0) yield page.resources;
-      if (page.resources.length < pageSize) return;
-      offset = nextOffset(page.offset, seen, path);
-    }
+  paginate<T>(path: string, query: Query = {}, pageSize = 100): AsyncGenerator<T[], void, undefined> {
+    return readPages<T>(this, path, query, pageSize, this.options.pageWindow ?? DEFAULT_PAGE_WINDOW);
   }
 
   private prepare(method: string, path: string, opts: RequestOptions): PreparedRequest {
@@ -539,41 +537,6 @@ function scrubErrorBody(body: unknown, secrets: string[]): unknown {
 
 // ---------------------------------------------------------------------------------------
 // Pagination
-
-function readPage<T>(body: unknown, display: string): { resources: T[]; offset: QueryValue } {
-  if (!isRecord(body) || !Array.isArray(body.resources)) {
-    throw new NetworkError(
-      `the server answered ${display} without a "resources" list: is --base-url the control plane API?`,
-      "bad_response",
-      true,
-    );
-  }
-  const offset = body.offset;
-  return {
-    resources: body.resources as T[],
-    offset: typeof offset === "number" || typeof offset === "string" ? offset : null,
-  };
-}
-
-function nextOffset(offset: QueryValue, seen: Set<string>, path: string): QueryValue {
-  if (offset === null || offset === undefined) {
-    throw new NetworkError(
-      `the server answered a full page of GET ${path} without the "offset" of the next page`,
-      "bad_response",
-      true,
-    );
-  }
-  const key = String(offset);
-  if (seen.has(key)) {
-    throw new NetworkError(
-      `the server returned offset ${key} twice while paging GET ${path}; stopping instead of looping forever`,
-      "bad_response",
-      true,
-    );
-  }
-  seen.add(key);
-  return offset;
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);

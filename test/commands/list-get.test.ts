@@ -60,12 +60,19 @@ describe("deploy list", () => {
     });
     expect(page.stdout.trim().split("\n")).toHaveLength(7);
     const before = em.emulator.stats().requests["GET /v2/deployments"] ?? 0;
-    const all = await runCli(["deploy", "list", "--all", "-o", "json"], { env: cliEnv(em) });
+    // One page at a time: exactly the three pages.
+    const all = await runCli(["deploy", "list", "--all", "-o", "json"], {
+      env: cliEnv(em, { CPCTL_PAGE_WINDOW: "1" }),
+    });
     expect(all.code).toBe(0);
     const items = JSON.parse(all.stdout) as { id: string }[];
     expect(items).toHaveLength(230);
     expect(new Set(items.map((d) => d.id)).size).toBe(230);
     expect((em.emulator.stats().requests["GET /v2/deployments"] ?? 0) - before).toBe(3);
+    // With pages asked ahead (the default window of 8): the same list, a window's worth more at most.
+    const ahead = await runCli(["deploy", "list", "--all", "-o", "json"], { env: cliEnv(em) });
+    expect(JSON.parse(ahead.stdout)).toEqual(items);
+    expect((em.emulator.stats().requests["GET /v2/deployments"] ?? 0) - before - 3).toBeLessThanOrEqual(3 + 8);
     const nd = await runCli(["deploy", "list", "--all", "-o", "ndjson"], { env: cliEnv(em) });
     const lines = nd.stdout.trim().split("\n");
     expect(lines).toHaveLength(230);

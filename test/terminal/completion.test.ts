@@ -124,7 +124,7 @@ describe("bash completes", () => {
     expect(bashComplete("cpctl", "--profile", "deploy", "-o", "json", "config", "")).toEqual(
       sorted(["show", "list", "get", "set", "path"]),
     );
-    expect(bashComplete("cpctl", "--profile", "prod", "deploy", "re")).toEqual(["revisions"]);
+    expect(bashComplete("cpctl", "--profile", "prod", "deploy", "rev")).toEqual(["revisions"]);
     expect(bashComplete("cpctl", "config", "")).toEqual(sorted(["show", "list", "get", "set", "path"]));
   });
   test("a command's own flags and the global ones", () => {
