@@ -182,7 +182,7 @@ complete -c cpctl -n '__cpctl_at deploy create' -l allow-empty-secrets -d 'send 
 complete -c cpctl -n '__cpctl_at deploy create' -l dry-run -d 'validate and print the request (secret values masked); send nothing'
 complete -c cpctl -n '__cpctl_at deploy create' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy create' -l timeout -d 'give up waiting after this long (exit 6)' -x
-complete -c cpctl -n '__cpctl_at deploy create' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy create' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy create' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy list
@@ -236,13 +236,13 @@ complete -c cpctl -n '__cpctl_at deploy patch' -l replace-resource-spec -d 'the 
 complete -c cpctl -n '__cpctl_at deploy patch' -l dry-run -d 'show the changes and the patch body (secret values masked); send nothing'
 complete -c cpctl -n '__cpctl_at deploy patch' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy patch' -l timeout -d 'give up waiting after this long (exit 6)' -x
-complete -c cpctl -n '__cpctl_at deploy patch' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy patch' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy patch' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy wait
 complete -c cpctl -n '__cpctl_at deploy wait' -l revision -d 'wait for this revision (default: the deployment\'s latest)' -x
 complete -c cpctl -n '__cpctl_at deploy wait' -l timeout -d 'give up waiting after this long (exit 6)' -x
-complete -c cpctl -n '__cpctl_at deploy wait' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy wait' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy wait' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy apply
@@ -277,7 +277,7 @@ complete -c cpctl -n '__cpctl_at deploy apply' -l allow-empty-secrets -d 'send a
 complete -c cpctl -n '__cpctl_at deploy apply' -l dry-run -d 'show what would change and be sent (secret values masked); send nothing'
 complete -c cpctl -n '__cpctl_at deploy apply' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy apply' -l timeout -d 'give up waiting after this long (exit 6)' -x
-complete -c cpctl -n '__cpctl_at deploy apply' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy apply' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy diff
@@ -334,7 +334,7 @@ complete -c cpctl -n '__cpctl_at deploy rollback' -l to -d 'roll back to this re
 complete -c cpctl -n '__cpctl_at deploy rollback' -l dry-run -d 'show which revision and what would change; send nothing'
 complete -c cpctl -n '__cpctl_at deploy rollback' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy rollback' -l timeout -d 'give up waiting after this long (exit 6)' -x
-complete -c cpctl -n '__cpctl_at deploy rollback' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy rollback' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy rollback' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy redeploy
@@ -342,7 +342,7 @@ complete -c cpctl -n '__cpctl_at deploy redeploy' -l revision -d 'redeploy this 
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l dry-run -d 'show which revision and what would change; send nothing'
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l timeout -d 'give up waiting after this long (exit 6)' -x
-complete -c cpctl -n '__cpctl_at deploy redeploy' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 
 # cpctl deploy upload
@@ -351,7 +351,7 @@ complete -c cpctl -n '__cpctl_at deploy upload' -l patch -d 'then set source_rev
 complete -c cpctl -n '__cpctl_at deploy upload' -l dry-run -d 'pack and check the source and the deployment; upload nothing'
 complete -c cpctl -n '__cpctl_at deploy upload' -l wait -d 'with --patch: wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l timeout -d 'give up waiting after this long (exit 6)' -x
-complete -c cpctl -n '__cpctl_at deploy upload' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy upload' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy upload' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 complete -c cpctl -n '__cpctl_arg \'deploy upload\' 1' -F
 

@@ -20,8 +20,12 @@ export interface WaitVerdict {
 
 export interface WaitSettings {
   timeoutMs: number;
-  /** First gap between polls; grows by BACKOFF_FACTOR up to maxIntervalMs. */
+  /**
+   * Gap between polls, however long the wait has run: the end of a revision is noticed within
+   * about one interval of it happening (CLI.md "Waiting").
+   */
   intervalMs: number;
+  /** While polls fail (network, 429, 5xx) the gap grows by BACKOFF_FACTOR up to this; a success resets it. */
   maxIntervalMs: number;
   /** Deadline of one poll (--request-timeout); the time left of timeoutMs bounds it too. */
   requestTimeoutMs?: number;
@@ -59,7 +63,8 @@ export async function pollRevision(
   const started = clock.now();
   const elapsed = () => clock.now() - started;
   let status: string | null = null;
-  let delay = settings.intervalMs;
+  // The gap after the next failed poll: it grows while polls keep failing, never otherwise.
+  let failureDelay = settings.intervalMs;
   let lastSaid = started;
   const verdict = (result: WaitResult): WaitVerdict => ({
     deployment_id: target.deploymentId,
@@ -72,6 +77,7 @@ export async function pollRevision(
   try {
     for (;;) {
       let serverDelayMs = 0;
+      let delay = settings.intervalMs;
       try {
         const budget = Math.max(1, settings.timeoutMs - elapsed());
         const revision = await getRevision(api, target.deploymentId, target.revisionId, {
@@ -88,8 +94,11 @@ export async function pollRevision(
         await afterPoll?.(revision);
         if (isTerminalRevisionStatus(status))
           return verdict(status === REVISION_SUCCESS ? "deployed" : "failed");
+        failureDelay = settings.intervalMs;
       } catch (error) {
         if (!isTransient(error)) throw error;
+        delay = failureDelay;
+        failureDelay = Math.round(Math.min(failureDelay * BACKOFF_FACTOR, settings.maxIntervalMs));
         serverDelayMs =
           error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 0;
         reporter.transient(error.message, elapsed());
@@ -104,7 +113,6 @@ export async function pollRevision(
       }
       // Retry-After may ask for more than our own gap, never for more than the time left.
       await clock.sleep(Math.min(Math.max(delay, serverDelayMs), remaining), signal);
-      delay = Math.round(Math.min(delay * BACKOFF_FACTOR, settings.maxIntervalMs));
     }
   } catch (error) {
     if (error instanceof InterruptedError || signal.aborted) return verdict("interrupted");

@@ -45,7 +45,7 @@ function tracker(ctx: Ctx) {
 export interface LineReporterOptions {
   /**
    * Also write a heartbeat from a timer, 60 s after the last line, for when the poller is
-   * asleep (its gaps grow to 60 s, or a Retry-After asks for more). It starts with the first
+   * asleep (failures grow its gaps to 60 s, or a Retry-After asks for more). It starts with the first
    * line, so nothing is left behind if the wait fails before it begins. Default true.
    */
   timer?: boolean;

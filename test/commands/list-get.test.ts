@@ -72,7 +72,9 @@ describe("deploy list", () => {
     // With pages asked ahead (the default window of 8): the same list, a window's worth more at most.
     const ahead = await runCli(["deploy", "list", "--all", "-o", "json"], { env: cliEnv(em) });
     expect(JSON.parse(ahead.stdout)).toEqual(items);
-    expect((em.emulator.stats().requests["GET /v2/deployments"] ?? 0) - before - 3).toBeLessThanOrEqual(3 + 8);
+    expect((em.emulator.stats().requests["GET /v2/deployments"] ?? 0) - before - 3).toBeLessThanOrEqual(
+      3 + 8,
+    );
     const nd = await runCli(["deploy", "list", "--all", "-o", "ndjson"], { env: cliEnv(em) });
     const lines = nd.stdout.trim().split("\n");
     expect(lines).toHaveLength(230);

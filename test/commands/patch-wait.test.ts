@@ -127,7 +127,7 @@ describe("deploy wait", () => {
     expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z revision /);
   });
 
-  it("backs off from --interval to at most 60s and prints a heartbeat every minute off a terminal", async () => {
+  it("polls every --interval however long the wait runs (no backoff on success), with a heartbeat a minute off a terminal", async () => {
     const em = await startTestEmulator({ stageMs: 10 * 60_000 });
     await em.createDeployment("internal_container", "slow");
     const clock = instantClock(Date.now(), (ms) => em.advance(ms));
@@ -136,10 +136,26 @@ describe("deploy wait", () => {
       clock,
     });
     expect(r.code).toBe(0);
-    expect(clock.sleeps[0]).toBe(5000);
-    expect(clock.sleeps[1]).toBe(7500);
-    expect(Math.max(...clock.sleeps)).toBe(60_000);
+    expect(new Set(clock.sleeps)).toEqual(new Set([5000]));
+    // Forty minutes of stages at one poll every 5 s.
+    expect(clock.sleeps.length).toBeGreaterThanOrEqual(40 * 12);
     expect(r.stderr).toMatch(/still DEPLOYING after/);
+  });
+
+  it("backs off only while polls fail, and goes back to --interval after a success", async () => {
+    const em = await startTestEmulator({ stageMs: 60_000 });
+    const d = await em.createDeployment("internal_container", "flaky");
+    em.emulator.addFault({
+      method: "GET",
+      path: `/v2/deployments/${d.id}/revisions/*`,
+      status: 503,
+      count: 3,
+    });
+    const clock = instantClock(Date.now(), (ms) => em.advance(ms));
+    const r = await runCli(["deploy", "wait", "flaky", "--interval", "2s"], { env: cliEnv(em), clock });
+    expect(r.code, r.stderr).toBe(0);
+    // Three failed polls: 2, 3, 4.5 s; then back to 2 s.
+    expect(clock.sleeps.slice(0, 5)).toEqual([2000, 3000, 4500, 2000, 2000]);
   });
 
   it("exits 5 on each unsuccessful terminal status", async () => {

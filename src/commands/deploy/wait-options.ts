@@ -8,9 +8,15 @@ export const timeoutOption = () =>
     .default(30 * 60_000, "30m")
     .argParser(duration);
 
+/** The public client polls every 1 to 3 s: a finished revision is noticed about one interval late. */
+export const DEFAULT_INTERVAL_MS = 3_000;
+
 export const intervalOption = () =>
-  new Option("--interval <duration>", "first gap between polls, growing to at most 60s")
-    .default(5_000, "5s")
+  new Option(
+    "--interval <duration>",
+    "gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)",
+  )
+    .default(DEFAULT_INTERVAL_MS, "3s")
     .argParser(duration);
 
 export const logsOption = () =>
