@@ -57,6 +57,8 @@ describe("the packed package", () => {
     expect(files).toContain(pkg.bin.cpctl);
     for (const file of ["dist/cli.js", "dist/package.json", "dist/help.txt"]) expect(files).toContain(file);
     expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
+    // Source maps are for development: in the package they were most of its size.
+    expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
 
     const project = join(work, "project");
     mkdirSync(project);
