@@ -214,7 +214,10 @@ writeRootHelp();
  * runtime dependencies, and bin/cpctl.cjs resolves bare names to builtins only).
  */
 function assertBuiltinsOnly(metafile) {
-  const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+  // Builtins newer than Node 20 that a library asks for only where they exist: undici (the
+  // proxy transport) probes node:sqlite for its optional cache store.
+  const newerBuiltins = ["node:sqlite"];
+  const builtins = new Set([...builtinModules.flatMap((name) => [name, `node:${name}`]), ...newerBuiltins]);
   const foreign = Object.entries(metafile.outputs).flatMap(([output, info]) =>
     info.imports
       .filter((imported) => imported.external && !builtins.has(imported.path))

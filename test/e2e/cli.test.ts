@@ -2,6 +2,7 @@
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startProxy } from "../helpers/proxy.js";
 import { type SpawnedEmulator, spawnEmulator } from "../helpers/spawn-emulator.js";
 
 const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
@@ -29,6 +30,19 @@ afterAll(async () => {
 });
 
 describe("the built cpctl", () => {
+  it("goes through HTTP_PROXY with the bundled proxy transport, and loads none without it", async () => {
+    const proxy = await startProxy();
+    try {
+      const env = { CPCTL_BASE_URL: url, CPCTL_API_KEY: "e2e-key-1234" };
+      const viaProxy = await cpctl(["deploy", "list", "-o", "json"], { ...env, HTTP_PROXY: proxy.url });
+      expect(viaProxy.exitCode, viaProxy.stderr).toBe(0);
+      expect(Array.isArray(JSON.parse(viaProxy.stdout))).toBe(true);
+      expect(proxy.forwarded).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("prints its version and help with exit 0", async () => {
     const version = await cpctl(["--version"]);
     expect(version.exitCode).toBe(0);

@@ -1,0 +1,75 @@
+// A forward HTTP proxy for tests, on 127.0.0.1 with an OS-chosen port: absolute-form requests
+// (http:// targets) are forwarded, CONNECT (https:// targets) is tunnelled. It records what it
+// carried, and with `credentials` answers 407 unless Proxy-Authorization carries them.
+import http from "node:http";
+import net from "node:net";
+
+export interface TestProxy {
+  url: string;
+  /** "GET http://127.0.0.1:1234/v2/deployments" for each forwarded request. */
+  forwarded: string[];
+  /** "127.0.0.1:443" for each tunnel asked for. */
+  tunnels: string[];
+  /** Proxy-Authorization headers seen. */
+  authorizations: string[];
+  close(): Promise<void>;
+}
+
+export async function startProxy(options: { credentials?: string } = {}): Promise<TestProxy> {
+  const forwarded: string[] = [];
+  const tunnels: string[] = [];
+  const authorizations: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const allowed = (header: string | undefined) => {
+    if (header) authorizations.push(header);
+    return !options.credentials || header === `Basic ${Buffer.from(options.credentials).toString("base64")}`;
+  };
+  const server = http.createServer((req, res) => {
+    if (!allowed(req.headers["proxy-authorization"])) {
+      res.writeHead(407, { "Proxy-Authenticate": 'Basic realm="test"' }).end();
+      return;
+    }
+    forwarded.push(`${req.method} ${req.url}`);
+    const { "proxy-authorization": _auth, "proxy-connection": _conn, ...headers } = req.headers;
+    const upstream = http.request(req.url ?? "", { method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on("error", () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  server.on("connect", (req, client: net.Socket) => {
+    sockets.add(client);
+    if (!allowed(req.headers["proxy-authorization"])) {
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n',
+      );
+      return;
+    }
+    tunnels.push(req.url ?? "");
+    const [host, port] = (req.url ?? "").split(":");
+    const upstream = net.connect(Number(port), host!, () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    forwarded,
+    tunnels,
+    authorizations,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
