@@ -64,6 +64,7 @@ export function createContext(deps: ContextDeps): Ctx {
     rememberSecret: (value) => {
       if (value) deps.secrets.add(value);
     },
+    knownSecrets: () => deps.secrets,
     settings: () => {
       settings ??= resolveAll(deps).then((resolved) => {
         for (const secret of [resolved.apiKey, resolved.bearerToken]) if (secret) deps.secrets.add(secret);

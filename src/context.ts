@@ -48,6 +48,8 @@ export interface Ctx {
   readonly requestTimeoutMs: number;
   /** Remembers a secret value so that no message, trace or error can print it. */
   rememberSecret(value: string): void;
+  /** Every credential and secret value this run has handled (for what is written outside the terminal). */
+  knownSecrets(): Iterable<string>;
   /** Flags > environment > project config > user config > defaults. */
   settings(): Promise<Settings>;
   api(): Promise<ApiClient>;

@@ -102,6 +102,8 @@ export class NotFoundError extends CliError {
 /** The revision ended unsuccessfully. Exit 5. */
 export class WaitFailedError extends CliError {
   readonly code = "wait_failed";
+  /** The end of the revision's log, when it could be read (for CI summaries). */
+  logTail: { id: string; timestamp: number | string; level: string; message: string }[] = [];
 }
 
 /** The wait ran out of time. Exit 6. */

@@ -2,6 +2,8 @@
 // code, in one place. `run` takes its streams, environment and clock as arguments so that
 // tests run the CLI in-process.
 import { Command, CommanderError, Option } from "@commander-js/extra-typings";
+import { commandWords } from "./argv.js";
+import { errorAnnotation, onGitHubActions } from "./ci/detect.js";
 import { COMMANDS, type CommandEntry, findEntry, GROUPS } from "./commands/registry.js";
 import type { Clock, Env, GlobalFlags } from "./context.js";
 import { createContext, type SecretRegistry } from "./context-factory.js";
@@ -22,17 +24,6 @@ export interface RunDeps {
   clock: Clock;
   signal: AbortSignal;
 }
-
-/** Global options that take a value: needed to find the command words in argv. */
-const VALUE_OPTIONS = new Set([
-  "--profile",
-  "--base-url",
-  "--tenant-id",
-  "--api-key-file",
-  "-o",
-  "--output",
-  "--request-timeout",
-]);
 
 export async function run(deps: RunDeps): Promise<number> {
   const secrets: SecretRegistry = new Set();
@@ -189,21 +180,6 @@ export function joinDashedValues(argv: readonly string[], command: Command): str
   return joined;
 }
 
-/** The words that name the command: argv's leading non-option tokens, global option values skipped. */
-export function commandWords(argv: readonly string[]): string[] {
-  const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < 2; i++) {
-    const token = argv[i]!;
-    if (token === "--") break;
-    if (token.startsWith("-")) {
-      if (VALUE_OPTIONS.has(token)) i++;
-      continue;
-    }
-    words.push(token);
-  }
-  return words;
-}
-
 /** The output format before settings are resolved, so that early errors use the right shape. */
 function guessFormat(argv: readonly string[], env: Env): OutputFormat {
   for (let i = 0; i < argv.length; i++) {
@@ -220,6 +196,14 @@ function guessFormat(argv: readonly string[], env: Env): OutputFormat {
   }
   const fromEnv = env.CPCTL_OUTPUT;
   return fromEnv && isOutputFormat(fromEnv) ? fromEnv : "table";
+}
+
+/** A GitHub Actions annotation for the failure (CLI.md "In CI"), secrets redacted as in every message. */
+function annotate(error: unknown, deps: RunDeps, secrets: SecretRegistry): void {
+  const words = commandWords(deps.argv).join(" ");
+  const message = error instanceof CliError ? [error.message, ...error.hints].join("\n") : String(error);
+  const redacted = redactText(message, secrets, { marker: MASK, minLength: 4 });
+  deps.io.stderr.write(errorAnnotation(`cpctl${words ? ` ${words}` : ""} failed`, redacted));
 }
 
 function reportCommanderError(error: CommanderError, deps: RunDeps, format: OutputFormat): number {
@@ -240,6 +224,7 @@ function reportCommanderError(error: CommanderError, deps: RunDeps, format: Outp
 function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: SecretRegistry): number {
   const code = exitCodeOf(error);
   if (error instanceof CliError && error.quiet) return code;
+  if (onGitHubActions(deps.env)) annotate(error, deps, secrets);
   // Last net: any credential or secret value this run handled, wherever a message (even one
   // quoted back by a server) would show it. Values of 4 characters or more: a user's own
   // short secret is still one, and error messages are few enough not to be garbled.

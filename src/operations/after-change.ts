@@ -1,10 +1,14 @@
-// What every change does once the server has taken it (create, patch, apply, upload --patch):
-// print the deployment on stdout and, with --wait, wait for its latest revision first, so
-// that what is printed is the deployment after the wait (its active_revision_id current, not
-// the one from before the revision finished). Whatever the wait's outcome, the deployment is
-// printed, so a script always gets its ID.
+// What every change does once the server has taken it (create, patch, apply, upload --patch,
+// rollback, redeploy): print the deployment on stdout and, with --wait, wait for its latest
+// revision first, so that what is printed is the deployment after the wait (its
+// active_revision_id current, not the one from before the revision finished). Whatever the
+// wait's outcome, the deployment is printed, so a script always gets its ID; and the outcome
+// goes to the CI report (step outputs, summary, --dotenv-report).
 import { getDeployment } from "../api/endpoints.js";
+import { commandWords } from "../argv.js";
+import { type OutcomeResult, reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
+import { WaitFailedError } from "../errors.js";
 import type { DeploymentT } from "../model/responses.js";
 import { deploymentView } from "../output/views.js";
 import type { WaitVerdict } from "../wait/poll.js";
@@ -12,15 +16,40 @@ import { assertDeployed, type WaitFlags, waitForRevision } from "./wait.js";
 
 export interface FinishOptions extends WaitFlags {
   wait?: boolean;
+  /** --dotenv-report FILE: the CI outputs as a dotenv file. */
+  dotenvReport?: string;
 }
 
-export async function finishChange(ctx: Ctx, deployment: DeploymentT, options: FinishOptions): Promise<void> {
+/** What the change did, for the CI report when there is no wait to tell more. */
+export type ChangeKind = "created" | "started" | "unchanged";
+
+export async function finishChange(
+  ctx: Ctx,
+  deployment: DeploymentT,
+  options: FinishOptions,
+  kind: ChangeKind,
+): Promise<void> {
   const printer = await ctx.printer();
   const print = (shown: DeploymentT) => printer.item(shown, deploymentView);
-  if (!options.wait) return print(deployment);
-  if (!deployment.latest_revision_id) {
-    ctx.log.info("no revision to wait for");
-    return print(deployment);
+  const report = (shown: DeploymentT, result: OutcomeResult, verdict?: WaitVerdict, failure?: unknown) =>
+    reportOutcome(
+      ctx,
+      {
+        command: commandWords(ctx.argv).join(" "),
+        deployment: shown,
+        revisionId: verdict?.revision_id ?? shown.latest_revision_id,
+        status: verdict?.status ?? null,
+        result,
+        elapsedSeconds: verdict?.elapsed_seconds,
+        logTail: failure instanceof WaitFailedError ? failure.logTail : undefined,
+      },
+      options,
+    );
+  if (!options.wait || !deployment.latest_revision_id) {
+    if (options.wait) ctx.log.info("no revision to wait for");
+    await print(deployment);
+    report(deployment, kind);
+    return;
   }
   let verdict: WaitVerdict;
   try {
@@ -34,8 +63,16 @@ export async function finishChange(ctx: Ctx, deployment: DeploymentT, options: F
     throw error;
   }
   // After Ctrl-C there is no asking the server again: the user wants out.
-  await print(verdict.result === "interrupted" ? deployment : await readAgain(ctx, deployment));
-  await assertDeployed(ctx, verdict);
+  const final = verdict.result === "interrupted" ? deployment : await readAgain(ctx, deployment);
+  await print(final);
+  let failure: unknown;
+  try {
+    await assertDeployed(ctx, verdict);
+  } catch (error) {
+    failure = error;
+  }
+  report(final, verdict.result, verdict, failure);
+  if (failure) throw failure;
   ctx.log.info(`revision ${verdict.revision_id} is ${verdict.status}`);
 }
 

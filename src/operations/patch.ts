@@ -43,7 +43,7 @@ export async function patchWithPreview(
       `nothing to change: deployment ${current.name} already has what was asked; nothing was sent`,
     );
     if (options.dryRun) return printer.value({});
-    return finishChange(ctx, current, options);
+    return finishChange(ctx, current, options, "unchanged");
   }
   await showPreview(ctx, {
     action: "patch",
@@ -70,12 +70,13 @@ export async function patchWithPreview(
   const updated = await sendChange(ctx, { what: "patch", deploymentId: current.id }, () =>
     patchDeployment(api, current.id, plan.body),
   );
+  const started = updated.latest_revision_id !== current.latest_revision_id;
   ctx.log.info(
-    updated.latest_revision_id !== current.latest_revision_id
+    started
       ? `patched ${updated.name}; new revision ${updated.latest_revision_id} started`
       : `patched ${updated.name}; no new revision (none of the changed fields needs one)`,
   );
-  await finishChange(ctx, updated, options);
+  await finishChange(ctx, updated, options, started ? "started" : "unchanged");
 }
 
 /** What a PATCH can change: a difference here is a change another writer made. */

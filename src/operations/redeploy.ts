@@ -102,5 +102,5 @@ export async function redeployWithPreview(
   ctx.log.info(
     `new revision ${updated.latest_revision_id} of ${updated.name} started from revision ${target.id}`,
   );
-  await finishChange(ctx, updated, options);
+  await finishChange(ctx, updated, options, "started");
 }

@@ -109,6 +109,7 @@ async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedE
     const revision = await getRevision(api, target.deploymentId, target.revisionId);
     const source = logOf(target, revision) ?? { kind: "build" as const, ...target };
     const tail = await newestEntries(api, source, {}, FAILURE_TAIL_LINES);
+    error.logTail = tail;
     const words = [
       "deploy",
       "logs",

@@ -5,6 +5,7 @@
 //   NO_COLOR, --no-color or TERM=dumb, never off a terminal).
 // - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
+import { escapeData, onGitHubActions, onGitLab } from "../ci/detect.js";
 import type { Ctx } from "../context.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { isCi } from "../output/format.js";
@@ -18,7 +19,48 @@ export async function createReporter(ctx: Ctx, revisionId: string): Promise<Wait
   if (ctx.io.stderr.isTTY && stream && ctx.env.TERM !== "dumb" && !isCi(ctx.env)) {
     return spinnerReporter(ctx, revisionId, stream);
   }
-  return lineReporter(ctx, revisionId);
+  return folded(ctx, `Waiting for revision ${revisionId}`, lineReporter(ctx, revisionId));
+}
+
+/**
+ * In a CI log, the wait's lines folded under one heading: a `::group::` on GitHub Actions, a
+ * collapsed section on GitLab. Opened with the first line, closed when the wait ends.
+ */
+function folded(ctx: Ctx, title: string, reporter: WaitReporter): WaitReporter {
+  const github = onGitHubActions(ctx.env);
+  const gitlab = !github && onGitLab(ctx.env);
+  if (!github && !gitlab) return reporter;
+  const section = `cpctl_wait_${Math.floor(ctx.clock.now() / 1000)}`;
+  let open = false;
+  const opening =
+    <A extends unknown[]>(speak: (...args: A) => void) =>
+    (...args: A) => {
+      if (!open) {
+        open = true;
+        ctx.io.stderr.write(
+          github
+            ? `::group::${escapeData(title)}\n`
+            : `\u001b[0Ksection_start:${Math.floor(ctx.clock.now() / 1000)}:${section}[collapsed=true]\r\u001b[0K${title}\n`,
+        );
+      }
+      speak(...args);
+    };
+  return {
+    status: opening(reporter.status),
+    heartbeat: opening(reporter.heartbeat),
+    transient: opening(reporter.transient),
+    log: opening(reporter.log),
+    stop: () => {
+      reporter.stop();
+      if (!open) return;
+      open = false;
+      ctx.io.stderr.write(
+        github
+          ? "::endgroup::\n"
+          : `\u001b[0Ksection_end:${Math.floor(ctx.clock.now() / 1000)}:${section}\r\u001b[0K\n`,
+      );
+    },
+  };
 }
 
 /**

@@ -67,7 +67,7 @@ async function applyToExisting(ctx: Ctx, { current, plan }: FilePlan, options: C
   if (refused) throw refused;
   if (plan.action === "none") {
     ctx.log.info(`deployment ${current.name} already matches the file: nothing to do`);
-    if (!options.dryRun) await finishChange(ctx, current, options);
+    if (!options.dryRun) await finishChange(ctx, current, options, "unchanged");
     return;
   }
   await patchWithPreview(ctx, current, { body: plan.body as PatchRequest, changes: plan.changes }, options);

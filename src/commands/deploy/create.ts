@@ -72,5 +72,5 @@ export async function sendCreate(
   ctx.log.info(
     `created deployment ${deployment.name} (${deployment.id}); revision ${deployment.latest_revision_id ?? "none"}`,
   );
-  await finishChange(ctx, deployment, options);
+  await finishChange(ctx, deployment, options, "created");
 }

@@ -25,6 +25,12 @@ export const logsOption = () =>
     "stream the revision's build log to stderr while waiting (a terminal shows its latest line)",
   );
 
+export const dotenvReportOption = () =>
+  new Option(
+    "--dotenv-report <file>",
+    "write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)",
+  );
+
 // biome-ignore lint/suspicious/noExplicitAny: any typed commander command
 type AnyCommand = Command<any, any, any>;
 
@@ -37,7 +43,8 @@ export function addWaitOptions<C extends AnyCommand>(
     .option("--wait", description)
     .addOption(timeoutOption())
     .addOption(intervalOption())
-    .addOption(logsOption());
+    .addOption(logsOption())
+    .addOption(dotenvReportOption());
   return command;
 }
 

@@ -1,4 +1,9 @@
-import { OperationError } from "../../errors.js";
+import { getDeployment } from "../../api/endpoints.js";
+import { onGitHubActions } from "../../ci/detect.js";
+import { reportOutcome } from "../../ci/report.js";
+import type { Ctx } from "../../context.js";
+import { OperationError, WaitFailedError } from "../../errors.js";
+import type { DeploymentT } from "../../model/responses.js";
 import { resolveDeployment, resolveDeploymentId } from "../../operations/resolve.js";
 import { assertDeployed, waitForRevision } from "../../operations/wait.js";
 import type { View } from "../../output/printer.js";
@@ -6,7 +11,7 @@ import { formatDuration } from "../../util/duration.js";
 import type { WaitVerdict } from "../../wait/poll.js";
 import { examples, uuid } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { intervalOption, logsOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
+import { dotenvReportOption, intervalOption, logsOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
 export const verdictView: View<WaitVerdict> = {
   id: (v) => v.revision_id,
@@ -27,24 +32,64 @@ export default defineCommand({
       .addOption(timeoutOption())
       .addOption(intervalOption())
       .addOption(logsOption())
+      .addOption(dotenvReportOption())
       .addHelpText(
         "after",
         `${WAIT_HELP}${examples("cpctl deploy wait my-agent", "cpctl deploy wait my-agent --timeout 15m -o json | jq -r .result")}`,
       ),
   run: async (ctx, [ref], options) => {
-    let deploymentId: string;
+    // The CI report names the deployment: read it then; otherwise an ID and a revision suffice.
+    const reporting = Boolean(options.dotenvReport) || onGitHubActions(ctx.env);
+    let deployment: DeploymentT | null = null;
     let revisionId: string | null;
-    if (options.revision) {
-      deploymentId = await resolveDeploymentId(ctx, ref);
+    if (options.revision && !reporting) {
       revisionId = options.revision;
     } else {
-      const deployment = await resolveDeployment(ctx, ref);
-      deploymentId = deployment.id;
-      revisionId = deployment.latest_revision_id;
+      deployment = await resolveDeployment(ctx, ref);
+      revisionId = options.revision ?? deployment.latest_revision_id;
     }
+    const deploymentId = deployment?.id ?? (await resolveDeploymentId(ctx, ref));
     if (!revisionId) throw new OperationError(`deployment ${ref} has no revision to wait for`, "no_revision");
     const verdict = await waitForRevision(ctx, { deploymentId, revisionId }, options);
     await (await ctx.printer()).item(verdict, verdictView);
-    await assertDeployed(ctx, verdict);
+    let failure: unknown;
+    try {
+      await assertDeployed(ctx, verdict);
+    } catch (error) {
+      failure = error;
+    }
+    if (deployment) await reportWait(ctx, deployment, verdict, options.dotenvReport, failure);
+    if (failure) throw failure;
   },
 });
+
+/** The wait's outcome for the CI report, with the deployment as it is now (unless interrupted). */
+async function reportWait(
+  ctx: Ctx,
+  deployment: DeploymentT,
+  verdict: WaitVerdict,
+  dotenvReport: string | undefined,
+  failure: unknown,
+) {
+  let now = deployment;
+  if (verdict.result !== "interrupted") {
+    try {
+      now = await getDeployment(await ctx.api(), deployment.id);
+    } catch {
+      // The report says what it can; the wait's own outcome stands.
+    }
+  }
+  reportOutcome(
+    ctx,
+    {
+      command: "deploy wait",
+      deployment: now,
+      revisionId: verdict.revision_id,
+      status: verdict.status,
+      result: verdict.result,
+      elapsedSeconds: verdict.elapsed_seconds,
+      logTail: failure instanceof WaitFailedError ? failure.logTail : undefined,
+    },
+    { dotenvReport },
+  );
+}

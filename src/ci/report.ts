@@ -1,0 +1,167 @@
+// What a change or a wait leaves for the rest of a CI pipeline once it ends, whatever the
+// outcome (CLI.md "In CI"):
+// - on GitHub Actions: step outputs in $GITHUB_OUTPUT and a Markdown summary (what changed,
+//   the revision's outcome and time, the build-log tail on failure, the URL) in
+//   $GITHUB_STEP_SUMMARY;
+// - anywhere, with --dotenv-report FILE: the same outputs as a dotenv file (a GitLab dotenv
+//   report gives them to later jobs).
+// Secret values never reach any of these: changes are always masked, and every known secret
+// (the run's credentials and the secret values it handled) is replaced in what is written.
+import { appendFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { LogEntry } from "../api/endpoints.js";
+import type { Ctx } from "../context.js";
+import { NO_PAINT } from "../log.js";
+import type { Change } from "../model/changes.js";
+import type { DeploymentT } from "../model/responses.js";
+import { changeLines } from "../output/changes.js";
+import { logLine } from "../output/log-lines.js";
+import { MASK, redactText } from "../secrets.js";
+import { formatDuration } from "../util/duration.js";
+import { onGitHubActions } from "./detect.js";
+
+export type OutcomeResult =
+  | "deployed"
+  | "failed"
+  | "timed_out"
+  | "interrupted"
+  | "created"
+  | "started"
+  | "unchanged";
+
+export interface Outcome {
+  /** "deploy patch", "deploy wait", ...: the summary's title. */
+  command: string;
+  deployment: DeploymentT;
+  revisionId: string | null;
+  /** The revision's status as last seen, or null when not read. */
+  status: string | null;
+  result: OutcomeResult;
+  elapsedSeconds?: number;
+  changes?: readonly Change[];
+  /** The end of the revision's log, when it failed. */
+  logTail?: readonly LogEntry[];
+}
+
+/** The outputs of CLI.md "In CI", in order. */
+export function outputsOf(outcome: Outcome): [string, string][] {
+  return [
+    ["deployment_id", outcome.deployment.id],
+    ["deployment_name", outcome.deployment.name],
+    ["revision_id", outcome.revisionId ?? ""],
+    ["status", outcome.status ?? ""],
+    ["result", outcome.result],
+    ["url", outcome.deployment.source_config?.custom_url ?? ""],
+  ];
+}
+
+export interface ReportOptions {
+  /** --dotenv-report FILE. */
+  dotenvReport?: string;
+}
+
+export function reportOutcome(ctx: Ctx, outcome: Outcome, options: ReportOptions): void {
+  const secrets = ctx.knownSecrets();
+  const outputs = outputsOf(outcome).map(([name, value]) => [name, hide(value, secrets)] as const);
+  try {
+    if (options.dotenvReport) {
+      writeFileSync(
+        resolve(ctx.cwd, options.dotenvReport),
+        outputs.map(([name, value]) => `${name}=${dotenvValue(value)}\n`).join(""),
+      );
+    }
+    if (!onGitHubActions(ctx.env)) return;
+    if (ctx.env.GITHUB_OUTPUT) {
+      appendFileSync(ctx.env.GITHUB_OUTPUT, outputs.map(([name, value]) => outputLine(name, value)).join(""));
+    }
+    if (ctx.env.GITHUB_STEP_SUMMARY) {
+      appendFileSync(
+        ctx.env.GITHUB_STEP_SUMMARY,
+        hide(summaryOf({ ...outcome, changes: outcome.changes ?? rememberedChanges(ctx) }), secrets),
+      );
+    }
+  } catch (error) {
+    // The deployment happened; a report that cannot be written is worth a warning, not a failure.
+    ctx.log.warn(`could not write the CI report (${(error as Error).message})`);
+  }
+}
+
+/** `name<<DELIMITER` form: any value, even one with a newline, stays one output. */
+function outputLine(name: string, value: string): string {
+  if (!/[\r\n]/.test(value)) return `${name}=${value}\n`;
+  const delimiter = `CPCTL_EOF_${Math.random().toString(36).slice(2)}`;
+  return `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
+}
+
+function dotenvValue(value: string): string {
+  return /^[\w./:@-]*$/.test(value) ? value : JSON.stringify(value);
+}
+
+const RESULT_MARK: Record<OutcomeResult, string> = {
+  deployed: "✅ deployed",
+  failed: "❌ failed",
+  timed_out: "⏱️ timed out",
+  interrupted: "⏹️ interrupted",
+  created: "🆕 created",
+  started: "▶️ new revision started",
+  unchanged: "➖ no new revision",
+};
+
+export function summaryOf(outcome: Outcome): string {
+  const d = outcome.deployment;
+  const rows: [string, string][] = [
+    ["Deployment", `\`${d.name}\` (\`${d.id}\`)`],
+    [
+      "Revision",
+      outcome.revisionId
+        ? `\`${outcome.revisionId}\`${outcome.status ? `: ${outcome.status}` : ""}${outcome.elapsedSeconds !== undefined ? ` after ${formatDuration(outcome.elapsedSeconds * 1000)}` : ""}`
+        : "none",
+    ],
+  ];
+  const url = d.source_config?.custom_url;
+  if (url) rows.push(["URL", `[${url}](${url})`]);
+  const parts = [
+    `### cpctl ${outcome.command}: ${d.name} ${RESULT_MARK[outcome.result]}`,
+    "",
+    "| | |",
+    "|---|---|",
+    ...rows.map(([label, value]) => `| ${label} | ${value} |`),
+    "",
+  ];
+  if (outcome.changes && outcome.changes.length > 0) {
+    parts.push(
+      "**What changed**",
+      "",
+      "```diff",
+      ...changeLines(outcome.changes, { showSecrets: false, paint: NO_PAINT }),
+      "```",
+      "",
+    );
+  }
+  if (outcome.logTail && outcome.logTail.length > 0) {
+    parts.push(
+      `**The last ${outcome.logTail.length} lines of the revision's log**`,
+      "",
+      "```text",
+      ...outcome.logTail.map((entry) => logLine(entry, NO_PAINT).replace(/```/g, "'''")),
+      "```",
+      "",
+    );
+  }
+  return `${parts.join("\n")}\n`;
+}
+
+function hide(text: string, secrets: Iterable<string>): string {
+  return redactText(text, secrets, { marker: MASK, minLength: 4 });
+}
+
+/** The preview of each run's change, kept for the summary (showPreview records it). */
+const previews = new WeakMap<Ctx, readonly Change[]>();
+
+export function rememberChanges(ctx: Ctx, changes: readonly Change[]): void {
+  previews.set(ctx, changes);
+}
+
+export function rememberedChanges(ctx: Ctx): readonly Change[] | undefined {
+  return previews.get(ctx);
+}
