@@ -11,6 +11,7 @@ import {
   resolveSettings,
   type Settings,
 } from "./config/settings.js";
+import { checkProjectAddress } from "./config/trust.js";
 import type { Clock, Ctx, Env, GlobalFlags } from "./context.js";
 import { UsageError } from "./errors.js";
 import { type IO, readAll, readTextFile } from "./io.js";
@@ -120,23 +121,7 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
     config.profile,
     config.profileOrigin,
   );
-  warnOnRedirectedCredential(settings, (m) => deps.io.stderr.write(`warning: ${m}\n`));
   return { ...settings, config: config.files };
-}
-
-/**
- * A project file travels with a repository that anyone may have written. When it supplies
- * the address while the credential comes from the user's own file, the user's key would go
- * to a host the user never chose: say so before anything is sent.
- */
-function warnOnRedirectedCredential(settings: Settings, warn: (message: string) => void): void {
-  const { originKind, origin } = settings;
-  const userCredential = originKind.apiKey === "user" || originKind.bearerToken === "user";
-  if (originKind.baseUrl === "project" && userCredential && settings.baseUrl) {
-    warn(
-      `the address ${settings.baseUrl} comes from ${origin.baseUrl}, a project file, while the credential comes from your user config; check that you trust this project's control plane address, or pass --base-url`,
-    );
-  }
 }
 
 async function readApiKeyFile(path: string, io: IO, cwd: string): Promise<string> {
@@ -168,6 +153,8 @@ async function createApiClient(
       "no control plane address: give --base-url URL, set CPCTL_BASE_URL, or choose a profile with a baseUrl (--profile local for the emulator at http://127.0.0.1:8124)",
     );
   }
+  // Before any request: nothing of the user's goes to an address a project file chose.
+  checkProjectAddress(settings, settings.config?.userPath ?? "your user config");
   const { ApiClient } = await import("./api/client.js");
   return new ApiClient({
     baseUrl: settings.baseUrl,
