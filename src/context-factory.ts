@@ -18,6 +18,7 @@ import { type IO, readAll, readTextFile } from "./io.js";
 import { createLogger, NO_PAINT, type Paint } from "./log.js";
 import { colorEnabled, isCi, type OutputFormat } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
+import { visibleLines } from "./output/safe-text.js";
 import { DURATION_HELP, parseDuration } from "./util/duration.js";
 import { VERSION } from "./version.js";
 
@@ -114,7 +115,7 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
     homeDir: deps.homeDir,
     env,
     profileFlag: flags.profile,
-    warn: (m) => deps.io.stderr.write(`warning: ${m}\n`),
+    warn: (m) => deps.io.stderr.write(`warning: ${visibleLines(m)}\n`),
   });
   const settings = resolveSettings(
     [flagLayer, environmentLayer(env), ...config.layers, defaultLayer()],
@@ -168,7 +169,7 @@ async function createApiClient(
     // Secret values this run has handled: the trace masks them even where a server quotes them.
     knownSecrets: () => secrets,
     userAgent: `cpctl/${VERSION} node/${process.versions.node}`,
-    trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(line)}\n`) : undefined,
+    trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(visibleLines(line))}\n`) : undefined,
     sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
     now: () => ctx.clock.now(),
     signal: ctx.signal,

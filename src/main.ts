@@ -9,8 +9,10 @@ import { CliError, UsageError } from "./errors.js";
 import { exitCodeOf } from "./exit-codes.js";
 import { GLOBAL_OPTIONS_HINT, rootHelpCommands, rootHelpFooter } from "./help.js";
 import type { IO } from "./io.js";
+import { jsonText } from "./output/encode.js";
 import { isMachineFormat, isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
-import { MASK, redactText } from "./secrets.js";
+import { visibleLines } from "./output/safe-text.js";
+import { MASK, maskSecretValues, redactText } from "./secrets.js";
 import { VERSION } from "./version.js";
 
 export interface RunDeps {
@@ -244,20 +246,22 @@ function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: Se
   // quoted back by a server) would show it. Values of 4 characters or more: a user's own
   // short secret is still one, and error messages are few enough not to be garbled.
   const redact = (text: string) => redactText(text, secrets, { marker: MASK, minLength: 4 });
+  // A message may quote a server or a file: on a terminal its control characters are shown,
+  // never acted on; the JSON error object escapes them (output/safe-text.ts, output/encode.ts).
+  const text = (message: string) => visibleLines(redact(message));
+  const json = (body: unknown) => jsonText(maskSecretValues(body, redact));
   const stderr = deps.io.stderr;
   if (!(error instanceof CliError)) {
     // A bug of ours: say so plainly; the stack only with --debug.
     const message = error instanceof Error ? error.message : String(error);
     const debug = deps.argv.includes("--debug") || deps.env.CPCTL_DEBUG === "1";
     if (isMachineFormat(format)) {
-      stderr.write(
-        `${JSON.stringify({ error: { code: "internal", status: null, message: redact(message), details: null } })}\n`,
-      );
+      stderr.write(`${json({ error: { code: "internal", status: null, message, details: null } })}\n`);
     } else {
-      stderr.write(`error: internal error: ${redact(message)}\n`);
+      stderr.write(`error: internal error: ${text(message)}\n`);
       stderr.write(
         debug && error instanceof Error && error.stack
-          ? `${redact(error.stack)}\n`
+          ? `${text(error.stack)}\n`
           : "Run again with --debug for details, and report it if it persists.\n",
       );
     }
@@ -267,17 +271,12 @@ function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: Se
     // The shape is fixed by CLI.md; hints (such as the command that resumes a wait) join the message.
     const message = [error.message, ...error.hints].join("\n");
     const body = {
-      error: {
-        code: error.code,
-        status: error.status,
-        message: redact(message),
-        details: error.details ?? null,
-      },
+      error: { code: error.code, status: error.status, message, details: error.details ?? null },
     };
-    stderr.write(`${redact(JSON.stringify(body))}\n`);
+    stderr.write(`${json(body)}\n`);
   } else {
-    stderr.write(`error: ${redact(error.message)}\n`);
-    for (const hint of error.hints) stderr.write(`${redact(hint)}\n`);
+    stderr.write(`error: ${text(error.message)}\n`);
+    for (const hint of error.hints) stderr.write(`${text(hint)}\n`);
   }
   return code;
 }

@@ -1,6 +1,8 @@
 import picocolors from "picocolors";
 import { ExitSignal } from "../../errors.js";
 import type { Change, Plan } from "../../manifest/plan.js";
+import { jsonText } from "../../output/encode.js";
+import { visible } from "../../output/safe-text.js";
 import { MASK } from "../../secrets.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -35,7 +37,7 @@ export default defineCommand({
     };
     const format = printer.options.format;
     if (format === "table")
-      printer.line(renderText(report.name, plan, report.changes, printer.options.color));
+      printer.styledLine(renderText(report.name, plan, report.changes, printer.options.color));
     else if (format === "id") for (const change of plan.changes) printer.line(change.path);
     else await printer.value(report);
     const refused = plan.changes.filter((c) => c.immutable);
@@ -48,15 +50,18 @@ export default defineCommand({
   },
 });
 
-function renderText(name: string, plan: Plan, changes: Change[], color: boolean): string {
+/** The plan as text; every name, path and value in it made visible before it is coloured. */
+function renderText(fileName: string, plan: Plan, changes: Change[], color: boolean): string {
   const paint = picocolors.createColors(color);
+  const name = visible(fileName);
   const headline =
     plan.action === "none"
       ? `deployment ${name}: no differences`
       : plan.action === "create"
         ? `deployment ${name} does not exist: apply would create it`
         : `deployment ${name}: apply would patch ${changes.length} field${changes.length === 1 ? "" : "s"}${plan.triggers.length ? ` (new revision: ${plan.triggers.join(", ")})` : " (no new revision)"}`;
-  const lines = changes.map((c) => {
+  const lines = changes.map((change) => {
+    const c = { ...change, path: visible(change.path) };
     if (c.immutable)
       return paint.red(`! ${c.path}: ${value(c.current)} -> ${value(c.desired)} (fixed at creation)`);
     if (c.kind === "add") return paint.green(`+ ${c.path}: ${value(c.desired)}`);
@@ -67,5 +72,5 @@ function renderText(name: string, plan: Plan, changes: Change[], color: boolean)
 }
 
 function value(v: unknown): string {
-  return JSON.stringify(v) ?? "null";
+  return v === undefined ? "null" : visible(jsonText(v));
 }
