@@ -95,7 +95,7 @@ complete -c cpctl -f
 complete -c cpctl -l profile -d 'profile from the config file (env CPCTL_PROFILE)' -x
 complete -c cpctl -l base-url -d 'control plane address (env CPCTL_BASE_URL)' -x
 complete -c cpctl -l tenant-id -d 'tenant ID, sent in the tenant header (env CPCTL_TENANT_ID)' -x
-complete -c cpctl -l api-key-file -d 'read the API key from a file, or - for stdin (env CPCTL_API_KEY holds a key)' -r -F
+complete -c cpctl -l api-key-file -d 'read the API key from a file (at most 8 KiB), or - for stdin (env CPCTL_API_KEY holds a key)' -r -F
 complete -c cpctl -s o -l output -d 'output format (env CPCTL_OUTPUT; default: table)' -x -a 'table json yaml ndjson id'
 complete -c cpctl -l json -d 'same as -o json'
 complete -c cpctl -l show-secrets -d 'print secret values instead of ****'

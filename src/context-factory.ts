@@ -13,8 +13,8 @@ import {
 } from "./config/settings.js";
 import { checkProjectAddress } from "./config/trust.js";
 import type { Clock, Ctx, Env, GlobalFlags } from "./context.js";
-import { UsageError } from "./errors.js";
-import { type IO, readAll, readTextFile } from "./io.js";
+import { CliError, UsageError } from "./errors.js";
+import { type IO, KEY_FILE_LIMIT, readAll, readTextFile } from "./io.js";
 import { createLogger, NO_PAINT, type Paint } from "./log.js";
 import { colorEnabled, isCi, type OutputFormat } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
@@ -100,7 +100,7 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
       baseUrl: flags.baseUrl,
       tenantId: flags.tenantId,
       output: flags.json ? "json" : flags.output,
-      apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps.io, deps.cwd) : undefined,
+      apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps) : undefined,
     },
     describe: (key) =>
       ({
@@ -125,11 +125,17 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
   return { ...settings, config: config.files };
 }
 
-async function readApiKeyFile(path: string, io: IO, cwd: string): Promise<string> {
+async function readApiKeyFile(path: string, { io, cwd, signal }: ContextDeps): Promise<string> {
   let text: string;
   try {
-    text = path === "-" ? await readAll(io.stdin) : await readTextFile(resolve(cwd, path));
+    const options = {
+      limit: KEY_FILE_LIMIT,
+      label: `--api-key-file ${path === "-" ? "- (stdin)" : path}`,
+      signal,
+    };
+    text = path === "-" ? await readAll(io.stdin, options) : await readTextFile(resolve(cwd, path), options);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new UsageError(
       `--api-key-file: cannot read ${path} (${reason}); give a readable file holding the key, or - for stdin`,

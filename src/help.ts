@@ -48,6 +48,8 @@ export function rootHelpFooter(): string {
     "the host (trustedHosts); its cpctl.config.mjs runs only in trustedDirectories.",
     "Control characters from a server or a file show as escapes (\\x1b) in table and text",
     "output; json and yaml keep the exact value, escaped.",
+    "Read limits: -f FILE (or stdin) and --secrets-file 4 MiB each, --api-key-file 8 KiB;",
+    "beyond them exit 2. SIGTERM, like Ctrl-C, ends a run at once (130), a read included.",
     "",
     "Examples:",
     "  cpctl emulator --port 8124 &                      # a local control plane",

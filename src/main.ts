@@ -67,7 +67,7 @@ async function buildProgram(
     .option("--tenant-id <uuid>", "tenant ID, sent in the tenant header (env CPCTL_TENANT_ID)")
     .option(
       "--api-key-file <path>",
-      "read the API key from a file, or - for stdin (env CPCTL_API_KEY holds a key)",
+      "read the API key from a file (at most 8 KiB), or - for stdin (env CPCTL_API_KEY holds a key)",
     )
     .addOption(
       new Option("-o, --output <format>", "output format (env CPCTL_OUTPUT; default: table)").choices(

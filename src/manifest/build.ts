@@ -3,8 +3,8 @@
 // Precedence: file < named field flags < --set < secret flags (which merge by name).
 import { resolve } from "node:path";
 import type { Ctx } from "../context.js";
-import { type FieldIssue, UsageError, ValidationError } from "../errors.js";
-import { readTextFile } from "../io.js";
+import { CliError, type FieldIssue, UsageError, ValidationError } from "../errors.js";
+import { readTextFile, SECRETS_FILE_LIMIT } from "../io.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
 import { formatPath } from "../model/validate.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";
@@ -34,7 +34,9 @@ export interface BuiltBody {
 }
 
 export async function buildBody(kind: BodyKind, options: BodyOptions, ctx: Ctx): Promise<BuiltBody> {
-  const file = options.file ? await loadDeploymentFile(options.file, ctx.io, ctx.env, ctx.cwd) : undefined;
+  const file = options.file
+    ? await loadDeploymentFile(options.file, ctx.io, ctx.env, ctx.cwd, ctx.signal)
+    : undefined;
   const body: Record<string, unknown> = structuredClone(file?.data ?? {});
   const origins = new Map<string, string>();
   let hasFields = Boolean(file && Object.keys(file.data).length > 0);
@@ -116,8 +118,13 @@ export async function rejectIssues(built: BuiltBody, issues: FieldIssue[], what:
 async function secretsFromFile(path: string, ctx: Ctx) {
   let text: string;
   try {
-    text = await readTextFile(resolve(ctx.cwd, path));
+    text = await readTextFile(resolve(ctx.cwd, path), {
+      limit: SECRETS_FILE_LIMIT,
+      label: `--secrets-file ${path}`,
+      signal: ctx.signal,
+    });
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new UsageError(
       `--secrets-file ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"})`,
     );

@@ -2,8 +2,8 @@
 // `${env:NAME}` interpolation in any string. Errors point at the file line and field.
 import { resolve } from "node:path";
 import type { Env } from "../context.js";
-import { UsageError } from "../errors.js";
-import { type InStream, readAll, readTextFile } from "../io.js";
+import { CliError, UsageError } from "../errors.js";
+import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile } from "../io.js";
 import { formatPath } from "../model/validate.js";
 import { readPlainYaml } from "./plain-yaml.js";
 
@@ -22,12 +22,20 @@ export async function loadDeploymentFile(
   io: { stdin: InStream },
   env: Env,
   cwd: string,
+  /** Ctrl-C or SIGTERM stops a read that waits (stdin, a FIFO). */
+  signal?: AbortSignal,
 ): Promise<DeploymentFile> {
   const name = ref === "-" ? "stdin" : ref;
   let text: string;
   try {
-    text = ref === "-" ? await readAll(io.stdin) : await readTextFile(resolve(cwd, ref));
+    const options = {
+      limit: DEPLOYMENT_FILE_LIMIT,
+      label: ref === "-" ? "-f - (stdin)" : `-f ${ref}`,
+      signal,
+    };
+    text = ref === "-" ? await readAll(io.stdin, options) : await readTextFile(resolve(cwd, ref), options);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
       `-f ${ref}: cannot read the file (${code === "ENOENT" ? "no such file" : (code ?? (error as Error).message)})`,
