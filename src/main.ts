@@ -12,7 +12,7 @@ import type { IO } from "./io.js";
 import { jsonText } from "./output/encode.js";
 import { isMachineFormat, isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
 import { visibleLines } from "./output/safe-text.js";
-import { MASK, maskSecretValues, redactText } from "./secrets.js";
+import { createRedactor, MASK, maskSecretValues } from "./secrets.js";
 import { VERSION } from "./version.js";
 
 export interface RunDeps {
@@ -245,7 +245,7 @@ function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: Se
   // Last net: any credential or secret value this run handled, wherever a message (even one
   // quoted back by a server) would show it. Values of 4 characters or more: a user's own
   // short secret is still one, and error messages are few enough not to be garbled.
-  const redact = (text: string) => redactText(text, secrets, { marker: MASK, minLength: 4 });
+  const redact = createRedactor(secrets, { marker: MASK, minLength: 4 });
   // A message may quote a server or a file: on a terminal its control characters are shown,
   // never acted on; the JSON error object escapes them (output/safe-text.ts, output/encode.ts).
   const text = (message: string) => visibleLines(redact(message));

@@ -3,6 +3,7 @@
 // It is the single object commands talk to; its transport is injectable for tests.
 import { STATUS_CODES } from "node:http";
 import { ApiError, NetworkError, UsageError } from "../errors.js";
+import { createRedactor } from "../secrets.js";
 import { createTracer, maskSecretValues, redactText, redactUrl, redactUrlIn, type Tracer } from "./redact.js";
 import {
   DEFAULT_RETRY_POLICY,
@@ -534,7 +535,8 @@ export function formatLoc(loc: readonly unknown[]): string {
  * credentials removed from every string.
  */
 function scrubErrorBody(body: unknown, secrets: string[]): unknown {
-  return maskSecretValues(body, (text) => redactText(redactUrlIn(text), secrets));
+  const redact = createRedactor(secrets);
+  return maskSecretValues(body, (text) => redact(redactUrlIn(text)));
 }
 
 // ---------------------------------------------------------------------------------------

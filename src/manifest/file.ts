@@ -81,8 +81,11 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
 
 /** The one document of `text`, by the `yaml` library, with its errors as usage errors. */
 async function parseYaml(text: string, name: string): Promise<unknown> {
-  const { parseAllDocuments } = await import("yaml");
-  const documents = parseAllDocuments(text, { prettyErrors: true });
+  const yaml = await import("yaml");
+  const lineCounter = new yaml.LineCounter();
+  // The library's own check for repeated keys scans a mapping's keys for every key (seconds
+  // for a large file): duplicateKey below does it in one pass.
+  const documents = yaml.parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false, lineCounter });
   if (!Array.isArray(documents) || documents.length !== 1) {
     throw new UsageError(
       `${name}: expected exactly one YAML document, found ${Array.isArray(documents) ? documents.length : 0}`,
@@ -96,12 +99,38 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
       `${name}${line ? `:${line}` : ""}: not valid YAML (${problem.message.split("\n")[0]})`,
     );
   }
+  const repeated = duplicateKey(document.contents, yaml);
+  if (repeated !== undefined)
+    throw new UsageError(
+      `${name}:${lineCounter.linePos(repeated).line}: not valid YAML (Map keys must be unique)`,
+    );
   try {
     return document.toJS({ maxAliasCount: 100 });
   } catch (error) {
     // An alias without its anchor, or too many aliases (a "billion laughs" file).
     throw new UsageError(`${name}: not a usable YAML document (${(error as Error).message.split("\n")[0]})`);
   }
+}
+
+/**
+ * Where the first key repeated in its own mapping starts (keys compared as the library does:
+ * scalar values), or undefined. Iterative: the depth check comes later, on the data.
+ */
+function duplicateKey(root: unknown, yaml: typeof import("yaml")): number | undefined {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (yaml.isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const pair of node.items) {
+        const key = yaml.isScalar(pair.key) ? pair.key.value : pair.key;
+        if (seen.has(key)) return (yaml.isNode(pair.key) ? pair.key.range?.[0] : undefined) ?? 0;
+        seen.add(key);
+        pending.push(pair.key, pair.value);
+      }
+    } else if (yaml.isSeq(node)) for (const item of node.items) pending.push(item);
+  }
+  return undefined;
 }
 
 /** Deeper than any request body: a file nested further is a mistake or an attack. */
@@ -125,31 +154,68 @@ function checkShape(data: unknown, name: string): void {
   visit(data, 0);
 }
 
-/** Finds the line of a path by parsing the text as YAML (JSON is YAML), only when asked. */
+/** Where each value of the document starts, and the same for its children (by key or index). */
+interface Located {
+  offset: number | undefined;
+  children: Map<string | number, Located>;
+}
+
+/**
+ * Finds the line of a path by parsing the text as YAML (JSON is YAML), only when asked. The
+ * document is indexed once, in one pass: looking each path up in the YAML tree instead scans
+ * a mapping's keys at every step, and a file with thousands of unknown keys (one problem, one
+ * look-up each) took seconds, growing with the square of its size.
+ */
 function lineFinder(text: string) {
-  let document: Promise<{ line(path: Path): number | undefined }> | undefined;
+  let index: Promise<(path: Path) => number | undefined> | undefined;
   const load = async () => {
-    const { parseDocument, LineCounter, isNode } = await import("yaml");
-    const counter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter: counter, keepSourceTokens: false });
-    return {
-      line(path: Path): number | undefined {
-        for (let length = path.length; length >= 0; length--) {
-          const node = doc.getIn(path.slice(0, length), true);
-          if (isNode(node) && node.range) return counter.linePos(node.range[0]).line;
-        }
-        return undefined;
-      },
+    const yaml = await import("yaml");
+    const counter = new yaml.LineCounter();
+    const doc = yaml.parseDocument(text, {
+      lineCounter: counter,
+      keepSourceTokens: false,
+      uniqueKeys: false,
+    });
+    const root = locate(doc.contents, yaml);
+    return (path: Path) => {
+      let node: Located | undefined = root;
+      let offset = root.offset;
+      for (const part of path) {
+        node = node.children.get(part);
+        if (!node) break;
+        offset = node.offset ?? offset;
+      }
+      return offset === undefined ? undefined : counter.linePos(offset).line;
     };
   };
   return async (path: readonly (string | number)[]) => {
-    document ??= load();
+    index ??= load();
     try {
-      return (await document).line([...path]);
+      return (await index)([...path]);
     } catch {
       return undefined;
     }
   };
+}
+
+/** The index of one YAML node (mappings by key, sequences by position; the first of a repeated key). */
+function locate(node: unknown, yaml: typeof import("yaml")): Located {
+  const located: Located = {
+    offset: yaml.isNode(node) && node.range ? node.range[0] : undefined,
+    children: new Map(),
+  };
+  if (yaml.isMap(node)) {
+    for (const pair of node.items) {
+      const key = yaml.isScalar(pair.key) ? pair.key.value : pair.key;
+      if (typeof key !== "string" && typeof key !== "number") continue;
+      if (!located.children.has(String(key))) located.children.set(String(key), locate(pair.value, yaml));
+    }
+  } else if (yaml.isSeq(node)) {
+    node.items.forEach((item, position) => {
+      located.children.set(position, locate(item, yaml));
+    });
+  }
+  return located;
 }
 
 const PLACEHOLDER = /\$\$\{|\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;

@@ -91,15 +91,21 @@ export function mergeByName<T extends { name: string }>(
   overrides: readonly T[],
 ): unknown[] {
   const result = [...base];
+  // Where each name is, found once: searching the list for every override made a large
+  // --secrets-file take seconds (quadratic).
+  const positions = new Map<string, number>();
+  result.forEach((existing, at) => {
+    const name =
+      typeof existing === "object" && existing !== null ? (existing as { name?: unknown }).name : null;
+    if (typeof name === "string" && !positions.has(name)) positions.set(name, at);
+  });
   for (const item of overrides) {
-    const at = result.findIndex(
-      (existing) =>
-        typeof existing === "object" &&
-        existing !== null &&
-        (existing as { name?: unknown }).name === item.name,
-    );
-    if (at >= 0) result[at] = item;
-    else result.push(item);
+    const at = positions.get(item.name);
+    if (at !== undefined) result[at] = item;
+    else {
+      positions.set(item.name, result.length);
+      result.push(item);
+    }
   }
   return result;
 }
