@@ -6,6 +6,7 @@ import { CliError, UsageError } from "../errors.js";
 import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile } from "../io.js";
 import { formatPath } from "../model/validate.js";
 import { readPlainYaml } from "./plain-yaml.js";
+import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
 
 export type Path = (string | number)[];
 
@@ -59,9 +60,8 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
     try {
       data = JSON.parse(text);
     } catch (error) {
-      const position = /position (\d+)/.exec((error as Error).message);
-      const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
-      throw new UsageError(`${name}${line ? `:${line}` : ""}: not valid JSON (${(error as Error).message})`);
+      const { line, column, reason } = jsonSyntaxProblem(text, error as Error);
+      throw new UsageError(`${name}:${line}: not valid JSON (column ${column}: ${reason})`);
     }
   } else {
     // Plain block-style files are read without loading the YAML library; the rest, and every
@@ -94,9 +94,9 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
   const document = documents[0]!;
   const problem = document.errors[0];
   if (problem) {
-    const line = problem.linePos?.[0]?.line;
+    const at = problem.linePos?.[0];
     throw new UsageError(
-      `${name}${line ? `:${line}` : ""}: not valid YAML (${problem.message.split("\n")[0]})`,
+      `${name}${at ? `:${at.line}` : ""}: not valid YAML (${at ? `column ${at.col}: ` : ""}${yamlProblem(problem.code)})`,
     );
   }
   const repeated = duplicateKey(document.contents, yaml);
@@ -107,8 +107,12 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
   try {
     return document.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    // An alias without its anchor, or too many aliases (a "billion laughs" file).
-    throw new UsageError(`${name}: not a usable YAML document (${(error as Error).message.split("\n")[0]})`);
+    // An alias without its anchor, or too many aliases (a "billion laughs" file). The
+    // library's message names the alias: words of the file, which may be a secret's.
+    const excessive = (error as Error).message.startsWith("Excessive alias count");
+    throw new UsageError(
+      `${name}: not a usable YAML document (${excessive ? "too many aliases" : "an alias refers to an anchor that is not set before it"})`,
+    );
   }
 }
 

@@ -18,6 +18,11 @@ export function secretFromFlag(text: string, env: Readonly<Record<string, string
   if (eq === 0)
     throw new UsageError(`--secret '=...': the secret needs a name, e.g. --secret OPENAI_API_KEY`);
   if (eq > 0) return { name: text.slice(0, eq), value: text.slice(eq + 1) };
+  // Not a variable name: likely the value itself, given without NAME= (never quoted back).
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text))
+    throw new UsageError(
+      "--secret: expected NAME (an environment variable holding the value) or NAME=VALUE; the argument given is neither, and is not shown in case it is a secret",
+    );
   const value = env[text];
   if (value === undefined) {
     throw new UsageError(

@@ -135,17 +135,18 @@ function fromZodIssues(issues: readonly z.core.$ZodIssue[], schema: z.core.$ZodT
       }
       continue;
     }
-    result.push({ loc, ...describeZodIssue(issue) });
+    // A secret's value is never quoted back, whole or in part: it would reach a terminal or a CI log.
+    result.push({ loc, ...describeZodIssue(issue, !loc.includes("secrets")) });
   }
   return result;
 }
 
-function describeZodIssue(issue: z.core.$ZodIssue): { msg: string; type: string } {
+function describeZodIssue(issue: z.core.$ZodIssue, quoteInput: boolean): { msg: string; type: string } {
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return { msg: "is required", type: "missing" };
       return {
-        msg: `must be ${article(issue.expected)}, not ${describeValue(issue.input)}`,
+        msg: `must be ${article(issue.expected)}, not ${describeValue(issue.input, quoteInput)}`,
         type: `${issue.expected}_type`,
       };
     case "invalid_value": {
@@ -181,9 +182,11 @@ function article(expected: string): string {
   return `a ${expected}`;
 }
 
-function describeValue(value: unknown): string {
+/** What kind of value it is, and (when `quote`) the value itself, shortened. */
+function describeValue(value: unknown, quote: boolean): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
+  if (!quote) return typeof value === "object" ? "an object" : `a ${typeof value}`;
   if (typeof value === "number" && !Number.isInteger(value)) return `a fraction (${value})`;
   if (typeof value === "string")
     return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
