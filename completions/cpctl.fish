@@ -303,6 +303,7 @@ complete -c cpctl -n '__cpctl_at deploy upload' -l patch -d 'then set source_rev
 complete -c cpctl -n '__cpctl_at deploy upload' -l wait -d 'with --patch: wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy upload' -l interval -d 'first gap between polls, growing to at most 60s' -x
+complete -c cpctl -n '__cpctl_at deploy upload' -l include-credentials -d 'pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l dry-run -d 'pack and check the source and the deployment; upload nothing'
 complete -c cpctl -n '__cpctl_arg \'deploy upload\' 1' -F
 

@@ -5,7 +5,8 @@ import { NetworkError, UsageError, ValidationError } from "../../errors.js";
 import type { DeploymentT } from "../../model/responses.js";
 import { describeIssue, validatePatchRequest } from "../../model/validate.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes, parseSize, SIZE_HELP } from "../../upload/size.js";
-import { describeSource, type PreparedSource, prepareSource } from "../../upload/source.js";
+import { describeSource, leftOutWarnings, type PreparedSource, prepareSource } from "../../upload/source.js";
+import { CREDENTIAL_FILES } from "../../upload/walk.js";
 import { guardMutation } from "../mutation.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -15,6 +16,7 @@ import { intervalOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
 interface UploadOptions {
   maxSize: number;
+  includeCredentials?: boolean;
   patch?: boolean;
   wait?: boolean;
   dryRun?: boolean;
@@ -42,14 +44,21 @@ export default defineCommand({
       .option("--wait", "with --patch: wait for the new revision (as `deploy wait`)")
       .addOption(timeoutOption())
       .addOption(intervalOption())
+      .option(
+        "--include-credentials",
+        "pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)",
+      )
       .option("--dry-run", "pack and check the source and the deployment; upload nothing")
       .addHelpText(
         "after",
         `
 A directory is packed into a gzipped tarball of its regular files: .gitignore files (the
 root's and nested ones) are honoured, .git/ and node_modules/ are always left out, and
-symbolic links are skipped with a warning. Modes are normalised to 644/755 and every mtime
-is the same fixed date, so the same files give the same tarball.
+symbolic links are skipped with a warning. Files that usually hold credentials are left out,
+with a warning naming them, unless --include-credentials: ${CREDENTIAL_FILES.join(", ")}.
+A name with a line break, or that is not UTF-8, is skipped with a warning. Modes are
+normalised to 644/755 and every mtime is the same fixed date, so the same files give the
+same tarball.
 
 The size limit is checked before anything is sent. Then the command asks for an upload URL
 (POST .../upload-url), PUTs the tarball to it, and prints the object path (-o json:
@@ -72,9 +81,11 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
     throw new UsageError("--wait needs --patch: an upload alone starts no revision");
   }
   // Everything local first: a bad path or an oversized tarball costs no request.
-  const source = await prepareSource(ctx.cwd, path, options.maxSize);
+  const source = await prepareSource(ctx.cwd, path, options.maxSize, {
+    includeCredentials: Boolean(options.includeCredentials),
+  });
   ctx.log.info(describeSource(source));
-  warnSkipped(ctx, source);
+  for (const warning of leftOutWarnings(source)) ctx.log.warn(warning);
 
   const deployment = await resolveDeployment(ctx, ref);
   if (deployment.source !== "internal_source") {
@@ -142,14 +153,6 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
     );
   }
   await sendPatch(ctx, deployment, checked.value, options);
-}
-
-function warnSkipped(ctx: Ctx, source: PreparedSource): void {
-  const skipped = source.walk?.skipped ?? [];
-  if (skipped.length === 0) return;
-  const shown = skipped.slice(0, 10).map((s) => `${s.path} (${s.reason})`);
-  const more = skipped.length > shown.length ? ` and ${skipped.length - shown.length} more` : "";
-  ctx.log.warn(`not uploaded, only regular files and directories are: ${shown.join(", ")}${more}`);
 }
 
 /** The build reads agent_config_path from the tarball: say so early when it is not there. */
