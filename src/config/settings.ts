@@ -5,6 +5,7 @@
 import { UsageError } from "../errors.js";
 import { isUuid } from "../model/enums.js";
 import { isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "../output/format.js";
+import { tenantHeaderProblem } from "../tenant-header.js";
 import type { ConfigFiles } from "./files.js";
 
 export const SETTING_KEYS = [
@@ -114,11 +115,8 @@ export function resolveSettings(
     throw new UsageError(`${origin.tenantId} must be a tenant UUID, got '${tenantId}'`);
   }
   const tenantHeader = text("tenantHeader") ?? DEFAULT_TENANT_HEADER;
-  if (!/^[A-Za-z0-9-]+$/.test(tenantHeader)) {
-    throw new UsageError(
-      `${origin.tenantHeader} must be an HTTP header name (letters, digits, '-'), got '${tenantHeader}'`,
-    );
-  }
+  const headerProblem = tenantHeaderProblem(tenantHeader);
+  if (headerProblem) throw new UsageError(`${origin.tenantHeader}: ${headerProblem}`);
   const output = text("output") ?? "table";
   if (!isOutputFormat(output)) {
     throw new UsageError(

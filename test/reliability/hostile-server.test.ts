@@ -3,6 +3,7 @@
 // prints: deployment names, image URIs, IDs, statuses, error messages. Table and text output
 // show every such character as a visible escape, with --no-color too; json, ndjson and yaml
 // keep the exact value, escaped, always valid UTF-8.
+import { spawnSync } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,9 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const ID = "0d15ea5e-0000-4000-8000-000000000001";
+/** A deployment whose name holds lone UTF-16 surrogates, as JSON's \\udXXX escapes allow. */
+const LONE_ID = "0d15ea5e-0000-4000-8000-000000000002";
+const LONE_NAME = "half\ud800 a pair \udc00end";
 const NAME = "evil\x1b]0;pwned\x07\x1b[2J\x1b[31mred\rover\u009b1mcsi\u202etxt.exe";
 const IMAGE = "registry.example.com/app:1\x1b[8mhidden\x1b[0m\x7f";
 const MESSAGE = "bad request\x1b[2K\rall good: \x1b[32mDEPLOYED\x1b[0m";
@@ -44,6 +48,8 @@ beforeAll(async () => {
       res.statusCode = 400;
       res.end(JSON.stringify({ detail: MESSAGE }));
     } else if (req.url?.startsWith(`/v2/deployments/${ID}`)) res.end(JSON.stringify(deployment));
+    else if (req.url?.startsWith(`/v2/deployments/${LONE_ID}`))
+      res.end(JSON.stringify({ ...deployment, id: LONE_ID, name: LONE_NAME, [LONE_NAME]: "a key too" }));
     else
       res.end(
         JSON.stringify({ resources: [deployment, { ...deployment, id: "id\x1b[2J\u009b" }], offset: 2 }),
@@ -121,5 +127,31 @@ describe("json, ndjson and yaml keep the exact value, escaped", () => {
     expect(parsed.name).toBe(NAME);
     expect(parsed.source_revision_config.image_uri).toBe(IMAGE);
     expect(parsed.status).toBe("READY\x1b[5m");
+  });
+});
+
+describe("output is always valid UTF-8 (a lone surrogate becomes U+FFFD)", () => {
+  const jq = spawnSync("jq", ["--version"]).status === 0;
+  /** JSON.stringify writes a lone surrogate as a \\udXXX escape, which jq and strict parsers refuse. */
+  const LONE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+
+  it.each([["json"], ["ndjson"], ["yaml"], ["table"], ["id"]])("-o %s", async (format) => {
+    const r = await runCli(["deploy", "get", LONE_ID, "-o", format], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(LONE_ESCAPE);
+    expect(r.stdout).not.toMatch(LONE_SURROGATE);
+    if (format === "json" || format === "ndjson") {
+      const parsed = JSON.parse(r.stdout);
+      expect(parsed.name).toBe("half\ufffd a pair \ufffdend");
+      expect(parsed["half\ufffd a pair \ufffdend"]).toBe("a key too");
+      if (jq) expect(spawnSync("jq", ["-e", ".name"], { input: Buffer.from(r.stdout) }).status).toBe(0);
+    }
+    if (format === "yaml") expect(YAML.parse(r.stdout).name).toBe("half\ufffd a pair \ufffdend");
+  });
+
+  it("in the JSON error object too", async () => {
+    const r = await runCli(["deploy", "get", "half\ud800", "-o", "json"], { env });
+    expect(r.stderr).not.toMatch(LONE_ESCAPE);
+    expect(() => JSON.parse(r.stderr.trim())).not.toThrow();
   });
 });
