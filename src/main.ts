@@ -25,7 +25,7 @@ export interface RunDeps {
   signal: AbortSignal;
 }
 
-/** Global options that take a value: needed to find the command words in argv. */
+/** Global options that take a value: needed to find the command words in argv (and see joinDashedValues). */
 const VALUE_OPTIONS = new Set([
   "--profile",
   "--base-url",
@@ -179,10 +179,14 @@ export function joinDashedValues(argv: readonly string[], command: Command): str
       joined.push(...argv.slice(i));
       break;
     }
+    // The command's own options, and the global ones that take a value (`--request-timeout --`
+    // took "--" for the end of the options, and the root then read a later -V as --version).
     const option = command.options.find((o) => o.required && (o.long === token || o.short === token));
+    const long =
+      option?.long ?? (VALUE_OPTIONS.has(token) ? (token === "-o" ? "--output" : token) : undefined);
     const value = argv[i + 1];
-    if (option?.long && value?.startsWith("-")) {
-      joined.push(`${option.long}=${value}`);
+    if (long && value?.startsWith("-")) {
+      joined.push(`${long}=${value}`);
       i++;
     } else {
       joined.push(token);
@@ -219,6 +223,8 @@ function guessFormat(argv: readonly string[], env: Env): OutputFormat {
           ? token.slice(9)
           : undefined;
     if (value && isOutputFormat(value)) return value;
+    // Another option's value ("--" included) is not an option.
+    if (VALUE_OPTIONS.has(token)) i++;
   }
   const fromEnv = env.CPCTL_OUTPUT;
   return fromEnv && isOutputFormat(fromEnv) ? fromEnv : "table";
