@@ -47,11 +47,11 @@ export function jsonErrorOffset(text: string): number {
       if (code < 0x20) return false;
       if (code !== 0x5c) continue;
       at++;
-      const escape = text[at];
-      if (escape === "u") {
+      const escaped = text[at];
+      if (escaped === "u") {
         if (!/^[0-9a-fA-F]{4}$/.test(text.slice(at + 1, at + 5))) return false;
         at += 4;
-      } else if (escape === undefined || !'"\\/bfnrt'.includes(escape)) return false;
+      } else if (escaped === undefined || !'"\\/bfnrt'.includes(escaped)) return false;
     }
     return false;
   };
@@ -74,7 +74,10 @@ export function jsonErrorOffset(text: string): number {
     if (text[at] === "-") at++;
     if (text[at] === "0") at++;
     else if (!digits()) return false;
-    if (text[at] === "." && (at++, !digits())) return false;
+    if (text[at] === ".") {
+      at++;
+      if (!digits()) return false;
+    }
     if (text[at] === "e" || text[at] === "E") {
       at++;
       if (text[at] === "+" || text[at] === "-") at++;
