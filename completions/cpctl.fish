@@ -101,7 +101,7 @@ complete -c cpctl -f
 complete -c cpctl -l profile -d 'profile from the config file (env CPCTL_PROFILE)' -x
 complete -c cpctl -l base-url -d 'control plane address (env CPCTL_BASE_URL)' -x
 complete -c cpctl -l tenant-id -d 'tenant ID, sent in the tenant header (env CPCTL_TENANT_ID)' -x
-complete -c cpctl -l api-key-file -d 'read the API key from a file, or - for stdin (env CPCTL_API_KEY holds a key)' -r -F
+complete -c cpctl -l api-key-file -d 'read the API key from a file (at most 8 KiB), or - for stdin (env CPCTL_API_KEY holds a key)' -r -F
 complete -c cpctl -s o -l output -d 'output format (env CPCTL_OUTPUT; default: table)' -x -a 'table json yaml ndjson id'
 complete -c cpctl -l json -d 'same as -o json'
 complete -c cpctl -l show-secrets -d 'print secret values instead of ****'
@@ -354,6 +354,7 @@ complete -c cpctl -n '__cpctl_at deploy redeploy' -l dotenv-report -d 'write dep
 # cpctl deploy upload
 complete -c cpctl -n '__cpctl_at deploy upload' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB' -x
 complete -c cpctl -n '__cpctl_at deploy upload' -l patch -d 'then set source_revision_config.source_tarball_path to the upload: starts a new revision'
+complete -c cpctl -n '__cpctl_at deploy upload' -l include-credentials -d 'pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l dry-run -d 'pack and check the source and the deployment; upload nothing'
 complete -c cpctl -n '__cpctl_at deploy upload' -l wait -d 'with --patch: wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l timeout -d 'give up waiting after this long (exit 6)' -x

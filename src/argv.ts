@@ -2,7 +2,7 @@
 // command's module, and for messages and CI reports that name it).
 
 /** Global options that take a value: needed to find the command words in argv. */
-const VALUE_OPTIONS = new Set([
+export const VALUE_OPTIONS = new Set([
   "--profile",
   "--base-url",
   "--tenant-id",

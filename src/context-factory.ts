@@ -12,12 +12,14 @@ import {
   resolveSettings,
   type Settings,
 } from "./config/settings.js";
+import { checkProjectAddress } from "./config/trust.js";
 import type { Clock, Ctx, Env, GlobalFlags } from "./context.js";
-import { UsageError } from "./errors.js";
-import { type IO, readAll, readTextFile } from "./io.js";
+import { CliError, UsageError } from "./errors.js";
+import { type IO, KEY_FILE_LIMIT, readAll, readTextFile } from "./io.js";
 import { createLogger, NO_PAINT, type Paint } from "./log.js";
 import { colorEnabled, isCi, type OutputFormat } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
+import { visibleLines } from "./output/safe-text.js";
 import { DURATION_HELP, parseDuration } from "./util/duration.js";
 import { VERSION } from "./version.js";
 
@@ -100,7 +102,7 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
       baseUrl: flags.baseUrl,
       tenantId: flags.tenantId,
       output: flags.json ? "json" : flags.output,
-      apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps.io, deps.cwd) : undefined,
+      apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps) : undefined,
     },
     describe: (key) =>
       ({
@@ -115,37 +117,27 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
     homeDir: deps.homeDir,
     env,
     profileFlag: flags.profile,
-    warn: (m) => deps.io.stderr.write(`warning: ${m}\n`),
+    warn: (m) => deps.io.stderr.write(`warning: ${visibleLines(m)}\n`),
   });
   const settings = resolveSettings(
     [flagLayer, environmentLayer(env), ...config.layers, defaultLayer()],
     config.profile,
     config.profileOrigin,
   );
-  warnOnRedirectedCredential(settings, (m) => deps.io.stderr.write(`warning: ${m}\n`));
   return { ...settings, config: config.files };
 }
 
-/**
- * A project file travels with a repository that anyone may have written. When it supplies
- * the address while the credential comes from the user's own file, the user's key would go
- * to a host the user never chose: say so before anything is sent.
- */
-function warnOnRedirectedCredential(settings: Settings, warn: (message: string) => void): void {
-  const { originKind, origin } = settings;
-  const userCredential = originKind.apiKey === "user" || originKind.bearerToken === "user";
-  if (originKind.baseUrl === "project" && userCredential && settings.baseUrl) {
-    warn(
-      `the address ${settings.baseUrl} comes from ${origin.baseUrl}, a project file, while the credential comes from your user config; check that you trust this project's control plane address, or pass --base-url`,
-    );
-  }
-}
-
-async function readApiKeyFile(path: string, io: IO, cwd: string): Promise<string> {
+async function readApiKeyFile(path: string, { io, cwd, signal }: ContextDeps): Promise<string> {
   let text: string;
   try {
-    text = path === "-" ? await readAll(io.stdin) : await readTextFile(resolve(cwd, path));
+    const options = {
+      limit: KEY_FILE_LIMIT,
+      label: `--api-key-file ${path === "-" ? "- (stdin)" : path}`,
+      signal,
+    };
+    text = path === "-" ? await readAll(io.stdin, options) : await readTextFile(resolve(cwd, path), options);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new UsageError(
       `--api-key-file: cannot read ${path} (${reason}); give a readable file holding the key, or - for stdin`,
@@ -170,6 +162,8 @@ async function createApiClient(
       "no control plane address: give --base-url URL, set CPCTL_BASE_URL, or choose a profile with a baseUrl (--profile local for the emulator at http://127.0.0.1:8124)",
     );
   }
+  // Before any request: nothing of the user's goes to an address a project file chose.
+  checkProjectAddress(settings, settings.config?.userPath ?? "your user config");
   const { ApiClient } = await import("./api/client.js");
   return new ApiClient({
     transport: await proxyTransportFor(ctx, debug),
@@ -184,7 +178,7 @@ async function createApiClient(
     // Secret values this run has handled: the trace masks them even where a server quotes them.
     knownSecrets: () => secrets,
     userAgent: `cpctl/${VERSION} node/${process.versions.node}`,
-    trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(line)}\n`) : undefined,
+    trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(visibleLines(line))}\n`) : undefined,
     sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
     now: () => ctx.clock.now(),
     signal: ctx.signal,

@@ -4,8 +4,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
-import { readsWaiting, readTextFile } from "./io.js";
+import { InterruptedError } from "./errors.js";
+import { InputTooLargeError, type ReadLimit, readAll, readsWaiting, readTextFile } from "./io.js";
+
+const LIMIT: ReadLimit = { maxBytes: 1024, what: "a test file" };
+const options = { limit: LIMIT, label: "-f test" };
 
 const dir = mkdtempSync(join(tmpdir(), "cpctl-io-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,23 +37,23 @@ describe("readTextFile", () => {
   it("reads a regular file as UTF-8, at once (no thread pool, no turn of the event loop)", async () => {
     const path = join(dir, "deployment.yaml");
     writeFileSync(path, "name: ünïcödé\n");
-    const reading = readTextFile(path);
+    const reading = readTextFile(path, options);
     expect(await settledAtOnce(reading)).toBe(true);
     await expect(reading).resolves.toBe("name: ünïcödé\n");
     expect(readsWaiting()).toBe(0);
   });
 
   it("fails with Node's error codes, which the callers name in their messages", async () => {
-    await expect(readTextFile(join(dir, "missing.yaml"))).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(readTextFile(join(dir, "missing.yaml"), options)).rejects.toMatchObject({ code: "ENOENT" });
     mkdirSync(join(dir, "a-directory"));
-    await expect(readTextFile(join(dir, "a-directory"))).rejects.toMatchObject({ code: "EISDIR" });
+    await expect(readTextFile(join(dir, "a-directory"), options)).rejects.toMatchObject({ code: "EISDIR" });
   });
 
   it.skipIf(!hasFifo)("reads a FIFO off the main thread, counted as waiting until it is done", async () => {
     // Another process writes, so that a blocking read would finish too rather than hang.
     const writer = spawn("sh", ["-c", 'printf "name: from-a-pipe\\n" > "$0"', fifo], { stdio: "ignore" });
     try {
-      const reading = readTextFile(fifo);
+      const reading = readTextFile(fifo, options);
       expect(readsWaiting()).toBe(1);
       // A synchronous read would have finished before the event loop turned.
       expect(await settledAtOnce(reading)).toBe(false);
@@ -57,5 +62,58 @@ describe("readTextFile", () => {
     } finally {
       writer.kill();
     }
+  });
+});
+
+/** A stream that never ends: `chunk` bytes at every read, or nothing at all (a silent pipe). */
+function endless(chunk: number): Readable & { pulls: number } {
+  const stream = new Readable({
+    read() {
+      stream.pulls++;
+      if (chunk > 0) this.push(Buffer.alloc(chunk, 0x61));
+    },
+  }) as Readable & { pulls: number };
+  stream.pulls = 0;
+  return stream;
+}
+
+describe("reads are bounded", () => {
+  it("a regular file over the limit is refused, naming the input, the limit and what it is", async () => {
+    const path = join(dir, "big.yaml");
+    writeFileSync(path, "x".repeat(LIMIT.maxBytes + 1));
+    const error = await readTextFile(path, options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputTooLargeError);
+    expect((error as Error).message).toBe(
+      "-f test: larger than 1 KiB, the most cpctl reads from a test file; nothing was sent",
+    );
+    writeFileSync(path, "x".repeat(LIMIT.maxBytes));
+    await expect(readTextFile(path, options)).resolves.toHaveLength(LIMIT.maxBytes);
+  });
+
+  it("an endless stream stops at the limit: it is not read to its end, and is destroyed", async () => {
+    const stream = endless(100);
+    await expect(readAll({ isTTY: false, stream }, options)).rejects.toBeInstanceOf(InputTooLargeError);
+    expect(stream.pulls).toBeLessThanOrEqual(LIMIT.maxBytes / 100 + 2);
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it.skipIf(process.platform === "win32")(
+    "a device that never ends (/dev/zero) stops at the limit",
+    async () => {
+      await expect(readTextFile("/dev/zero", options)).rejects.toBeInstanceOf(InputTooLargeError);
+      // Counted until the device is closed, which the refusal set going: a few turns of the loop.
+      for (let turn = 0; turn < 1000 && readsWaiting() > 0; turn++) await new Promise(setImmediate);
+      expect(readsWaiting()).toBe(0);
+    },
+  );
+
+  it("the signal ends a read that waits for input that never comes", async () => {
+    const stream = endless(0);
+    const controller = new AbortController();
+    const reading = readAll({ isTTY: false, stream }, { ...options, signal: controller.signal });
+    expect(await settledAtOnce(reading)).toBe(false);
+    controller.abort();
+    await expect(reading).rejects.toBeInstanceOf(InterruptedError);
+    expect(stream.destroyed).toBe(true);
   });
 });

@@ -1,5 +1,7 @@
-// Messages for people: always on stderr, so that stdout carries only results.
+// Messages for people: always on stderr, so that stdout carries only results. A message may
+// quote a server or a file: its control characters are made visible (output/safe-text.ts).
 import type { OutStream } from "./io.js";
+import { visibleLines } from "./output/safe-text.js";
 
 export interface Logger {
   info(message: string): void;
@@ -27,10 +29,10 @@ export const NO_PAINT: Paint = {
 
 export function createLogger(stderr: OutStream, paint: Paint, debugEnabled: boolean): Logger {
   return {
-    info: (message) => stderr.write(`${message}\n`),
-    warn: (message) => stderr.write(`${paint.yellow("warning:")} ${message}\n`),
+    info: (message) => stderr.write(`${visibleLines(message)}\n`),
+    warn: (message) => stderr.write(`${paint.yellow("warning:")} ${visibleLines(message)}\n`),
     debug: (message) => {
-      if (debugEnabled) stderr.write(`${paint.dim(message)}\n`);
+      if (debugEnabled) stderr.write(`${paint.dim(visibleLines(message))}\n`);
     },
     debugEnabled,
   };

@@ -2,7 +2,7 @@
 // code, in one place. `run` takes its streams, environment and clock as arguments so that
 // tests run the CLI in-process.
 import { Command, CommanderError, Option } from "@commander-js/extra-typings";
-import { commandWords } from "./argv.js";
+import { commandWords, VALUE_OPTIONS } from "./argv.js";
 import { errorAnnotation, onGitHubActions } from "./ci/detect.js";
 import { COMMANDS, type CommandEntry, findEntry, GROUPS } from "./commands/registry.js";
 import type { Clock, Env, GlobalFlags } from "./context.js";
@@ -11,8 +11,10 @@ import { CliError, UsageError } from "./errors.js";
 import { exitCodeOf } from "./exit-codes.js";
 import { GLOBAL_OPTIONS_HINT, rootHelpCommands, rootHelpFooter } from "./help.js";
 import type { IO } from "./io.js";
+import { jsonText } from "./output/encode.js";
 import { isMachineFormat, isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
-import { MASK, redactText } from "./secrets.js";
+import { visibleLines } from "./output/safe-text.js";
+import { createRedactor, MASK, maskSecretValues } from "./secrets.js";
 import { VERSION } from "./version.js";
 
 export interface RunDeps {
@@ -56,7 +58,7 @@ async function buildProgram(
     .option("--tenant-id <uuid>", "tenant ID, sent in the tenant header (env CPCTL_TENANT_ID)")
     .option(
       "--api-key-file <path>",
-      "read the API key from a file, or - for stdin (env CPCTL_API_KEY holds a key)",
+      "read the API key from a file (at most 8 KiB), or - for stdin (env CPCTL_API_KEY holds a key)",
     )
     .addOption(
       new Option("-o, --output <format>", "output format (env CPCTL_OUTPUT; default: table)").choices(
@@ -168,10 +170,14 @@ export function joinDashedValues(argv: readonly string[], command: Command): str
       joined.push(...argv.slice(i));
       break;
     }
+    // The command's own options, and the global ones that take a value (`--request-timeout --`
+    // took "--" for the end of the options, and the root then read a later -V as --version).
     const option = command.options.find((o) => o.required && (o.long === token || o.short === token));
+    const long =
+      option?.long ?? (VALUE_OPTIONS.has(token) ? (token === "-o" ? "--output" : token) : undefined);
     const value = argv[i + 1];
-    if (option?.long && value?.startsWith("-")) {
-      joined.push(`${option.long}=${value}`);
+    if (long && value?.startsWith("-")) {
+      joined.push(`${long}=${value}`);
       i++;
     } else {
       joined.push(token);
@@ -193,6 +199,8 @@ function guessFormat(argv: readonly string[], env: Env): OutputFormat {
           ? token.slice(9)
           : undefined;
     if (value && isOutputFormat(value)) return value;
+    // Another option's value ("--" included) is not an option.
+    if (VALUE_OPTIONS.has(token)) i++;
   }
   const fromEnv = env.CPCTL_OUTPUT;
   return fromEnv && isOutputFormat(fromEnv) ? fromEnv : "table";
@@ -202,8 +210,8 @@ function guessFormat(argv: readonly string[], env: Env): OutputFormat {
 function annotate(error: unknown, deps: RunDeps, secrets: SecretRegistry): void {
   const words = commandWords(deps.argv).join(" ");
   const message = error instanceof CliError ? [error.message, ...error.hints].join("\n") : String(error);
-  const redacted = redactText(message, secrets, { marker: MASK, minLength: 4 });
-  deps.io.stderr.write(errorAnnotation(`cpctl${words ? ` ${words}` : ""} failed`, redacted));
+  const redacted = createRedactor(secrets, { marker: MASK, minLength: 4 })(message);
+  deps.io.stderr.write(errorAnnotation(`cpctl${words ? ` ${words}` : ""} failed`, visibleLines(redacted)));
 }
 
 function reportCommanderError(error: CommanderError, deps: RunDeps, format: OutputFormat): number {
@@ -228,21 +236,23 @@ function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: Se
   // Last net: any credential or secret value this run handled, wherever a message (even one
   // quoted back by a server) would show it. Values of 4 characters or more: a user's own
   // short secret is still one, and error messages are few enough not to be garbled.
-  const redact = (text: string) => redactText(text, secrets, { marker: MASK, minLength: 4 });
+  const redact = createRedactor(secrets, { marker: MASK, minLength: 4 });
+  // A message may quote a server or a file: on a terminal its control characters are shown,
+  // never acted on; the JSON error object escapes them (output/safe-text.ts, output/encode.ts).
+  const text = (message: string) => visibleLines(redact(message));
+  const json = (body: unknown) => jsonText(maskSecretValues(body, redact));
   const stderr = deps.io.stderr;
   if (!(error instanceof CliError)) {
     // A bug of ours: say so plainly; the stack only with --debug.
     const message = error instanceof Error ? error.message : String(error);
     const debug = deps.argv.includes("--debug") || deps.env.CPCTL_DEBUG === "1";
     if (isMachineFormat(format)) {
-      stderr.write(
-        `${JSON.stringify({ error: { code: "internal", status: null, message: redact(message), details: null } })}\n`,
-      );
+      stderr.write(`${json({ error: { code: "internal", status: null, message, details: null } })}\n`);
     } else {
-      stderr.write(`error: internal error: ${redact(message)}\n`);
+      stderr.write(`error: internal error: ${text(message)}\n`);
       stderr.write(
         debug && error instanceof Error && error.stack
-          ? `${redact(error.stack)}\n`
+          ? `${text(error.stack)}\n`
           : "Run again with --debug for details, and report it if it persists.\n",
       );
     }
@@ -252,17 +262,12 @@ function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: Se
     // The shape is fixed by CLI.md; hints (such as the command that resumes a wait) join the message.
     const message = [error.message, ...error.hints].join("\n");
     const body = {
-      error: {
-        code: error.code,
-        status: error.status,
-        message: redact(message),
-        details: error.details ?? null,
-      },
+      error: { code: error.code, status: error.status, message, details: error.details ?? null },
     };
-    stderr.write(`${redact(JSON.stringify(body))}\n`);
+    stderr.write(`${json(body)}\n`);
   } else {
-    stderr.write(`error: ${redact(error.message)}\n`);
-    for (const hint of error.hints) stderr.write(`${redact(hint)}\n`);
+    stderr.write(`error: ${text(error.message)}\n`);
+    for (const hint of error.hints) stderr.write(`${text(hint)}\n`);
   }
   return code;
 }

@@ -3,6 +3,8 @@
 // It is the single object commands talk to; its transport is injectable for tests.
 import { STATUS_CODES } from "node:http";
 import { ApiError, NetworkError, UsageError } from "../errors.js";
+import { createRedactor } from "../secrets.js";
+import { tenantHeaderProblem } from "../tenant-header.js";
 import { DEFAULT_PAGE_WINDOW, readPages } from "./pages.js";
 import { createTracer, maskSecretValues, redactText, redactUrl, redactUrlIn, type Tracer } from "./redact.js";
 import {
@@ -318,7 +320,6 @@ function combineSignals(...signals: (AbortSignal | undefined)[]): AbortSignal | 
 // Node refuses these characters in a header value with an error that names the header but
 // not where the value came from; say which setting to fix (without printing the value).
 const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 function authHeadersOf(credentials: Credentials): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -337,11 +338,9 @@ function authHeadersOf(credentials: Credentials): Record<string, string> {
     "CPCTL_BEARER_TOKEN",
   );
   const tenantHeader = credentials.tenantHeader || DEFAULT_TENANT_HEADER;
-  if (!HEADER_NAME.test(tenantHeader)) {
-    throw new UsageError(
-      `"${tenantHeader}" is not a valid HTTP header name for the tenant header: check the profile`,
-    );
-  }
+  const problem = tenantHeaderProblem(tenantHeader);
+  if (problem)
+    throw new UsageError(`the tenant header: ${problem}; check the profile or CPCTL_TENANT_HEADER`);
   add(tenantHeader, credentials.tenantId, "tenant ID", "--tenant-id or CPCTL_TENANT_ID");
   return headers;
 }
@@ -532,7 +531,8 @@ export function formatLoc(loc: readonly unknown[]): string {
  * credentials removed from every string.
  */
 function scrubErrorBody(body: unknown, secrets: string[]): unknown {
-  return maskSecretValues(body, (text) => redactText(redactUrlIn(text), secrets));
+  const redact = createRedactor(secrets);
+  return maskSecretValues(body, (text) => redact(redactUrlIn(text)));
 }
 
 // ---------------------------------------------------------------------------------------

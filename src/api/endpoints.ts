@@ -119,11 +119,6 @@ export interface LogEntry {
   message: string;
 }
 
-/** The entry's time in epoch milliseconds (the service gives milliseconds or ISO 8601). */
-export function entryTime(entry: LogEntry): number {
-  return typeof entry.timestamp === "number" ? entry.timestamp : Date.parse(entry.timestamp);
-}
-
 export interface LogPage {
   logs: LogEntry[];
   next_offset: string | null;

@@ -88,6 +88,13 @@ describe("redactText and redactUrl", () => {
     );
   });
 
+  it("finds secrets of different lengths that share their start, and one at the very end", () => {
+    const secrets = ["sk-live-0001", "sk-live-0001-extended", "sk-test-9999", "zz-short"];
+    expect(redactText("a sk-live-0001-extended b sk-live-0001c sk-test-9999zz-short", secrets)).toBe(
+      "a [redacted] b [redacted]c [redacted][redacted]",
+    );
+  });
+
   it("leaves strings too short to be real secrets alone (they would garble every line)", () => {
     expect(redactText("key not found", ["k"])).toBe("key not found");
   });

@@ -19,6 +19,7 @@ import { logLine } from "../output/log-lines.js";
 import { MASK, redactText } from "../secrets.js";
 import { formatDuration } from "../util/duration.js";
 import { onGitHubActions } from "./detect.js";
+import { rememberedChanges } from "./previewed.js";
 
 export type OutcomeResult =
   | "deployed"
@@ -153,15 +154,4 @@ export function summaryOf(outcome: Outcome): string {
 
 function hide(text: string, secrets: Iterable<string>): string {
   return redactText(text, secrets, { marker: MASK, minLength: 4 });
-}
-
-/** The preview of each run's change, kept for the summary (showPreview records it). */
-const previews = new WeakMap<Ctx, readonly Change[]>();
-
-export function rememberChanges(ctx: Ctx, changes: readonly Change[]): void {
-  previews.set(ctx, changes);
-}
-
-export function rememberedChanges(ctx: Ctx): readonly Change[] | undefined {
-  return previews.get(ctx);
 }

@@ -13,6 +13,8 @@ interface Setup {
   write(path: string, text: string, mode?: number): string;
   load(options?: Partial<ConfigLoadOptions>): ReturnType<typeof loadConfigLayers>;
   warnings: string[];
+  /** A user file that trusts the project directory: its cpctl.config.mjs may run. */
+  trustProject(): void;
 }
 
 function setup(): Setup {
@@ -32,6 +34,9 @@ function setup(): Setup {
     userFile: join(home, ".config", "cpctl", "config.yaml"),
     write,
     warnings,
+    trustProject: () => {
+      write(join(home, ".config", "cpctl", "config.yaml"), `trustedDirectories: [${JSON.stringify(cwd)}]\n`);
+    },
     load: (options = {}) =>
       loadConfigLayers({ cwd, homeDir: home, env: {}, warn: (m) => warnings.push(m), ...options }),
   };
@@ -90,6 +95,7 @@ describe("file formats", () => {
     ["package.json", JSON.stringify({ name: "app", cpctl: body })],
   ])("a project %s is read", async (name, text) => {
     const s = setup();
+    if (name.endsWith(".mjs")) s.trustProject();
     const path = s.write(join(s.cwd, name), text);
     const settings = await settingsOf(s, { profileFlag: "prod" });
     expect(settings.baseUrl).toBe("https://prod.example.com");
@@ -99,6 +105,7 @@ describe("file formats", () => {
 
   test("cpctl.config.mjs: a syntax error is reported as such; a changed file is read again", async () => {
     const s = setup();
+    s.trustProject();
     const path = s.write(
       join(s.cwd, "cpctl.config.mjs"),
       "export default { profiles: { a: { output: 'json' } ;\n",
@@ -332,11 +339,13 @@ describe("the permission warning", () => {
 
   test("in cpctl.config.mjs a value computed from process.env is not literal; one written in the file is", async () => {
     const s = setup();
+    s.trustProject();
     const path = join(s.cwd, "cpctl.config.mjs");
     s.write(path, "export default { profiles: { ci: { apiKey: String(40 + 2) } } };\n", 0o644);
     await s.load();
     expect(s.warnings).toEqual([]);
     const s2 = setup();
+    s2.trustProject();
     s2.write(
       join(s2.cwd, "cpctl.config.mjs"),
       'export default { profiles: { ci: { apiKey: "sk-in-file" } } };\n',

@@ -4,12 +4,13 @@
 // profile in use, which is chosen by --profile > CPCTL_PROFILE > project defaultProfile >
 // user defaultProfile. With no file present this costs a few stat calls and no imports.
 import { readFileSync, statSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import { UsageError } from "../errors.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { type Env, findProjectFile, isFile, userConfigPath } from "./paths.js";
 import { type ConfigFile, parseConfig, type Scope } from "./schema.js";
 import { CREDENTIAL_KEYS, type Layer, type RawValues, SETTING_KEYS, type SettingKey } from "./settings.js";
+import { isTrustedDirectory, untrustedCodeConfig } from "./trust.js";
 import { checkValue, isLiteral, type ProfileValues } from "./values.js";
 
 export const LOCAL_PROFILE = "local";
@@ -98,16 +99,22 @@ export function locateConfigFiles(options: { cwd: string; homeDir: string; env: 
   };
 }
 
-/** Reads the files found; cosmiconfig is loaded only when there is one. */
+/**
+ * Reads the files found; cosmiconfig is loaded only when there is one. The user file comes
+ * first: it says whether a project's cpctl.config.mjs may run (config/trust.ts). An untrusted
+ * one is not run: a ConfigError that still carries the user file, so that `config path`,
+ * `config list` and `config set trustedDirectories` work in that directory.
+ */
 export async function readConfigFiles(locations: ConfigLocations): Promise<ConfigFiles> {
   const { userPath, userPresent, projectPath } = locations;
   const files: ConfigFiles = { ...locations, user: null, project: null };
   if (!userPresent && projectPath === null) return files;
   const loaded = await import("cosmiconfig");
-  // A CommonJS package: in the esbuild bundle its exports come only as `default`.
+  // A CommonJS package: in the esbuild bundle its exports come only as \`default\`.
   const { cosmiconfig } = loaded.default ?? loaded;
   const explorer = cosmiconfig("cpctl", { cache: false, loaders: { ".mjs": importModule } });
   const read = async (path: string, scope: Scope): Promise<ConfigFile> => {
+    checkConfigSize(path);
     let config: unknown;
     try {
       config = (await explorer.load(path))?.config;
@@ -117,14 +124,39 @@ export async function readConfigFiles(locations: ConfigLocations): Promise<Confi
       ).withHint("Fix the file, or move it aside; `cpctl config path` lists the files cpctl reads.");
     }
     const isPackage = basename(path) === "package.json";
-    const sourceText = path.endsWith(".mjs") ? readFileSync(path, "utf8") : null;
+    const sourceText = isCode(path) ? readFileSync(path, "utf8") : null;
     return parseConfig(config, path, scope, isPackage ? "cpctl." : "", sourceText);
   };
-  [files.user, files.project] = await Promise.all([
-    userPresent ? read(userPath, "user") : null,
-    projectPath === null ? null : read(projectPath, "project"),
-  ]);
+  if (userPresent) files.user = await read(userPath, "user");
+  if (projectPath === null) return files;
+  if (isCode(projectPath)) {
+    const dir = dirname(projectPath);
+    if (!isTrustedDirectory(dir, files.user?.trustedDirectories ?? []))
+      throw new ConfigError(untrustedCodeConfig(projectPath, dir, userPath), locations, files);
+  }
+  files.project = await read(projectPath, "project");
   return files;
+}
+
+/** A project file that is a module: importing it runs it. */
+function isCode(path: string): boolean {
+  return path.endsWith(".mjs");
+}
+
+/** Far more than any config file needs; a bigger one is a mistake or an attack (a slow start). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+function checkConfigSize(path: string): void {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return; // cosmiconfig reports it
+  }
+  if (size > MAX_CONFIG_BYTES)
+    throw new UsageError(
+      `${path}: the config file is ${size} bytes, more than the ${MAX_CONFIG_BYTES / 1024 / 1024} MiB cpctl reads from one`,
+    );
 }
 
 /** A cpctl.config.mjs file, through a module loaded only then (see config/import-module.ts). */
@@ -248,6 +280,7 @@ function fileLayer(file: ConfigFile, profile: string, raw: ProfileValues, env: E
   return {
     kind: file.scope,
     values,
+    viaEnv: new Set(Object.keys(via) as SettingKey[]),
     describe: (key) =>
       `${keyPath(file, profile, key)} in ${file.path}${via[key] ? ` (from ${via[key]})` : ""}`,
   };

@@ -1,6 +1,8 @@
 // The shape of a config file, checked by hand (zod would cost ~90 ms of start-up):
 //
 //   defaultProfile: prod            # optional
+//   trustedHosts: [cp.example.com]  # user file only (config/trust.ts)
+//   trustedDirectories: [/home/me/src/app]
 //   profiles:
 //     prod:
 //       baseUrl: https://api.example.com
@@ -11,6 +13,7 @@
 // UUID, format) is checked once `${env:NAME}` is resolved, for the profile in use.
 import { UsageError } from "../errors.js";
 import { SETTING_KEYS } from "./settings.js";
+import { directoryEntryProblem, hostEntryProblem } from "./trust.js";
 import { isSettingKey, type ProfileValues, suggestKey } from "./values.js";
 
 export type Scope = "user" | "project";
@@ -25,9 +28,17 @@ export interface ConfigFile {
   profiles: Map<string, ProfileValues>;
   /** The file's text, when it is code (cpctl.config.mjs): to tell literal credentials from computed ones. */
   sourceText: string | null;
+  /** Hosts a project file may point a profile at and still get the user's credentials (user file only). */
+  trustedHosts: string[];
+  /** Directories whose cpctl.config.mjs may run (user file only). */
+  trustedDirectories: string[];
 }
 
-const TOP_KEYS = ["defaultProfile", "profiles"];
+/** Lists only the user's own file may hold: a project file cannot vouch for itself. */
+export const TRUST_KEYS = ["trustedHosts", "trustedDirectories"] as const;
+export type TrustKey = (typeof TRUST_KEYS)[number];
+
+const TOP_KEYS = ["defaultProfile", "profiles", ...TRUST_KEYS];
 
 export function parseConfig(
   raw: unknown,
@@ -41,7 +52,16 @@ export function parseConfig(
       "See `cpctl config path` for the files cpctl reads, and the README (Configuration) for their format.",
     );
   };
-  const file: ConfigFile = { path, scope, keyPrefix, defaultProfile: null, profiles: new Map(), sourceText };
+  const file: ConfigFile = {
+    path,
+    scope,
+    keyPrefix,
+    defaultProfile: null,
+    profiles: new Map(),
+    sourceText,
+    trustedHosts: [],
+    trustedDirectories: [],
+  };
   if (raw === undefined || raw === null) return file;
   if (!isPlainObject(raw)) {
     throw new UsageError(
@@ -55,8 +75,17 @@ export function parseConfig(
     const near = TOP_KEYS.find((known) => norm(known) === norm(key));
     fail(
       key,
-      `unknown key; ${near ? `did you mean '${near}'? ` : ""}a config file holds ${TOP_KEYS.join(" and ")}`,
+      `unknown key; ${near ? `did you mean '${near}'? ` : ""}a config file holds ${TOP_KEYS.slice(0, -1).join(", ")} and ${TOP_KEYS.at(-1)}`,
     );
+  }
+  for (const key of TRUST_KEYS) {
+    if (raw[key] === undefined || raw[key] === null) continue;
+    if (scope === "project")
+      fail(
+        key,
+        `only your user config can say what to trust; a project file cannot trust itself: remove ${key}`,
+      );
+    file[key] = parseTrustList(raw[key], key, fail);
   }
   const { defaultProfile, profiles } = raw;
   if (defaultProfile !== undefined && defaultProfile !== null) {
@@ -105,6 +134,23 @@ function parseProfile(
     values[key] = value as string | boolean;
   }
   return values;
+}
+
+function parseTrustList(
+  value: unknown,
+  key: TrustKey,
+  fail: (key: string, problem: string) => never,
+): string[] {
+  if (!Array.isArray(value)) return fail(key, `must be a list, not ${describe(value)}`);
+  return value.map((entry, index) => {
+    if (typeof entry !== "string" || entry.trim() === "")
+      return fail(
+        `${key}[${index}]`,
+        `must be a ${key === "trustedHosts" ? "host name" : "directory path"}, not ${describe(entry)}`,
+      );
+    const problem = key === "trustedHosts" ? hostEntryProblem(entry) : directoryEntryProblem(entry);
+    return problem ? fail(`${key}[${index}]`, problem) : entry.trim();
+  });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -5,6 +5,7 @@
 import { UsageError } from "../errors.js";
 import { isUuid } from "../model/enums.js";
 import { isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "../output/format.js";
+import { tenantHeaderProblem } from "../tenant-header.js";
 import type { ConfigFiles } from "./files.js";
 
 export const SETTING_KEYS = [
@@ -28,6 +29,8 @@ export interface Layer {
   describe: (key: SettingKey) => string;
   kind: "flag" | "env" | "project" | "user" | "default";
   values: RawValues;
+  /** Keys whose value a file read from the environment with `${env:NAME}`. */
+  viaEnv?: ReadonlySet<SettingKey>;
 }
 
 export interface Settings {
@@ -45,6 +48,8 @@ export interface Settings {
   origin: Partial<Record<SettingKey, string>>;
   /** For each key that has a value, the kind of layer it came from. */
   originKind: Partial<Record<SettingKey, Layer["kind"]>>;
+  /** Keys whose value a config file took from the environment (`${env:NAME}`): the user's, not the file's. */
+  fromEnvReference: Partial<Record<SettingKey, true>>;
   /** The config files found and read (for `cpctl config ...`). */
   config?: ConfigFiles;
 }
@@ -85,12 +90,14 @@ export function resolveSettings(
 ): Settings {
   const origin: Partial<Record<SettingKey, string>> = {};
   const originKind: Partial<Record<SettingKey, Layer["kind"]>> = {};
+  const fromEnvReference: Partial<Record<SettingKey, true>> = {};
   const pick = (key: SettingKey): string | boolean | undefined => {
     for (const layer of layers) {
       const value = layer.values[key];
       if (value !== undefined && value !== null && value !== "") {
         origin[key] = layer.describe(key);
         originKind[key] = layer.kind;
+        if (layer.viaEnv?.has(key)) fromEnvReference[key] = true;
         return value;
       }
     }
@@ -108,11 +115,8 @@ export function resolveSettings(
     throw new UsageError(`${origin.tenantId} must be a tenant UUID, got '${tenantId}'`);
   }
   const tenantHeader = text("tenantHeader") ?? DEFAULT_TENANT_HEADER;
-  if (!/^[A-Za-z0-9-]+$/.test(tenantHeader)) {
-    throw new UsageError(
-      `${origin.tenantHeader} must be an HTTP header name (letters, digits, '-'), got '${tenantHeader}'`,
-    );
-  }
+  const headerProblem = tenantHeaderProblem(tenantHeader);
+  if (headerProblem) throw new UsageError(`${origin.tenantHeader}: ${headerProblem}`);
   const output = text("output") ?? "table";
   if (!isOutputFormat(output)) {
     throw new UsageError(
@@ -132,6 +136,7 @@ export function resolveSettings(
     confirm: confirm === true || confirm === "true",
     origin,
     originKind,
+    fromEnvReference,
   };
 }
 

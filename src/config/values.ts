@@ -2,6 +2,7 @@
 // Shared by the loader (checking a file) and `config set` (checking before writing).
 import { isUuid } from "../model/enums.js";
 import { isOutputFormat, OUTPUT_FORMATS } from "../output/format.js";
+import { tenantHeaderProblem } from "../tenant-header.js";
 import { envReferences } from "../util/env-references.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey } from "./settings.js";
 
@@ -42,9 +43,7 @@ export function checkValue(key: SettingKey, value: ProfileValue): string | null 
     case "tenantId":
       return isUuid(value) ? null : `'${value}' is not a tenant UUID (8-4-4-4-12 hexadecimal digits)`;
     case "tenantHeader":
-      return /^[A-Za-z0-9-]+$/.test(value)
-        ? null
-        : `'${value}' is not an HTTP header name (letters, digits, '-')`;
+      return tenantHeaderProblem(value);
     case "output":
       return isOutputFormat(value)
         ? null

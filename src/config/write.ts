@@ -7,6 +7,7 @@ import { lstat, mkdir, open, realpath, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Document } from "yaml";
 import { OperationError, UsageError } from "../errors.js";
+import type { TrustKey } from "./schema.js";
 import type { SettingKey } from "./settings.js";
 
 export interface WriteResult {
@@ -23,10 +24,64 @@ export async function setProfileValue(
   key: SettingKey,
   value: string | boolean,
 ): Promise<WriteResult> {
+  return editUserFile(path, (doc, target, { isMap, isScalar }) => {
+    const profiles = doc.get("profiles", true);
+    if (profiles === undefined || profiles === null || (isScalar(profiles) && profiles.value === null)) {
+      doc.set("profiles", doc.createNode({}));
+    } else if (!isMap(profiles)) {
+      throw new UsageError(`${target}: profiles must map profile names to settings; fix it by hand`);
+    }
+    const body = doc.getIn(["profiles", profile], true);
+    if (body === undefined || body === null || (isScalar(body) && body.value === null)) {
+      doc.setIn(["profiles", profile], doc.createNode({ [key]: value }));
+    } else if (!isMap(body)) {
+      throw new UsageError(`${target}: profiles.${profile} must be a mapping of settings; fix it by hand`);
+    } else {
+      doc.setIn(["profiles", profile, key], value);
+    }
+    return true;
+  });
+}
+
+/** Adds `value` to the top-level list `key` (trustedHosts, trustedDirectories) unless it is there already. */
+export async function addToTrustList(
+  path: string,
+  key: TrustKey,
+  value: string,
+): Promise<WriteResult & { added: boolean }> {
+  let added = false;
+  const result = await editUserFile(path, (doc, target, { isSeq, isScalar }) => {
+    const list = doc.get(key, true);
+    if (list === undefined || list === null || (isScalar(list) && list.value === null)) {
+      doc.set(key, doc.createNode([value]));
+    } else if (!isSeq(list)) {
+      throw new UsageError(`${target}: ${key} must be a list; fix it by hand`);
+    } else if (list.items.some((item) => isScalar(item) && item.value === value)) {
+      return false;
+    } else {
+      list.add(doc.createNode(value));
+    }
+    added = true;
+    return true;
+  });
+  return { ...result, added };
+}
+
+type YamlModule = typeof import("yaml");
+
+/**
+ * Reads the user file (following a symbolic link), lets \`edit\` change its document, and
+ * writes it back atomically when \`edit\` says it changed something. A file that is not
+ * valid YAML, or not a mapping, is left alone.
+ */
+async function editUserFile(
+  path: string,
+  edit: (doc: Document, target: string, yaml: YamlModule) => boolean,
+): Promise<WriteResult> {
   const target = await followLink(path);
   const existing = await readExisting(target);
-  const { parseDocument, isMap, isScalar } = await import("yaml");
-  const doc: Document = parseDocument(existing?.text ?? "");
+  const yaml = await import("yaml");
+  const doc: Document = yaml.parseDocument(existing?.text ?? "");
   const error = doc.errors[0];
   if (error) {
     const line = error.linePos?.[0]?.line;
@@ -34,26 +89,12 @@ export async function setProfileValue(
       `${target}${line ? `:${line}` : ""}: the file is not valid YAML (${error.message.split("\n")[0]}); fix it by hand: config set keeps the rest of the file and will not rewrite a broken one`,
     );
   }
-  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null))
+  if (doc.contents === null || (yaml.isScalar(doc.contents) && doc.contents.value === null))
     doc.contents = doc.createNode({});
-  if (!isMap(doc.contents))
+  if (!yaml.isMap(doc.contents))
     throw new UsageError(`${target}: the file must be a mapping with a 'profiles' key; fix it by hand`);
-  const profiles = doc.get("profiles", true);
-  if (profiles === undefined || profiles === null || (isScalar(profiles) && profiles.value === null)) {
-    doc.set("profiles", doc.createNode({}));
-  } else if (!isMap(profiles)) {
-    throw new UsageError(`${target}: profiles must map profile names to settings; fix it by hand`);
-  }
-  const body = doc.getIn(["profiles", profile], true);
-  if (body === undefined || body === null || (isScalar(body) && body.value === null)) {
-    doc.setIn(["profiles", profile], doc.createNode({ [key]: value }));
-  } else if (!isMap(body)) {
-    throw new UsageError(`${target}: profiles.${profile} must be a mapping of settings; fix it by hand`);
-  } else {
-    doc.setIn(["profiles", profile, key], value);
-  }
   const mode = existing?.mode ?? 0o600;
-  await writeAtomically(target, doc.toString({ lineWidth: 0 }), mode);
+  if (edit(doc, target, yaml)) await writeAtomically(target, doc.toString({ lineWidth: 0 }), mode);
   return { path: target, created: existing === null, mode };
 }
 

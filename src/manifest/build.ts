@@ -3,8 +3,8 @@
 // Precedence: file < named field flags < --set < secret flags (which merge by name).
 import { resolve } from "node:path";
 import type { Ctx } from "../context.js";
-import { type FieldIssue, UsageError, ValidationError } from "../errors.js";
-import { readTextFile } from "../io.js";
+import { CliError, type FieldIssue, UsageError, ValidationError } from "../errors.js";
+import { readTextFile, SECRETS_FILE_LIMIT } from "../io.js";
 import type { DeploymentT } from "../model/responses.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
 import { formatPath } from "../model/validate.js";
@@ -57,7 +57,9 @@ export async function buildBody(
   ctx: Ctx,
   current?: DeploymentT,
 ): Promise<BuiltBody> {
-  const file = options.file ? await loadDeploymentFile(options.file, ctx.io, ctx.env, ctx.cwd) : undefined;
+  const file = options.file
+    ? await loadDeploymentFile(options.file, ctx.io, ctx.env, ctx.cwd, ctx.signal)
+    : undefined;
   const body: Record<string, unknown> = structuredClone(file?.data ?? {});
   const origins = new Map<string, string>();
   const clears: Path[] = [];
@@ -186,8 +188,13 @@ export async function rejectIssues(built: BuiltBody, issues: FieldIssue[], what:
 async function secretsFromFile(path: string, ctx: Ctx) {
   let text: string;
   try {
-    text = await readTextFile(resolve(ctx.cwd, path));
+    text = await readTextFile(resolve(ctx.cwd, path), {
+      limit: SECRETS_FILE_LIMIT,
+      label: `--secrets-file ${path}`,
+      signal: ctx.signal,
+    });
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new UsageError(
       `--secrets-file ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"})`,
     );

@@ -2,11 +2,12 @@
 // `${env:NAME}` interpolation in any string. Errors point at the file line and field.
 import { resolve } from "node:path";
 import type { Env } from "../context.js";
-import { UsageError } from "../errors.js";
-import { type InStream, readAll, readTextFile } from "../io.js";
+import { CliError, UsageError } from "../errors.js";
+import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile } from "../io.js";
 import { formatPath } from "../model/validate.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { readPlainYaml } from "./plain-yaml.js";
+import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
 
 export type Path = (string | number)[];
 
@@ -25,12 +26,20 @@ export async function loadDeploymentFile(
   io: { stdin: InStream },
   env: Env,
   cwd: string,
+  /** Ctrl-C or SIGTERM stops a read that waits (stdin, a FIFO). */
+  signal?: AbortSignal,
 ): Promise<DeploymentFile> {
   const name = ref === "-" ? "stdin" : ref;
   let text: string;
   try {
-    text = ref === "-" ? await readAll(io.stdin) : await readTextFile(resolve(cwd, ref));
+    const options = {
+      limit: DEPLOYMENT_FILE_LIMIT,
+      label: ref === "-" ? "-f - (stdin)" : `-f ${ref}`,
+      signal,
+    };
+    text = ref === "-" ? await readAll(io.stdin, options) : await readTextFile(resolve(cwd, ref), options);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
       `-f ${ref}: cannot read the file (${code === "ENOENT" ? "no such file" : (code ?? (error as Error).message)})`,
@@ -68,9 +77,8 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
     try {
       data = JSON.parse(text);
     } catch (error) {
-      const position = /position (\d+)/.exec((error as Error).message);
-      const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
-      throw new UsageError(`${name}${line ? `:${line}` : ""}: not valid JSON (${(error as Error).message})`);
+      const { line, column, reason } = jsonSyntaxProblem(text, error as Error);
+      throw new UsageError(`${name}:${line}: not valid JSON (column ${column}: ${reason})`);
     }
   } else {
     // Plain block-style files are read without loading the YAML library; the rest, and every
@@ -90,8 +98,11 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
 
 /** The one document of `text`, by the `yaml` library, with its errors as usage errors. */
 async function parseYaml(text: string, name: string): Promise<unknown> {
-  const { parseAllDocuments } = await import("yaml");
-  const documents = parseAllDocuments(text, { prettyErrors: true });
+  const yaml = await import("yaml");
+  const lineCounter = new yaml.LineCounter();
+  // The library's own check for repeated keys scans a mapping's keys for every key (seconds
+  // for a large file): duplicateKey below does it in one pass.
+  const documents = yaml.parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false, lineCounter });
   if (!Array.isArray(documents) || documents.length !== 1) {
     throw new UsageError(
       `${name}: expected exactly one YAML document, found ${Array.isArray(documents) ? documents.length : 0}`,
@@ -100,17 +111,47 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
   const document = documents[0]!;
   const problem = document.errors[0];
   if (problem) {
-    const line = problem.linePos?.[0]?.line;
+    const at = problem.linePos?.[0];
     throw new UsageError(
-      `${name}${line ? `:${line}` : ""}: not valid YAML (${problem.message.split("\n")[0]})`,
+      `${name}${at ? `:${at.line}` : ""}: not valid YAML (${at ? `column ${at.col}: ` : ""}${yamlProblem(problem.code)})`,
     );
   }
+  const repeated = duplicateKey(document.contents, yaml);
+  if (repeated !== undefined)
+    throw new UsageError(
+      `${name}:${lineCounter.linePos(repeated).line}: not valid YAML (Map keys must be unique)`,
+    );
   try {
     return document.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    // An alias without its anchor, or too many aliases (a "billion laughs" file).
-    throw new UsageError(`${name}: not a usable YAML document (${(error as Error).message.split("\n")[0]})`);
+    // An alias without its anchor, or too many aliases (a "billion laughs" file). The
+    // library's message names the alias: words of the file, which may be a secret's.
+    const excessive = (error as Error).message.startsWith("Excessive alias count");
+    throw new UsageError(
+      `${name}: not a usable YAML document (${excessive ? "too many aliases" : "an alias refers to an anchor that is not set before it"})`,
+    );
   }
+}
+
+/**
+ * Where the first key repeated in its own mapping starts (keys compared as the library does:
+ * scalar values), or undefined. Iterative: the depth check comes later, on the data.
+ */
+function duplicateKey(root: unknown, yaml: typeof import("yaml")): number | undefined {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (yaml.isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const pair of node.items) {
+        const key = yaml.isScalar(pair.key) ? pair.key.value : pair.key;
+        if (seen.has(key)) return (yaml.isNode(pair.key) ? pair.key.range?.[0] : undefined) ?? 0;
+        seen.add(key);
+        pending.push(pair.key, pair.value);
+      }
+    } else if (yaml.isSeq(node)) for (const item of node.items) pending.push(item);
+  }
+  return undefined;
 }
 
 /** Deeper than any request body: a file nested further is a mistake or an attack. */
@@ -134,31 +175,68 @@ function checkShape(data: unknown, name: string): void {
   visit(data, 0);
 }
 
-/** Finds the line of a path by parsing the text as YAML (JSON is YAML), only when asked. */
+/** Where each value of the document starts, and the same for its children (by key or index). */
+interface Located {
+  offset: number | undefined;
+  children: Map<string | number, Located>;
+}
+
+/**
+ * Finds the line of a path by parsing the text as YAML (JSON is YAML), only when asked. The
+ * document is indexed once, in one pass: looking each path up in the YAML tree instead scans
+ * a mapping's keys at every step, and a file with thousands of unknown keys (one problem, one
+ * look-up each) took seconds, growing with the square of its size.
+ */
 function lineFinder(text: string) {
-  let document: Promise<{ line(path: Path): number | undefined }> | undefined;
+  let index: Promise<(path: Path) => number | undefined> | undefined;
   const load = async () => {
-    const { parseDocument, LineCounter, isNode } = await import("yaml");
-    const counter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter: counter, keepSourceTokens: false });
-    return {
-      line(path: Path): number | undefined {
-        for (let length = path.length; length >= 0; length--) {
-          const node = doc.getIn(path.slice(0, length), true);
-          if (isNode(node) && node.range) return counter.linePos(node.range[0]).line;
-        }
-        return undefined;
-      },
+    const yaml = await import("yaml");
+    const counter = new yaml.LineCounter();
+    const doc = yaml.parseDocument(text, {
+      lineCounter: counter,
+      keepSourceTokens: false,
+      uniqueKeys: false,
+    });
+    const root = locate(doc.contents, yaml);
+    return (path: Path) => {
+      let node: Located | undefined = root;
+      let offset = root.offset;
+      for (const part of path) {
+        node = node.children.get(part);
+        if (!node) break;
+        offset = node.offset ?? offset;
+      }
+      return offset === undefined ? undefined : counter.linePos(offset).line;
     };
   };
   return async (path: readonly (string | number)[]) => {
-    document ??= load();
+    index ??= load();
     try {
-      return (await document).line([...path]);
+      return (await index)([...path]);
     } catch {
       return undefined;
     }
   };
+}
+
+/** The index of one YAML node (mappings by key, sequences by position; the first of a repeated key). */
+function locate(node: unknown, yaml: typeof import("yaml")): Located {
+  const located: Located = {
+    offset: yaml.isNode(node) && node.range ? node.range[0] : undefined,
+    children: new Map(),
+  };
+  if (yaml.isMap(node)) {
+    for (const pair of node.items) {
+      const key = yaml.isScalar(pair.key) ? pair.key.value : pair.key;
+      if (typeof key !== "string" && typeof key !== "number") continue;
+      if (!located.children.has(String(key))) located.children.set(String(key), locate(pair.value, yaml));
+    }
+  } else if (yaml.isSeq(node)) {
+    node.items.forEach((item, position) => {
+      located.children.set(position, locate(item, yaml));
+    });
+  }
+  return located;
 }
 
 /**

@@ -18,6 +18,11 @@ export function secretFromFlag(text: string, env: Readonly<Record<string, string
   if (eq === 0)
     throw new UsageError(`--secret '=...': the secret needs a name, e.g. --secret OPENAI_API_KEY`);
   if (eq > 0) return { name: text.slice(0, eq), value: text.slice(eq + 1) };
+  // Not a variable name: likely the value itself, given without NAME= (never quoted back).
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text))
+    throw new UsageError(
+      "--secret: expected NAME (an environment variable holding the value) or NAME=VALUE; the argument given is neither, and is not shown in case it is a secret",
+    );
   const value = env[text];
   if (value === undefined) {
     throw new UsageError(
@@ -91,15 +96,21 @@ export function mergeByName<T extends { name: string }>(
   overrides: readonly T[],
 ): unknown[] {
   const result = [...base];
+  // Where each name is, found once: searching the list for every override made a large
+  // --secrets-file take seconds (quadratic).
+  const positions = new Map<string, number>();
+  result.forEach((existing, at) => {
+    const name =
+      typeof existing === "object" && existing !== null ? (existing as { name?: unknown }).name : null;
+    if (typeof name === "string" && !positions.has(name)) positions.set(name, at);
+  });
   for (const item of overrides) {
-    const at = result.findIndex(
-      (existing) =>
-        typeof existing === "object" &&
-        existing !== null &&
-        (existing as { name?: unknown }).name === item.name,
-    );
-    if (at >= 0) result[at] = item;
-    else result.push(item);
+    const at = positions.get(item.name);
+    if (at !== undefined) result[at] = item;
+    else {
+      positions.set(item.name, result.length);
+      result.push(item);
+    }
   }
   return result;
 }

@@ -17,7 +17,7 @@ export function parseAssignment(text: string): { path: Path; raw: string } {
   const eq = text.indexOf("=");
   if (eq <= 0)
     throw new UsageError(
-      `--set '${text}': expected PATH=VALUE, e.g. --set source_config.resource_spec.queue_cpu=0.5`,
+      `--set '${eq === 0 ? "=..." : text}': expected PATH=VALUE, e.g. --set source_config.resource_spec.queue_cpu=0.5`,
     );
   const pathText = text.slice(0, eq).trim();
   const path: (string | number)[] = [];
@@ -25,7 +25,7 @@ export function parseAssignment(text: string): { path: Path; raw: string } {
     const match = /^([^[\]]*)((?:\[\d+\])*)$/.exec(segment);
     if (!match || (match[1] === "" && match[2] === "")) {
       throw new UsageError(
-        `--set '${text}': '${pathText}' is not a field path; write it like source_config.resource_spec.cpu or ...sidecars[0].image`,
+        `--set '${pathText}=...': '${pathText}' is not a field path; write it like source_config.resource_spec.cpu or ...sidecars[0].image`,
       );
     }
     if (match[1]) path.push(/^\d+$/.test(match[1]) ? Number(match[1]) : match[1]);
@@ -57,7 +57,9 @@ export function typedSetValue(schema: z.core.$ZodType, path: Path, raw: string):
 
 export function convert(raw: string, type: FieldType, shown: string): unknown {
   const fail = (expected: string): never => {
-    throw new UsageError(`--set ${shown}=${raw}: expected ${expected}`);
+    // Anything under secrets may be a secret's value: never quoted back.
+    const value = shown.startsWith("secrets") ? "(value not shown)" : raw;
+    throw new UsageError(`--set ${shown}=${value}: expected ${expected}`);
   };
   if (raw === "null" && type.nullable) return null;
   switch (type.kind) {

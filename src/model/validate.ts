@@ -73,11 +73,14 @@ function withRuleIssues(
     return schemaIssues;
   }
   // Rules compare siblings (a limit with its request), so any finding inside an object that
-  // holds a field the schema refused may be an echo of that field: leave it out.
-  const brokenParents = schemaIssues.map((issue) => formatPath(issue.loc.slice(0, -1)));
+  // holds a field the schema refused may be an echo of that field: leave it out. (A set of the
+  // parents, each finding's own parents looked up in it: comparing every finding with every
+  // parent took seconds for a file with thousands of broken secrets.)
+  const brokenParents = new Set(schemaIssues.map((issue) => formatPath(issue.loc.slice(0, -1))));
   const covered = (issue: FieldIssue) => {
-    const path = formatPath(issue.loc);
-    return brokenParents.some((parent) => path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`));
+    for (let length = 1; length < issue.loc.length; length++)
+      if (brokenParents.has(formatPath(issue.loc.slice(0, length)))) return true;
+    return false;
   };
   return [...schemaIssues, ...ruleIssues.filter((issue) => !covered(issue))];
 }
@@ -132,17 +135,18 @@ function fromZodIssues(issues: readonly z.core.$ZodIssue[], schema: z.core.$ZodT
       }
       continue;
     }
-    result.push({ loc, ...describeZodIssue(issue) });
+    // A secret's value is never quoted back, whole or in part: it would reach a terminal or a CI log.
+    result.push({ loc, ...describeZodIssue(issue, !loc.includes("secrets")) });
   }
   return result;
 }
 
-function describeZodIssue(issue: z.core.$ZodIssue): { msg: string; type: string } {
+function describeZodIssue(issue: z.core.$ZodIssue, quoteInput: boolean): { msg: string; type: string } {
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return { msg: "is required", type: "missing" };
       return {
-        msg: `must be ${article(issue.expected)}, not ${describeValue(issue.input)}`,
+        msg: `must be ${article(issue.expected)}, not ${describeValue(issue.input, quoteInput)}`,
         type: `${issue.expected}_type`,
       };
     case "invalid_value": {
@@ -178,9 +182,11 @@ function article(expected: string): string {
   return `a ${expected}`;
 }
 
-function describeValue(value: unknown): string {
+/** What kind of value it is, and (when `quote`) the value itself, shortened. */
+function describeValue(value: unknown, quote: boolean): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
+  if (!quote) return typeof value === "object" ? "an object" : `a ${typeof value}`;
   if (typeof value === "number" && !Number.isInteger(value)) return `a fraction (${value})`;
   if (typeof value === "string")
     return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;

@@ -5,6 +5,7 @@
 import { displayUrl } from "../config/values.js";
 import type { Ctx } from "../context.js";
 import { OperationError, UsageError } from "../errors.js";
+import { visibleLines } from "../output/safe-text.js";
 
 /** Asks a yes/no question; resolves to the answer, rejects with InterruptedError on Ctrl-C. */
 export type ConfirmPrompt = (ctx: Ctx, message: string) => Promise<boolean>;
@@ -39,7 +40,8 @@ export async function guardMutation(ctx: Ctx, action: string, options: GuardOpti
   if (confirmedRuns.has(ctx)) return false;
   const settings = await ctx.settings();
   const target = `${settings.profile ? `profile ${settings.profile}` : "no profile"} (${settings.baseUrl ? displayUrl(settings.baseUrl) : "no address"})`;
-  if (ctx.io.stderr.isTTY) ctx.io.stderr.write(`${ctx.paint.bold("→")} ${target}: ${action}\n`);
+  if (ctx.io.stderr.isTTY)
+    ctx.io.stderr.write(`${ctx.paint.bold("→")} ${visibleLines(`${target}: ${action}`)}\n`);
 
   const mustConfirm = settings.confirm || Boolean(options.always);
   if (!mustConfirm || ctx.flags.yes) {

@@ -2,7 +2,8 @@
 // entries, everything from a time on, or following as it grows. Entries come back oldest
 // first whatever order they were asked in.
 import type { ApiClient } from "../api/client.js";
-import { entryTime, type LogEntry, type LogQuery, type LogSource, readLogPage } from "../api/endpoints.js";
+import { type LogEntry, type LogQuery, type LogSource, readLogPage } from "../api/endpoints.js";
+import { entryTime } from "../output/log-lines.js";
 
 export interface LogFilters {
   /** At least this level (DEBUG, INFO, WARNING, ERROR, CRITICAL). */

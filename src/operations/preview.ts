@@ -3,7 +3,7 @@
 // mode it is one JSON object on a line of its own, `{"preview":{...}}`, so that a script can
 // read what is about to change (or what a --dry-run would change) without parsing text;
 // stdout keeps the result alone.
-import { rememberChanges } from "../ci/report.js";
+import { rememberChanges } from "../ci/previewed.js";
 import type { Ctx } from "../context.js";
 import type { Change } from "../model/changes.js";
 import { changeAsJson, changeLines, countChanges } from "../output/changes.js";

@@ -1,10 +1,13 @@
 // How a change to a deployment is shown: `deploy diff`, and the preview every mutation writes
 // on stderr before it sends. One line a field or secret: `+` added, `~` changed, `-` removed,
 // `!` a field fixed at creation. Secret values are masked unless --show-secrets; an empty
-// secret shows as empty, so that blanking one never reads as "**** -> ****".
+// secret shows as empty, so that blanking one never reads as "**** -> ****". Every piece of
+// data is made visible (output/safe-text.ts) before the lines are coloured.
 import type { Paint } from "../log.js";
 import type { Change } from "../model/changes.js";
 import { MASK } from "../secrets.js";
+import { jsonText } from "./encode.js";
+import { visible } from "./safe-text.js";
 
 export interface ChangeStyle {
   showSecrets: boolean;
@@ -32,9 +35,11 @@ export function changeLines(changes: readonly Change[], style: ChangeStyle): str
     const shown = shownValue(change, value, style.showSecrets);
     if (change.secret && shown === "") return "(empty)";
     if (change.secret && shown === MASK) return MASK;
-    return JSON.stringify(shown) ?? "null";
+    return visible(jsonText(shown ?? null));
   };
-  return changes.map((c) => {
+  return changes.map((change) => {
+    // Paths carry names from the server or a file (a label key, a secret's name): made visible.
+    const c = { ...change, path: visible(change.path) };
     if (c.immutable)
       return paint.red(`! ${c.path}: ${text(c, c.current)} -> ${text(c, c.desired)} (fixed at creation)`);
     if (c.kind === "add") return paint.green(`+ ${c.path}: ${text(c, c.desired)}`);

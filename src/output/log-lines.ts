@@ -1,16 +1,23 @@
 // A log entry as one line of text: `TIME LEVEL MESSAGE` (CLI.md "Output"), the level coloured
 // where colour is on. The message is the service's text: control characters in it are shown
 // escaped, so that a log cannot move the cursor or recolour the terminal.
-import { entryTime, type LogEntry } from "../api/endpoints.js";
+import type { LogEntry } from "../api/endpoints.js";
 import type { Paint } from "../log.js";
+import { visible } from "./safe-text.js";
 
 const LEVEL_WIDTH = 8;
+
+/** The entry's time in epoch milliseconds (the service gives milliseconds or ISO 8601). */
+export function entryTime(entry: LogEntry): number {
+  return typeof entry.timestamp === "number" ? entry.timestamp : Date.parse(entry.timestamp);
+}
 
 export function logLine(entry: LogEntry, paint: Paint): string {
   const time = Number.isNaN(entryTime(entry))
     ? String(entry.timestamp)
     : new Date(entryTime(entry)).toISOString();
-  return `${time} ${levelPaint(entry.level, paint)(entry.level.padEnd(LEVEL_WIDTH))} ${visible(entry.message)}`;
+  const level = visible(entry.level);
+  return `${visible(time)} ${levelPaint(level, paint)(level.padEnd(LEVEL_WIDTH))} ${visible(entry.message)}`;
 }
 
 function levelPaint(level: string, paint: Paint): (text: string) => string {
@@ -25,11 +32,4 @@ function levelPaint(level: string, paint: Paint): (text: string) => string {
     default:
       return (text) => text;
   }
-}
-
-/** Control characters (ESC, CR, ...) as visible escapes; a tab stays a tab. */
-function visible(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, (ch) =>
-    ch === "\n" ? "\\n" : `\\x${ch.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
 }

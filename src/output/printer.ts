@@ -1,8 +1,12 @@
 // Renders results on stdout in the chosen format. Only results go to stdout; everything else
-// goes to stderr through the context's logger.
+// goes to stderr through the context's logger. What a server or a file gave is shown with its
+// control characters made visible in table and text output (safe-text.ts), and escaped in
+// json, ndjson and yaml (encode.ts), which keep the exact value.
 import type { OutStream } from "../io.js";
 import { maskSecretValues } from "../secrets.js";
+import { jsonText, yamlText } from "./encode.js";
 import type { OutputFormat } from "./format.js";
+import { visible, visibleLines } from "./safe-text.js";
 
 export interface Column<T> {
   header: string;
@@ -37,19 +41,15 @@ export class Printer {
     const value = this.safe(item);
     switch (this.options.format) {
       case "json":
-        return this.line(JSON.stringify(value, null, 2));
+        return this.write(jsonText(value, 2));
       case "ndjson":
-        return this.line(JSON.stringify(value));
+        return this.write(jsonText(value));
       case "yaml":
         return this.yaml(value);
       case "id":
-        return this.line(view.id(item));
+        return this.write(visible(view.id(item)));
       case "table": {
-        const rows = (view.details ?? columnsAsDetails(view.columns))(value).map(([label, v]) => [
-          label,
-          cell(v),
-        ]);
-        return this.table(null, rows);
+        return this.table(null, (view.details ?? columnsAsDetails(view.columns))(value));
       }
     }
   }
@@ -74,10 +74,9 @@ export class Printer {
     return {
       push: async (item: T) => {
         const value = this.safe(item);
-        if (format === "json")
-          this.out.write(`${count === 0 ? "[\n" : ",\n"}${indent(JSON.stringify(value, null, 2))}`);
-        else if (format === "ndjson") this.out.write(`${JSON.stringify(value)}\n`);
-        else if (format === "id") this.out.write(`${view.id(item)}\n`);
+        if (format === "json") this.out.write(`${count === 0 ? "[\n" : ",\n"}${indent(jsonText(value, 2))}`);
+        else if (format === "ndjson") this.out.write(`${jsonText(value)}\n`);
+        else if (format === "id") this.out.write(`${visible(view.id(item))}\n`);
         else if (format === "table" && !tableOnTerminal)
           this.out.write(`${view.columns.map((c) => tsvCell(c.value(value))).join("\t")}\n`);
         else buffered.push(value);
@@ -90,7 +89,7 @@ export class Printer {
           if (buffered.length === 0) return;
           await this.table(
             view.columns.map((c) => c.header),
-            buffered.map((item) => view.columns.map((c) => cell(c.value(item)))),
+            buffered.map((item) => view.columns.map((c) => c.value(item))),
           );
         }
       },
@@ -101,27 +100,41 @@ export class Printer {
   async value(value: unknown, text?: () => string): Promise<void> {
     const safe = this.safe(value);
     if (this.options.format === "yaml") return this.yaml(safe);
-    if (this.options.format === "ndjson") return this.line(JSON.stringify(safe));
+    if (this.options.format === "ndjson") return this.write(jsonText(safe));
     if (this.options.format === "table" && text) return this.line(text());
-    return this.line(JSON.stringify(safe, null, 2));
+    return this.write(jsonText(safe, 2));
   }
 
+  /** A line of text (several, separated by line feeds), its control characters made visible. */
   line(text: string): void {
+    this.out.write(`${visibleLines(text)}\n`);
+  }
+
+  /**
+   * A line whose colour codes are the caller's own: every piece of data in it must already have
+   * gone through `visible` (as deploy diff's lines do).
+   */
+  styledLine(text: string): void {
+    this.out.write(`${text}\n`);
+  }
+
+  /** Output made safe by its encoder. */
+  private write(text: string): void {
     this.out.write(`${text}\n`);
   }
 
   private async yaml(value: unknown): Promise<void> {
-    const { stringify } = await import("yaml");
-    this.out.write(stringify(value, { lineWidth: 0 }));
+    this.out.write(await yamlText(value));
   }
 
-  private async table(headers: string[] | null, rows: string[][]): Promise<void> {
+  private async table(headers: string[] | null, rows: unknown[][]): Promise<void> {
     if (!this.out.isTTY) {
       // Off a terminal: tab-separated, no header, no truncation, no colour (grep/cut friendly).
       for (const row of rows) this.out.write(`${row.map(tsvCell).join("\t")}\n`);
       return;
     }
-    this.out.write(`${await renderBoxTable(headers, rows, this.options.color)}\n`);
+    const cells = rows.map((row) => row.map(cell));
+    this.out.write(`${await renderBoxTable(headers, cells, this.options.color)}\n`);
   }
 }
 
@@ -159,14 +172,17 @@ function columnsAsDetails<T>(columns: Column<T>[]) {
   return (item: T): [string, unknown][] => columns.map((c) => [c.header, c.value(item)]);
 }
 
+/** A table cell: one line, every control character visible (a line feed would fake a row). */
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "-";
-  if (typeof value === "object") return JSON.stringify(value);
-  return String(value);
+  if (typeof value === "object") return jsonText(value);
+  return visible(String(value));
 }
 
+/** A tab-separated cell: tabs and line breaks become spaces, so that `cut -f` keeps working. */
 function tsvCell(value: unknown): string {
-  return cell(value).replace(/[\t\n\r]/g, " ");
+  if (typeof value === "string") return cell(value.replace(/[\t\n\r]/g, " "));
+  return cell(value);
 }
 
 function indent(text: string): string {

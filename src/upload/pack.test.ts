@@ -120,6 +120,56 @@ describe("walkSource", () => {
     expect(mode("sub")).toBe(0o755);
   });
 
+  it("leaves out files that usually hold credentials, at any depth, and lists them; on request packs them", async () => {
+    const credentials = [
+      ".env",
+      ".env.production",
+      ".envrc",
+      ".npmrc",
+      ".netrc",
+      ".pypirc",
+      ".git-credentials",
+      "certs/server.pem",
+      "certs/server.key",
+      "deploy/id_rsa",
+      "deploy/id_ed25519.pub",
+      "sub/.docker/config.json",
+      "sub/.aws/credentials",
+    ];
+    const kept = ["agent.json", "id_utils.py", "sub/.docker/daemon.json", "environment.py"];
+    const root = tree(Object.fromEntries([...credentials, ...kept].map((path) => [path, "x"])));
+    const walk = await walkSource(root);
+    expect(walk.credentials.sort()).toEqual([...credentials].sort());
+    const files = walk.entries.filter((e) => e.type === "file").map((e) => e.path);
+    expect(files.sort()).toEqual([...kept].sort());
+    const all = await walkSource(root, { includeCredentials: true });
+    expect(all.credentials).toEqual([]);
+    expect(all.entries.filter((e) => e.type === "file")).toHaveLength(credentials.length + kept.length);
+  });
+
+  it("a credential file that .gitignore leaves out counts as ignored", async () => {
+    const walk = await walkSource(tree({ ".gitignore": ".env\n", ".env": "A=1", "a.txt": "a" }));
+    expect(walk.ignored).toEqual([".env"]);
+    expect(walk.credentials).toEqual([]);
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "skips a name with a line break or that is not UTF-8, says which, and packs the rest",
+    async () => {
+      const root = tree({ "agent.json": "{}", "sub/ok.txt": "ok" });
+      writeFileSync(join(root, "two\nlines.txt"), "x");
+      writeFileSync(join(root, "sub", "cr\rname"), "x");
+      writeFileSync(Buffer.from(`${root}/sub/caf\xe9.txt`, "latin1"), "x");
+      const packed = await packDirectory(root, 1024 * 1024);
+      expect(packed.walk.skipped).toEqual([
+        { path: "two\\x0alines.txt", reason: "a line break in its name" },
+        { path: "sub/caf\\xe9.txt", reason: "a name that is not UTF-8" },
+        { path: "sub/cr\\x0dname", reason: "a line break in its name" },
+      ]);
+      expect(readTarGz(packed.data).map((e) => e.path)).toEqual(["agent.json", "sub/", "sub/ok.txt"]);
+    },
+  );
+
   it("does not report an ignored symbolic link", async () => {
     const root = tree({ ".gitignore": "*.lnk\n", "a.txt": "a" });
     symlinkSync("a.txt", join(root, "b.lnk"));

@@ -11,7 +11,7 @@ import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { endOfArchive, entryHeader, padding } from "./tar.js";
-import { type SourceFile, type WalkResult, walkSource } from "./walk.js";
+import { type SourceFile, type WalkOptions, type WalkResult, walkSource } from "./walk.js";
 
 export interface Tarball {
   data: Buffer;
@@ -44,8 +44,12 @@ export class SourceError extends Error {}
 export const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
 /** Packs `root` honouring .gitignore (see walk.ts). Throws TooLargeError past `maxBytes`. */
-export async function packDirectory(root: string, maxBytes: number): Promise<PackedDirectory> {
-  const walk = await walkSource(root);
+export async function packDirectory(
+  root: string,
+  maxBytes: number,
+  options: WalkOptions = {},
+): Promise<PackedDirectory> {
+  const walk = await walkSource(root, options);
   const contentBytes = walk.entries.reduce((sum, entry) => sum + entry.size, 0);
   const chunks: Buffer[] = [];
   let total = 0;

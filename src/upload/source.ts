@@ -6,7 +6,7 @@ import { isAbsolute, join } from "node:path";
 import { UsageError } from "../errors.js";
 import { packDirectory, readTarball, SourceError, TooLargeError } from "./pack.js";
 import { formatBytes } from "./size.js";
-import { WalkError, type WalkResult } from "./walk.js";
+import { WalkError, type WalkOptions, type WalkResult } from "./walk.js";
 
 export interface PreparedSource {
   kind: "directory" | "tarball";
@@ -21,7 +21,12 @@ export interface PreparedSource {
   contentBytes: number | null;
 }
 
-export async function prepareSource(cwd: string, given: string, maxBytes: number): Promise<PreparedSource> {
+export async function prepareSource(
+  cwd: string,
+  given: string,
+  maxBytes: number,
+  options: WalkOptions = {},
+): Promise<PreparedSource> {
   const path = isAbsolute(given) ? given : join(cwd, given);
   let isDirectory: boolean;
   try {
@@ -43,7 +48,7 @@ export async function prepareSource(cwd: string, given: string, maxBytes: number
       const tarball = await readTarball(path, given, maxBytes);
       return { kind: "tarball", display: given, ...tarball, walk: null, contentBytes: null };
     }
-    const packed = await packDirectory(path, maxBytes);
+    const packed = await packDirectory(path, maxBytes, options);
     if (!packed.walk.entries.some((entry) => entry.type === "file")) {
       throw new UsageError(`${given} has no files to upload`).withHint(
         packed.walk.ignored.length > 0
@@ -64,10 +69,33 @@ export function describeSource(source: PreparedSource): string {
   const left: string[] = [];
   if (source.walk.ignored.length) left.push(`${source.walk.ignored.length} by .gitignore`);
   if (source.walk.excluded.length) left.push(`${source.walk.excluded.length} .git/node_modules`);
+  if (source.walk.credentials.length)
+    left.push(
+      `${source.walk.credentials.length} credential file${source.walk.credentials.length === 1 ? "" : "s"}`,
+    );
   return (
     `packed ${files} file${files === 1 ? "" : "s"} from ${source.display}: ${formatBytes(source.contentBytes ?? 0)}, ` +
     `${formatBytes(source.data.length)} gzipped${left.length ? `; left out ${left.join(", ")}` : ""}`
   );
+}
+
+/** Warnings for stderr: what was not packed that the user may have meant to send. */
+export function leftOutWarnings(source: PreparedSource): string[] {
+  const warnings: string[] = [];
+  const { skipped = [], credentials = [] } = source.walk ?? {};
+  if (credentials.length > 0) {
+    warnings.push(
+      `left out ${credentials.length === 1 ? "a file that usually holds credentials" : "files that usually hold credentials"}: ${preview(credentials, 10)}; pass --include-credentials to upload them`,
+    );
+  }
+  if (skipped.length > 0) {
+    const shown = skipped.slice(0, 10).map((s) => `${s.path} (${s.reason})`);
+    const more = skipped.length > shown.length ? ` and ${skipped.length - shown.length} more` : "";
+    warnings.push(
+      `not uploaded: ${shown.join(", ")}${more}; only regular files and directories with one-line UTF-8 names are`,
+    );
+  }
+  return warnings;
 }
 
 function asUsageError(error: unknown, given: string, maxBytes: number): unknown {

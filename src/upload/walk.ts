@@ -7,17 +7,56 @@
 // - `.git` and `node_modules` are always left out, at any depth, whatever .gitignore says.
 // - Symbolic links and special files (sockets, FIFOs, devices) are skipped and reported:
 //   a link could point outside the directory, and the build sees only what the tarball holds.
+// - Files that usually hold credentials (CREDENTIAL_FILES: .env*, .npmrc, keys...) are left
+//   out and reported, unless asked for: a source directory is often a working copy, and the
+//   tarball goes to a server and into a build.
+// - A name with a line break, or that is not valid UTF-8, is skipped and reported: the tar
+//   header could hold it, but build tools and the listing would not read it right, and a name
+//   that is not UTF-8 cannot even be read back by the path Node gives for it.
 // - Entries come depth first, each directory's children sorted by name (code-unit order,
 //   not the locale's), so that the same tree always gives the same list.
 //
 // Only `.gitignore` files inside the directory count: not `.git/info/exclude`, not a global
 // excludes file, not a `.gitignore` above the directory.
+import { isUtf8 } from "node:buffer";
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { visible } from "../output/safe-text.js";
 
 export const ALWAYS_EXCLUDED = [".git", "node_modules"] as const;
+
+/**
+ * Files left out unless `--include-credentials` (gitignore patterns, matched at any depth, files
+ * only): environment files, package-registry and other tool credentials, private keys and
+ * certificates with their keys.
+ */
+export const CREDENTIAL_FILES = [
+  ".env*",
+  ".npmrc",
+  ".pypirc",
+  ".netrc",
+  ".git-credentials",
+  ".dockercfg",
+  "**/.docker/config.json",
+  "**/.aws/credentials",
+  "*.pem",
+  "*.key",
+  "*.p12",
+  "*.pfx",
+  "id_rsa*",
+  "id_dsa*",
+  "id_ecdsa*",
+  "id_ed25519*",
+] as const;
+
+const credentialFiles = ignore({ ignorecase: false }).add([...CREDENTIAL_FILES]);
+
+export interface WalkOptions {
+  /** Pack the files of CREDENTIAL_FILES too. */
+  includeCredentials?: boolean;
+}
 
 export interface SourceFile {
   /** Relative POSIX path inside the directory. */
@@ -30,8 +69,9 @@ export interface SourceFile {
 }
 
 export interface SkippedPath {
+  /** As shown to a person: control characters and bytes that are not UTF-8 made visible. */
   path: string;
-  reason: "symlink" | "special file";
+  reason: "symlink" | "special file" | "a line break in its name" | "a name that is not UTF-8";
 }
 
 export interface WalkResult {
@@ -41,6 +81,8 @@ export interface WalkResult {
   /** `.git` and `node_modules` paths left out. */
   excluded: string[];
   skipped: SkippedPath[];
+  /** Files of CREDENTIAL_FILES left out. */
+  credentials: string[];
 }
 
 interface Matcher {
@@ -58,9 +100,9 @@ export class WalkError extends Error {
   }
 }
 
-export async function walkSource(root: string): Promise<WalkResult> {
-  const result: WalkResult = { entries: [], ignored: [], excluded: [], skipped: [] };
-  await walkDirectory(root, "", [], result);
+export async function walkSource(root: string, options: WalkOptions = {}): Promise<WalkResult> {
+  const result: WalkResult = { entries: [], ignored: [], excluded: [], skipped: [], credentials: [] };
+  await walkDirectory(root, "", [], result, options);
   return result;
 }
 
@@ -69,27 +111,36 @@ async function walkDirectory(
   relative: string,
   inherited: Matcher[],
   result: WalkResult,
+  options: WalkOptions,
 ): Promise<void> {
-  const children = await readDirectory(absolute, relative);
+  const children: { name: string; kind: Dirent<Buffer> }[] = [];
+  const entries = await readDirectory(absolute, relative);
+  // Byte order first, so that what is skipped is reported in the same order on every machine.
+  entries.sort((a, b) => Buffer.compare(a.name, b.name));
+  for (const entry of entries) {
+    const problem = nameProblem(entry.name);
+    if (problem === null) children.push({ name: entry.name.toString("utf8"), kind: entry });
+    else result.skipped.push({ path: shownPath(relative, entry.name), reason: problem });
+  }
   children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const matchers = [...inherited];
-  const gitignore = children.find((child) => child.name === ".gitignore" && child.isFile());
+  const gitignore = children.find((child) => child.name === ".gitignore" && child.kind.isFile());
   if (gitignore)
     matchers.push({ base: relative, rules: await loadGitignore(join(absolute, ".gitignore"), relative) });
 
   for (const child of children) {
     const path = relative ? `${relative}/${child.name}` : child.name;
     const childAbsolute = join(absolute, child.name);
-    if (child.name === ".git" || (child.name === "node_modules" && child.isDirectory())) {
-      result.excluded.push(child.isDirectory() ? `${path}/` : path);
+    if (child.name === ".git" || (child.name === "node_modules" && child.kind.isDirectory())) {
+      result.excluded.push(child.kind.isDirectory() ? `${path}/` : path);
       continue;
     }
-    if (child.isSymbolicLink()) {
+    if (child.kind.isSymbolicLink()) {
       if (!isIgnored(matchers, path, false)) result.skipped.push({ path, reason: "symlink" });
       continue;
     }
-    const isDirectory = child.isDirectory();
-    if (!isDirectory && !child.isFile()) {
+    const isDirectory = child.kind.isDirectory();
+    if (!isDirectory && !child.kind.isFile()) {
       if (!isIgnored(matchers, path, false)) result.skipped.push({ path, reason: "special file" });
       continue;
     }
@@ -99,7 +150,9 @@ async function walkDirectory(
     }
     if (isDirectory) {
       result.entries.push({ path, absolute: childAbsolute, type: "directory", mode: 0o755, size: 0 });
-      await walkDirectory(childAbsolute, path, matchers, result);
+      await walkDirectory(childAbsolute, path, matchers, result, options);
+    } else if (!options.includeCredentials && credentialFiles.ignores(path)) {
+      result.credentials.push(path);
     } else {
       const stats = await statFile(childAbsolute, path);
       const mode = stats.mode & 0o111 ? 0o755 : 0o644;
@@ -130,9 +183,10 @@ async function loadGitignore(file: string, relative: string): Promise<Ignore> {
   return ignore({ ignorecase: false }).add(text);
 }
 
-async function readDirectory(absolute: string, relative: string): Promise<Dirent[]> {
+/** Names as bytes: a name that is not UTF-8 would come back as text that names no file. */
+async function readDirectory(absolute: string, relative: string): Promise<Dirent<Buffer>[]> {
   try {
-    return await readdir(absolute, { withFileTypes: true });
+    return await readdir(absolute, { withFileTypes: true, encoding: "buffer" });
   } catch (error) {
     throw new WalkError(`cannot read the directory ${relative || "."} (${codeOf(error)})`, absolute);
   }
@@ -144,6 +198,25 @@ async function statFile(absolute: string, relative: string) {
   } catch (error) {
     throw new WalkError(`cannot read ${relative} (${codeOf(error)})`, absolute);
   }
+}
+
+function nameProblem(name: Buffer): SkippedPath["reason"] | null {
+  if (!isUtf8(name)) return "a name that is not UTF-8";
+  return name.includes(0x0a) || name.includes(0x0d) ? "a line break in its name" : null;
+}
+
+/** A path for messages: bytes that are not UTF-8 as `\xHH`, control characters visible. */
+function shownPath(relative: string, name: Buffer): string {
+  const text = isUtf8(name)
+    ? visible(name.toString("utf8"))
+    : [...name]
+        .map((byte) =>
+          byte >= 0x20 && byte < 0x7f
+            ? String.fromCharCode(byte)
+            : `\\x${byte.toString(16).padStart(2, "0")}`,
+        )
+        .join("");
+  return relative ? `${visible(relative)}/${text}` : text;
 }
 
 function codeOf(error: unknown): string {

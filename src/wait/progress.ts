@@ -9,6 +9,7 @@ import { escapeData, onGitHubActions, onGitLab } from "../ci/detect.js";
 import type { Ctx } from "../context.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { isCi } from "../output/format.js";
+import { visible } from "../output/safe-text.js";
 import { formatDuration } from "../util/duration.js";
 import { HEARTBEAT_MS, type WaitReporter } from "./poll.js";
 
@@ -73,7 +74,7 @@ function tracker(ctx: Ctx) {
   let at = ctx.clock.now();
   return {
     seen(next: string | null, elapsed: number) {
-      if (next !== null) status = next;
+      if (next !== null) status = visible(next);
       elapsedMs = elapsed;
       at = ctx.clock.now();
     },
@@ -99,7 +100,7 @@ export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporter
   let timer: NodeJS.Timeout | undefined;
   const say = (text: string) => {
     lastLineAt = ctx.clock.now();
-    ctx.io.stderr.write(`${new Date(lastLineAt).toISOString()} revision ${revisionId}: ${text}\n`);
+    ctx.io.stderr.write(`${new Date(lastLineAt).toISOString()} revision ${visible(revisionId)}: ${text}\n`);
     schedule();
   };
   const beat = () => say(`still ${state.status ?? "waiting"} after ${formatDuration(state.elapsed())}`);
@@ -143,7 +144,7 @@ async function spinnerReporter(
   stream: NodeJS.WritableStream,
 ): Promise<WaitReporter> {
   const { default: ora } = await import("ora");
-  const short = revisionId.slice(0, 8);
+  const short = visible(revisionId.slice(0, 8));
   const state = tracker(ctx);
   const paint = ctx.paint;
   let retrying: string | null = null;
@@ -212,5 +213,5 @@ function shortened(line: string, columns: number | undefined): string {
 }
 
 function firstLine(message: string): string {
-  return message.split("\n")[0] ?? "";
+  return visible(message.split("\n")[0] ?? "");
 }

@@ -190,4 +190,25 @@ describe("error classes", () => {
     expect(file.code).toBe(2);
     expect(jsonError(file.stderr).message).toBe("-f -V: cannot read the file (no such file)");
   });
+
+  it("a global option's value that is `--` or looks like an option is its value (found by the fuzz test)", async () => {
+    // `--request-timeout --` took "--" for the end of the options: the later -V printed the version, exit 0.
+    const r = await runCli([
+      "deploy",
+      "create",
+      "--dry-run",
+      "--request-timeout",
+      "--",
+      "--name",
+      "-V",
+      "-o",
+      "json",
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(jsonError(r.stderr).message).toContain("--request-timeout: '--' is not a duration");
+    const output = await runCli(["deploy", "list", "-o", "-V"]);
+    expect(output.code).toBe(2);
+    expect(output.stderr).toContain("'-V' is invalid");
+  });
 });

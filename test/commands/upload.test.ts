@@ -261,6 +261,58 @@ describe("deploy upload", () => {
   });
 });
 
+describe("deploy upload and credential files", () => {
+  const withCredentials = () =>
+    sourceDir({
+      // (.env itself is in the fixture's .gitignore: `*.env`)
+      ".env.production": "OPENAI_API_KEY=sk-from-dotenv-0123",
+      ".npmrc": "//registry.npmjs.org/:_authToken=npm_0123456789",
+      "deploy/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----",
+      "tls/server.pem": "-----BEGIN CERTIFICATE-----",
+    });
+
+  it("leaves them out by default and says so on stderr, naming each", async () => {
+    const em = await startTestEmulator();
+    await em.createDeployment("internal_source", "src-agent");
+    const r = await runCli(["deploy", "upload", "src-agent", withCredentials()], { env: cliEnv(em) });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("left out 2 by .gitignore, 1 .git/node_modules, 4 credential files");
+    expect(r.stderr).toContain(
+      "warning: left out files that usually hold credentials: .env.production, .npmrc, deploy/id_rsa, tls/server.pem; pass --include-credentials to upload them",
+    );
+    const paths = readTarGz(em.emulator.tarball(r.stdout.trim())!).map((e) => e.path);
+    // Their directories stay, empty.
+    expect(paths).toEqual([".gitignore", "agent.json", "agent.py", "deploy/", "tls/"]);
+  });
+
+  it("--include-credentials packs them", async () => {
+    const em = await startTestEmulator();
+    await em.createDeployment("internal_source", "src-agent");
+    const r = await runCli(["deploy", "upload", "src-agent", withCredentials(), "--include-credentials"], {
+      env: cliEnv(em),
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain("credential");
+    const paths = readTarGz(em.emulator.tarball(r.stdout.trim())!).map((e) => e.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([".env.production", ".npmrc", "deploy/id_rsa", "tls/server.pem"]),
+    );
+  });
+
+  it("--dry-run lists neither them nor a file whose name has a line break, and says why", async () => {
+    const em = await startTestEmulator();
+    await em.createDeployment("internal_source", "src-agent");
+    const dir = withCredentials();
+    writeFileSync(join(dir, "two\nlines.py"), "x");
+    const r = await runCli(["deploy", "upload", "src-agent", dir, "--dry-run"], { env: cliEnv(em) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(".gitignore\nagent.json\nagent.py\n");
+    expect(r.stderr).toContain(
+      "warning: not uploaded: two\\x0alines.py (a line break in its name); only regular files and directories with one-line UTF-8 names are",
+    );
+  });
+});
+
 describe("deploy upload --patch under a confirming profile", () => {
   it("asks before anything is uploaded: off a terminal without --yes nothing reaches the server", async () => {
     const em = await startTestEmulator();

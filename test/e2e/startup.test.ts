@@ -376,7 +376,11 @@ describe("the compile cache", () => {
 
   test("a cpctl.config.mjs project file (loaded with import(), outside the cache) works, and so do its errors", async () => {
     const cwd = freshDir("project");
-    const env = { CPCTL_CACHE_DIR: freshDir("cache") };
+    // The user config trusts the directory: a cpctl.config.mjs runs nowhere else.
+    const configHome = freshDir("xdg");
+    mkdirSync(join(configHome, "cpctl"));
+    writeFileSync(join(configHome, "cpctl", "config.yaml"), `trustedDirectories: [${JSON.stringify(cwd)}]\n`);
+    const env = { CPCTL_CACHE_DIR: freshDir("cache"), XDG_CONFIG_HOME: configHome };
     writeFileSync(
       join(cwd, "cpctl.config.mjs"),
       'export default { profiles: { prod: { baseUrl: "https://prod.example.com" } } };\n',

@@ -23,6 +23,8 @@ export interface CliResult {
 export interface RunCliOptions {
   env?: Record<string, string | undefined>;
   stdin?: string;
+  /** stdin as a stream of the test's own (one that never ends, say); wins over `stdin`. */
+  stdinStream?: Readable;
   /** true: stdin, stdout and stderr are terminals. Or choose per stream. */
   tty?: boolean | { stdin?: boolean; stdout?: boolean; stderr?: boolean };
   cwd?: string;
@@ -57,7 +59,9 @@ export async function runCli(args: string[], options: RunCliOptions = {}): Promi
       },
       stdin: {
         isTTY: Boolean(tty.stdin),
-        stream: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
+        stream:
+          options.stdinStream ??
+          Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
       },
     },
     env: options.env ?? {},

@@ -1,7 +1,11 @@
+import { realpathSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { pickProfile, profileNames } from "../../config/files.js";
+import { TRUST_KEYS, type TrustKey } from "../../config/schema.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey } from "../../config/settings.js";
+import { hostToTrust } from "../../config/trust.js";
 import { checkValue, hasEnvReference, isLiteral, isSettingKey, suggestKey } from "../../config/values.js";
-import { setProfileValue } from "../../config/write.js";
+import { addToTrustList, setProfileValue } from "../../config/write.js";
 import type { Ctx } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { MASK } from "../../secrets.js";
@@ -14,7 +18,7 @@ const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export default defineCommand({
   configure: (command) =>
     command
-      .argument("<key>", SETTING_KEYS.join(", "))
+      .argument("<key>", [...SETTING_KEYS, ...TRUST_KEYS].join(", "))
       .argument(
         "<value>",
         `the value; \${env:NAME} (in single quotes) to read it from the environment at each run`,
@@ -29,19 +33,27 @@ never written: edit them by hand.
 
 Keep credentials out of the file: store a reference, and export the variable where you run cpctl.
 defaultProfile is not set by this command: it would change what every later command does in
-every terminal. Edit the file to set it, or use --profile / CPCTL_PROFILE.${examples(
+every terminal. Edit the file to set it, or use --profile / CPCTL_PROFILE.
+
+trustedHosts and trustedDirectories are lists of the user file, not settings of a profile: the
+value is added to the list. A host there may receive your credentials when a project file
+points a profile at it (a host, host:port, or a URL's host); a directory there (and everything
+below it) may run its cpctl.config.mjs. A project file cannot trust anything itself.${examples(
           "cpctl config set baseUrl https://api.example.com --profile prod",
           `cpctl config set apiKey '\${env:CPCTL_PROD_API_KEY}' --profile prod`,
           "cpctl config set confirm true --profile prod",
           "cpctl config set tenantId 3f2b0c1e-7d4a-4b8e-9a61-0c2d3e4f5a6b --profile prod",
+          "cpctl config set trustedHosts cp.example.com",
+          "cpctl config set trustedDirectories .",
         )}`,
       ),
   run: async (ctx, [name, text]) => {
-    const key = checkKey(name);
+    const key = isTrustKey(name) ? name : checkKey(name);
     const state = await configState(ctx);
     // A bad value or an unknown profile is what `config set` is for; only unreadable files stop it.
     if (!state.files) throw state.error!;
     const files = state.files;
+    if (isTrustKey(key)) return trust(ctx, files.userPath, key, text);
     const choice = pickProfile(files, ctx.flags.profile, ctx.env);
     if (choice.name === null) {
       throw new UsageError(
@@ -70,6 +82,43 @@ every terminal. Edit the file to set it, or use --profile / CPCTL_PROFILE.${exam
     }
   },
 });
+
+function isTrustKey(name: string): name is TrustKey {
+  return (TRUST_KEYS as readonly string[]).includes(name);
+}
+
+/** Adds a host or a directory to a trust list of the user file (config/trust.ts). */
+async function trust(ctx: Ctx, userPath: string, key: TrustKey, text: string): Promise<void> {
+  const value = key === "trustedHosts" ? hostToTrust(text) : directoryToTrust(ctx.cwd, text);
+  if (value === null) {
+    throw new UsageError(
+      key === "trustedHosts"
+        ? `trustedHosts: '${text}' is not a host; give a host name, host:port, or a URL (its host is taken)`
+        : `trustedDirectories: '${text}' is not a directory`,
+    );
+  }
+  const written = await addToTrustList(userPath, key, value);
+  ctx.log.info(
+    written.added
+      ? `added ${value} to ${key} in ${written.path}${written.created ? " (created, mode 0600)" : ""}`
+      : `${value} is already in ${key} in ${written.path}`,
+  );
+  const printer = await plainPrinter(ctx);
+  if (printer.options.format !== "table" && printer.options.format !== "id") {
+    await printer.value({ file: written.path, key, value, added: written.added, created: written.created });
+  }
+}
+
+/** The directory as an absolute path with its links resolved: what the trust check compares. */
+function directoryToTrust(cwd: string, text: string): string | null {
+  if (text.trim() === "") return null;
+  try {
+    const path = realpathSync(resolve(cwd, text));
+    return statSync(path).isDirectory() ? path : null;
+  } catch {
+    return null;
+  }
+}
 
 function checkKey(name: string): SettingKey {
   if (name === "defaultProfile" || name === "profile") {

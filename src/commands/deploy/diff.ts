@@ -3,6 +3,7 @@ import { ExitSignal } from "../../errors.js";
 import type { Plan } from "../../manifest/plan.js";
 import { planFromFile } from "../../operations/plan-from-file.js";
 import { type ChangeStyle, changeAsJson, changeLines, countChanges } from "../../output/changes.js";
+import { visible } from "../../output/safe-text.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
@@ -34,8 +35,11 @@ export default defineCommand({
     };
     const format = printer.options.format;
     if (format === "table")
-      printer.line(
-        renderText(report.name, plan, { showSecrets, paint: picocolors.createColors(printer.options.color) }),
+      printer.styledLine(
+        renderText(visible(report.name), plan, {
+          showSecrets,
+          paint: picocolors.createColors(printer.options.color),
+        }),
       );
     else if (format === "id") for (const change of plan.changes) printer.line(change.path);
     else await printer.value(report);

@@ -161,7 +161,8 @@ async function logWriter(ctx: Ctx): Promise<{ push(entry: LogEntry): Promise<voi
   }
   const paint = picocolors.createColors(printer.options.color);
   return {
-    push: async (entry) => printer.line(logLine(entry, paint)),
+    // logLine made every piece of the entry visible; the colour codes are its own.
+    push: async (entry) => printer.styledLine(logLine(entry, paint)),
     end: async () => {},
   };
 }

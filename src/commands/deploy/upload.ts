@@ -10,13 +10,15 @@ import { guardMutation } from "../../operations/confirm.js";
 import { patchWithPreview } from "../../operations/patch.js";
 import { resolveDeployment } from "../../operations/resolve.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes, parseSize, SIZE_HELP } from "../../upload/size.js";
-import { describeSource, type PreparedSource, prepareSource } from "../../upload/source.js";
+import { describeSource, leftOutWarnings, type PreparedSource, prepareSource } from "../../upload/source.js";
+import { CREDENTIAL_FILES } from "../../upload/walk.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
 
 interface UploadOptions {
   maxSize: number;
+  includeCredentials?: boolean;
   patch?: boolean;
   wait?: boolean;
   dryRun?: boolean;
@@ -42,6 +44,10 @@ export default defineCommand({
           "--patch",
           "then set source_revision_config.source_tarball_path to the upload: starts a new revision",
         )
+        .option(
+          "--include-credentials",
+          "pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)",
+        )
         .option("--dry-run", "pack and check the source and the deployment; upload nothing"),
       "with --patch: wait for the new revision (as `deploy wait`)",
     ).addHelpText(
@@ -49,8 +55,11 @@ export default defineCommand({
       `
 A directory is packed into a gzipped tarball of its regular files: .gitignore files (the
 root's and nested ones) are honoured, .git/ and node_modules/ are always left out, and
-symbolic links are skipped with a warning. Modes are normalised to 644/755 and every mtime
-is the same fixed date, so the same files give the same tarball.
+symbolic links are skipped with a warning. Files that usually hold credentials are left out,
+with a warning naming them, unless --include-credentials: ${CREDENTIAL_FILES.join(", ")}.
+A name with a line break, or that is not UTF-8, is skipped with a warning. Modes are
+normalised to 644/755 and every mtime is the same fixed date, so the same files give the
+same tarball.
 
 The size limit is checked before anything is sent. Then the command asks for an upload URL
 (POST .../upload-url), PUTs the tarball to it, and prints the object path (-o json:
@@ -73,9 +82,11 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
     throw new UsageError("--wait needs --patch: an upload alone starts no revision");
   }
   // Everything local first: a bad path or an oversized tarball costs no request.
-  const source = await prepareSource(ctx.cwd, path, options.maxSize);
+  const source = await prepareSource(ctx.cwd, path, options.maxSize, {
+    includeCredentials: Boolean(options.includeCredentials),
+  });
   ctx.log.info(describeSource(source));
-  warnSkipped(ctx, source);
+  for (const warning of leftOutWarnings(source)) ctx.log.warn(warning);
 
   const deployment = await resolveDeployment(ctx, ref);
   if (deployment.source !== "internal_source") {
@@ -152,14 +163,6 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
     { body: checked.value, changes: changesBetween(current, merged.after) },
     options,
   );
-}
-
-function warnSkipped(ctx: Ctx, source: PreparedSource): void {
-  const skipped = source.walk?.skipped ?? [];
-  if (skipped.length === 0) return;
-  const shown = skipped.slice(0, 10).map((s) => `${s.path} (${s.reason})`);
-  const more = skipped.length > shown.length ? ` and ${skipped.length - shown.length} more` : "";
-  ctx.log.warn(`not uploaded, only regular files and directories are: ${shown.join(", ")}${more}`);
 }
 
 /** The build reads agent_config_path from the tarball: say so early when it is not there. */
