@@ -287,8 +287,9 @@ export class Store {
     this.save();
   }
 
-  failRevision(revision: StoredRevision, stage: RevisionStatus): void {
+  failRevision(revision: StoredRevision, stage: RevisionStatus, message: string | null): void {
     revision.fail_at = stage;
+    revision.fail_message = message;
     this.save();
   }
 
@@ -317,6 +318,7 @@ export class Store {
   ): StoredRevision {
     for (const older of deployment.revisions) supersede(older, now);
     const stages = revisionStages(source);
+    const rule = this.takeFailRule(deployment, stages);
     const revision: StoredRevision = {
       id: newId(),
       seq: ++this.state.seq,
@@ -325,9 +327,16 @@ export class Store {
       created_at: now,
       stage_ms: this.options.stageMs,
       stages,
-      fail_at: this.takeFailRule(deployment, stages),
+      fail_at: rule?.stage ?? null,
       ended: null,
     };
+    if (rule?.message) revision.fail_message = rule.message;
+    if (stages.includes("BUILDING")) {
+      revision.build_commands = {
+        install_command: (deployment.source_config.install_command as string | null) ?? null,
+        build_command: (deployment.source_config.build_command as string | null) ?? null,
+      };
+    }
     // The digest of what the revision builds from: objects are write-once, so it stays true.
     const tarball = config.source_tarball_path
       ? this.uploadsByPath.get(config.source_tarball_path)
@@ -342,7 +351,7 @@ export class Store {
    * will pass through. A rule for BUILDING waits for a built source's revision rather than
    * being used up, without effect, by a container revision that never builds.
    */
-  private takeFailRule(deployment: StoredDeployment, stages: RevisionStatus[]): RevisionStatus | null {
+  private takeFailRule(deployment: StoredDeployment, stages: RevisionStatus[]): FailRule | null {
     const index = this.state.fail_next.findIndex(
       (rule) =>
         (rule.deployment_id === null || rule.deployment_id === deployment.id) &&
@@ -351,7 +360,7 @@ export class Store {
     );
     if (index < 0) return null;
     const [rule] = this.state.fail_next.splice(index, 1);
-    return rule!.stage;
+    return rule!;
   }
 
   private save(): void {
