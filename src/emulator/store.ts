@@ -225,8 +225,34 @@ export class Store {
     return revision;
   }
 
-  deleteDeployment(deployment: StoredDeployment): void {
+  /**
+   * A new revision built from an earlier revision's configuration and source (a rollback when
+   * it is an older one, a retry when it is the latest). Its commit is the one that revision
+   * built, so a rollback of a gitrepo deployment deploys the same code again. The deployment's
+   * source_revision_config follows the new revision, as after a patch.
+   */
+  redeploy(deployment: StoredDeployment, from: StoredRevision, now: number): StoredRevision {
+    const revisionConfig: RevisionConfig = { ...from.source_revision_config };
+    const revision = this.addRevision(deployment, from.source, revisionConfig, now);
+    deployment.source_revision_config = revisionConfig;
+    deployment.updated_at = now;
+    touch(deployment);
+    this.save();
+    return revision;
+  }
+
+  /**
+   * Deletes a deployment with its uploads and fail rules. `deleteTracingProject`: also the
+   * tenant's tracing project of the deployment's name, the one created with it (a project
+   * outlives its deployment otherwise, and a later deployment of the same name uses it again).
+   */
+  deleteDeployment(deployment: StoredDeployment, options: { deleteTracingProject?: boolean } = {}): void {
     this.state.deployments = this.state.deployments.filter((d) => d !== deployment);
+    if (options.deleteTracingProject) {
+      this.state.tracing_projects = this.state.tracing_projects.filter(
+        (p) => !(p.tenant_id === deployment.tenant_id && p.name === deployment.name),
+      );
+    }
     this.byId.delete(deployment.id);
     const siblings = this.byTenant.get(deployment.tenant_id) ?? [];
     this.byTenant.set(
