@@ -86,6 +86,11 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
     const deployment = tenantDeployment(core, context);
     const filters = parseRevisionFilters(context.query);
     const page: RevisionT[] = [];
+    // As in the deployments listing: remote-reconciled deployments are the self-hosted ones.
+    const remote = deployment.source === "external_container";
+    if (filters.remoteReconciled !== null && filters.remoteReconciled !== remote) {
+      return ok({ resources: page, offset: filters.offset });
+    }
     let skipped = 0;
     // Revisions are stored oldest first; answers are newest first.
     for (let i = deployment.revisions.length - 1; i >= 0 && page.length < filters.limit; i--) {

@@ -36,6 +36,8 @@ export interface DeploymentFilters extends Page {
 export interface RevisionFilters extends Page {
   /** Any of these statuses (service-facts: a comma-separated list). */
   statuses: Set<RevisionStatus> | null;
+  /** Revisions of remote-reconciled (self-hosted: external_container) deployments, or of the others. */
+  remoteReconciled: boolean | null;
 }
 
 export interface DeleteOptions {
@@ -85,6 +87,7 @@ export function parseRevisionFilters(query: URLSearchParams): RevisionFilters {
   const filters = {
     ...parsePage(query, issues),
     statuses: someOf(query, "status", REVISION_STATUSES, issues),
+    remoteReconciled: boolean(query, "remote_reconciled", issues),
   };
   if (issues.length) throw invalid(issues);
   return filters;

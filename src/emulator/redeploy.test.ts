@@ -209,3 +209,21 @@ describe("DELETE ?delete_tracing_project", () => {
     expect(em.emulator.tracingProjects().map((p) => p.name)).toEqual(["mine"]);
   });
 });
+
+describe("revisions listing: remote_reconciled", () => {
+  it("keeps the revisions of self-hosted (external_container) deployments when true, the others when false", async () => {
+    const em = await startTestEmulator();
+    const hosted = await em.createDeployment("internal_container");
+    const selfHosted = await em.createDeployment("external_container");
+    const count = async (id: string, flag: string) => {
+      const response = await em.get(`/v2/deployments/${id}/revisions?remote_reconciled=${flag}`);
+      expect(response.status).toBe(200);
+      return response.json.resources.length;
+    };
+    expect([await count(hosted.id, "true"), await count(hosted.id, "false")]).toEqual([0, 1]);
+    expect([await count(selfHosted.id, "true"), await count(selfHosted.id, "false")]).toEqual([1, 0]);
+    expect((await em.get(`/v2/deployments/${hosted.id}/revisions?remote_reconciled=perhaps`)).status).toBe(
+      422,
+    );
+  });
+});
