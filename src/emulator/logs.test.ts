@@ -2,6 +2,7 @@
 // stages are reached, pages and cursors in both orders, following a growing log, the
 // filters, the error that ends a failed revision's log, tarball files in internal_source
 // builds, request lines driven by the clock, and the usual 404/422, stats and faults.
+import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../../test/helpers/emulator.js";
 import {
@@ -15,10 +16,24 @@ import {
 } from "../../test/helpers/logs.js";
 import { type RevisionStatus, revisionStages } from "../model/enums.js";
 import { LogPage } from "../model/responses.js";
+import { endOfArchive, entryHeader } from "../upload/tar.js";
 import { FAILABLE_STAGES } from "./controls.js";
 import { REQUEST_PERIOD_MS } from "./log-lines.js";
 
 afterEach(closeTestEmulators);
+
+/** `header` with some fields overwritten (offset -> text) and its checksum made right again. */
+function withChecksum(header: Buffer, fields: Record<number, string>): Buffer {
+  const block = Buffer.from(header.subarray(0, 512));
+  for (const [offset, value] of Object.entries(fields)) block.write(value, Number(offset), "latin1");
+  block.fill(0x20, 148, 156);
+  let sum = 0;
+  for (const byte of block) sum += byte;
+  block.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "latin1");
+  return block;
+}
+
+const padTo512 = (text: string) => Buffer.concat([Buffer.from(text), Buffer.alloc(512 - text.length)]);
 
 const STAGE = 1000;
 const ms = (entry: Entry) => Date.parse(entry.timestamp);
@@ -138,7 +153,6 @@ describe("build logs", () => {
   it("internal_source: a tarball that is not one is said so, and the build goes on", async () => {
     const em = await startTestEmulator();
     const deployment = await em.createDeployment("internal_source");
-    const { gzipSync } = await import("node:zlib");
     const objectPath = await upload(em, deployment.id, gzipSync(Buffer.from("not a tar archive at all")));
     const patched = await em.patch(`/v2/deployments/${deployment.id}`, {
       source_revision_config: { source_tarball_path: objectPath },
@@ -152,6 +166,51 @@ describe("build logs", () => {
       ),
     ).toBe(true);
     expect(page.logs.at(-1)!.message).toMatch(/^Build succeeded/);
+  });
+
+  it("internal_source: a hostile tarball neither hangs the emulator nor fills its memory", async () => {
+    const em = await startTestEmulator();
+    const deployment = await em.createDeployment("internal_source");
+    const file = (path: string, size: number) => entryHeader({ path, type: "file", mode: 0o644, size });
+    const cases: [string, Buffer, RegExp][] = [
+      // A PAX record that says it is 0 bytes long: a reader that trusts it never moves on.
+      [
+        "a PAX record of no length",
+        Buffer.concat([
+          withChecksum(file("pax", 512), { 156: "x" }),
+          padTo512("0 path=x\n"),
+          file("a", 0),
+          endOfArchive(),
+        ]),
+        /^Unpacking source tarball: 1 file, 0 bytes$/,
+      ],
+      // A negative size would move the reader backwards, forever.
+      [
+        "a negative size",
+        Buffer.concat([withChecksum(file("neg", 0), { 124: "-0001000000 " }), endOfArchive()]),
+        /^Could not read the whole tarball: bad entry size at offset 0$/,
+      ],
+      // 90 MiB of zeros in a ~90 KiB upload: only the first 32 MiB are ever inflated.
+      [
+        "a gzip bomb",
+        Buffer.concat([file("huge.bin", 90 * 1024 * 1024), Buffer.alloc(90 * 1024 * 1024), endOfArchive()]),
+        /^Unpacking source tarball: at least 0 files, 0 bytes$/,
+      ],
+    ];
+    for (const [what, tar, unpacking] of cases) {
+      const objectPath = await upload(em, deployment.id, gzipSync(tar));
+      const patched = await em.patch(`/v2/deployments/${deployment.id}`, {
+        source_revision_config: { source_tarball_path: objectPath },
+      });
+      const messages = (
+        await logPage(em, buildLogsPath(deployment.id, patched.json.latest_revision_id), { order: "asc" })
+      ).logs.map((e) => e.message);
+      expect(
+        messages.some((m) => unpacking.test(m)),
+        `${what}: ${messages.join("\n")}`,
+      ).toBe(true);
+      expect(messages.at(-1)).toMatch(/^Build succeeded/);
+    }
   });
 
   it("a revision stopped by a newer one ends its build log with a warning naming it", async () => {
