@@ -31,6 +31,9 @@ export const FAILABLE_STAGES: readonly RevisionStatus[] = [
   ...new Set(SOURCES.flatMap((s) => revisionStages(s))),
 ];
 
+/** Longest `message` a fail control takes: one error, not a whole log. */
+export const MAX_FAIL_MESSAGE_LENGTH = 2000;
+
 /** A push to a repository whose deployment sets no repo_ref goes to the default branch. */
 export const DEFAULT_BRANCH = "main";
 
@@ -89,11 +92,13 @@ export class Controls {
 
   /**
    * The next revision (of `deployment_id`, or of any deployment of the scope's tenant, or of
-   * any deployment at all without a scope) fails at the end of `stage`.
+   * any deployment at all without a scope) fails at the end of `stage`, with `message` (if
+   * given) as the error line that ends its log.
    */
   failNextRevision(input: unknown, tenantId?: string): FailRule {
     const body = objectBody(input);
     const stage = stageField(body.stage);
+    const message = messageField(body.message);
     let deploymentId: string | null = null;
     if (body.deployment_id != null) {
       if (typeof body.deployment_id !== "string" || !isUuid(body.deployment_id)) {
@@ -101,7 +106,7 @@ export class Controls {
       }
       deploymentId = this.deployment(body.deployment_id, tenantId).id;
     }
-    const rule: FailRule = { deployment_id: deploymentId, tenant_id: tenantId ?? null, stage };
+    const rule: FailRule = { deployment_id: deploymentId, tenant_id: tenantId ?? null, stage, message };
     this.core.store.addFailRule(rule);
     return rule;
   }
@@ -110,12 +115,17 @@ export class Controls {
     return this.core.store
       .failRules()
       .filter((rule) => tenantId === undefined || rule.tenant_id === tenantId)
-      .map((rule) => ({ ...rule, tenant_id: rule.tenant_id ?? null }));
+      .map((rule) => ({ ...rule, tenant_id: rule.tenant_id ?? null, message: rule.message ?? null }));
   }
 
-  /** Makes an existing revision fail at the end of `stage`, if it has not got past it yet. */
+  /**
+   * Makes an existing revision fail at the end of `stage`, if it has not got past it yet, with
+   * `message` (if given) as the error line that ends its log.
+   */
   failRevision(deploymentId: string, revisionId: string, input: unknown, tenantId?: string): RevisionT {
-    const stage = stageField(objectBody(input).stage);
+    const body = objectBody(input);
+    const stage = stageField(body.stage);
+    const message = messageField(body.message);
     const deployment = this.deployment(deploymentId, tenantId);
     const revision = deployment.revisions.find((r) => r.id === revisionId.toLowerCase());
     if (!revision) throw revisionNotFound(revisionId);
@@ -132,7 +142,7 @@ export class Controls {
     if (revision.stages.indexOf(status) > revision.stages.indexOf(stage)) {
       throw new HttpError(409, `Revision ${revision.id} is already past ${stage} (it is ${status}).`);
     }
-    this.core.store.failRevision(revision, stage);
+    this.core.store.failRevision(revision, stage, message);
     return revisionView(deployment.id, revision, now);
   }
 
@@ -218,6 +228,19 @@ function objectBody(input: unknown): Record<string, unknown> {
     throw invalidField(["body"], "must be a JSON object", "model_attributes_type");
   }
   return input as Record<string, unknown>;
+}
+
+/** The error line a failure ends its log with: absent or null for the stage's default. */
+function messageField(value: unknown): string | null {
+  if (value == null) return null;
+  if (typeof value !== "string" || value.trim() === "" || value.length > MAX_FAIL_MESSAGE_LENGTH) {
+    throw invalidField(
+      ["body", "message"],
+      `must be a non-empty string of at most ${MAX_FAIL_MESSAGE_LENGTH} characters (the error line that ends the revision's log), or null for the default`,
+      "string_type",
+    );
+  }
+  return value;
 }
 
 function stageField(value: unknown): RevisionStatus {

@@ -3,9 +3,9 @@
 import { isUuid } from "../model/enums.js";
 import type { Clock } from "./clock.js";
 import type { Faults } from "./faults.js";
-import { deploymentNotFound, invalidField } from "./responses.js";
+import { deploymentNotFound, invalidField, revisionNotFound } from "./responses.js";
 import type { RouteContext } from "./router.js";
-import type { StoredDeployment } from "./state.js";
+import type { StoredDeployment, StoredRevision } from "./state.js";
 import type { Store } from "./store.js";
 
 export interface Core {
@@ -61,4 +61,12 @@ export function tenantDeployment(core: Core, context: RouteContext): StoredDeplo
   const deployment = core.store.find(tenantId, id);
   if (!deployment) throw deploymentNotFound(id);
   return deployment;
+}
+
+/** The revision named by the path, which must be one of `deployment`'s; else a 404. */
+export function deploymentRevision(deployment: StoredDeployment, context: RouteContext): StoredRevision {
+  const revisionId = uuidParam(context, "revision_id");
+  const revision = deployment.revisions.find((r) => r.id === revisionId);
+  if (!revision) throw revisionNotFound(revisionId);
+  return revision;
 }

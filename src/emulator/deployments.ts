@@ -5,9 +5,14 @@
 import type { RevisionT } from "../model/responses.js";
 import { revisionTriggers } from "../model/rules.js";
 import { validateCreateRequest, validatePatchRequest } from "../model/validate.js";
-import { type Core, tenantDeployment, uuidParam } from "./core.js";
-import { type DeploymentFilters, parseDeploymentFilters, parseRevisionFilters } from "./query.js";
-import { deploymentNotFound, HttpError, invalid, noContent, ok, revisionNotFound } from "./responses.js";
+import { type Core, deploymentRevision, tenantDeployment } from "./core.js";
+import {
+  type DeploymentFilters,
+  parseDeleteOptions,
+  parseDeploymentFilters,
+  parseRevisionFilters,
+} from "./query.js";
+import { deploymentNotFound, HttpError, invalid, noContent, ok } from "./responses.js";
 import type { Router } from "./router.js";
 import type { StoredDeployment } from "./state.js";
 import { checkCreateAgainstState, checkPatchAgainstState } from "./state-rules.js";
@@ -72,7 +77,8 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
   });
 
   router.add("DELETE", "/v2/deployments/{deployment_id}", (context) => {
-    store.deleteDeployment(tenantDeployment(core, context));
+    const deployment = tenantDeployment(core, context);
+    store.deleteDeployment(deployment, parseDeleteOptions(context.query));
     return noContent();
   });
 
@@ -80,11 +86,16 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
     const deployment = tenantDeployment(core, context);
     const filters = parseRevisionFilters(context.query);
     const page: RevisionT[] = [];
+    // As in the deployments listing: remote-reconciled deployments are the self-hosted ones.
+    const remote = deployment.source === "external_container";
+    if (filters.remoteReconciled !== null && filters.remoteReconciled !== remote) {
+      return ok({ resources: page, offset: filters.offset });
+    }
     let skipped = 0;
     // Revisions are stored oldest first; answers are newest first.
     for (let i = deployment.revisions.length - 1; i >= 0 && page.length < filters.limit; i--) {
       const view = revisionView(deployment.id, deployment.revisions[i]!, context.now);
-      if (filters.status !== null && view.status !== filters.status) continue;
+      if (filters.statuses !== null && !filters.statuses.has(view.status)) continue;
       if (skipped < filters.offset) skipped++;
       else page.push(view);
     }
@@ -93,10 +104,15 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
 
   router.add("GET", "/v2/deployments/{deployment_id}/revisions/{revision_id}", (context) => {
     const deployment = tenantDeployment(core, context);
-    const revisionId = uuidParam(context, "revision_id");
-    const revision = deployment.revisions.find((r) => r.id === revisionId);
-    if (!revision) throw revisionNotFound(revisionId);
-    return ok(revisionView(deployment.id, revision, context.now));
+    return ok(revisionView(deployment.id, deploymentRevision(deployment, context), context.now));
+  });
+
+  // Takes no body (service-facts). A revision of another deployment is a 404 like a missing one.
+  router.add("POST", "/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy", (context) => {
+    const deployment = tenantDeployment(core, context);
+    const from = deploymentRevision(deployment, context);
+    store.redeploy(deployment, from, context.now);
+    return ok(deploymentView(deployment, context.now));
   });
 }
 

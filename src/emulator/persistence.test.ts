@@ -9,7 +9,13 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { closeTestEmulators, httpRequest, startTestEmulator } from "../../test/helpers/emulator.js";
+import {
+  closeTestEmulators,
+  httpRequest,
+  startTestEmulator,
+  type TestEmulator,
+} from "../../test/helpers/emulator.js";
+import { buildLogsPath, deployLogsPath, logPage } from "../../test/helpers/logs.js";
 import { ManualClock } from "./clock.js";
 import { startEmulator } from "./server.js";
 
@@ -98,6 +104,60 @@ describe("state file", () => {
       `/v2/deployments/${source.id}/revisions/${patched.json.latest_revision_id}`,
     );
     expect(revision.json.status).toBe("BUILD_FAILED");
+  });
+
+  it("logs read the same after a restart; a state from before fail messages and build commands still loads", async () => {
+    const path = statePath();
+    const clock = new ManualClock();
+    const first = await startTestEmulator({ statePath: path, clock, stageMs: 1000 });
+    first.emulator.failNextRevision({ stage: "BUILDING", message: "boom" });
+    const failed = await first.createDeployment("gitrepo");
+    const serving = await first.createDeployment("internal_container");
+    first.advance(10 * 1000 + 60_000);
+    const paths = [
+      buildLogsPath(failed.id, failed.latest_revision_id),
+      deployLogsPath(serving.id),
+      deployLogsPath(serving.id, serving.latest_revision_id),
+    ];
+    const read = async (em: TestEmulator) =>
+      Promise.all(paths.map(async (p) => (await logPage(em, p, { order: "asc", limit: 1000 })).logs));
+    const before = await read(first);
+    expect(before[0]!.at(-1)).toMatchObject({ level: "ERROR", message: "boom" });
+    expect(before[1]!.length).toBeGreaterThan(12);
+    await first.close();
+
+    const second = await startTestEmulator({ statePath: path, clock, stageMs: 5 });
+    expect(await read(second)).toEqual(before);
+    await second.close();
+
+    // As an older emulator wrote it: no fail_message, no build_commands, rules without a message.
+    const state = readState(path);
+    for (const deployment of state.deployments) {
+      for (const revision of deployment.revisions) {
+        delete revision.fail_message;
+        delete revision.build_commands;
+      }
+    }
+    state.fail_next = [{ deployment_id: null, stage: "DEPLOYING" }];
+    writeFileSync(path, JSON.stringify(state));
+    const third = await startTestEmulator({ statePath: path, clock, stageMs: 1000 });
+    const after = await read(third);
+    expect(after[0]!.slice(0, -1)).toEqual(before[0]!.slice(0, -1));
+    expect(after[0]!.at(-1)).toMatchObject({
+      id: before[0]!.at(-1)!.id,
+      level: "ERROR",
+      message:
+        "Build failed: 'npm ci' exited with code 1: npm ERR! code ERESOLVE: unable to resolve dependency tree",
+    });
+    expect(after.slice(1)).toEqual(before.slice(1));
+    // The rule without a message still applies, with the stage's default error.
+    const next = await third.createDeployment("internal_container");
+    third.advance(10 * 1000);
+    const log = (await logPage(third, deployLogsPath(next.id), { order: "desc", limit: 1 })).logs;
+    expect(log[0]).toMatchObject({
+      level: "ERROR",
+      message: expect.stringMatching(/^Deploy failed: the server did not become healthy/),
+    });
   });
 
   it("keeps skipped time of the default clock across a restart", async () => {

@@ -34,7 +34,15 @@ export interface DeploymentFilters extends Page {
 }
 
 export interface RevisionFilters extends Page {
-  status: RevisionStatus | null;
+  /** Any of these statuses (service-facts: a comma-separated list). */
+  statuses: Set<RevisionStatus> | null;
+  /** Revisions of remote-reconciled (self-hosted: external_container) deployments, or of the others. */
+  remoteReconciled: boolean | null;
+}
+
+export interface DeleteOptions {
+  /** Also delete the tracing project created with the deployment (default false). */
+  deleteTracingProject: boolean;
 }
 
 export function parsePage(query: URLSearchParams, issues: FieldIssue[]): Page {
@@ -76,9 +84,20 @@ export function parseDeploymentFilters(query: URLSearchParams): DeploymentFilter
 
 export function parseRevisionFilters(query: URLSearchParams): RevisionFilters {
   const issues: FieldIssue[] = [];
-  const filters = { ...parsePage(query, issues), status: oneOf(query, "status", REVISION_STATUSES, issues) };
+  const filters = {
+    ...parsePage(query, issues),
+    statuses: someOf(query, "status", REVISION_STATUSES, issues),
+    remoteReconciled: boolean(query, "remote_reconciled", issues),
+  };
   if (issues.length) throw invalid(issues);
   return filters;
+}
+
+export function parseDeleteOptions(query: URLSearchParams): DeleteOptions {
+  const issues: FieldIssue[] = [];
+  const deleteTracingProject = boolean(query, "delete_tracing_project", issues) ?? false;
+  if (issues.length) throw invalid(issues);
+  return { deleteTracingProject };
 }
 
 export function parseListenerPage(query: URLSearchParams): Page {
@@ -151,6 +170,32 @@ function oneOf<T extends string>(
     ),
   );
   return null;
+}
+
+/** A comma-separated list of values from `values`; every unknown one is named in one issue. */
+function someOf<T extends string>(
+  query: URLSearchParams,
+  name: string,
+  values: readonly T[],
+  issues: FieldIssue[],
+): Set<T> | null {
+  const items = list(query, name);
+  if (items === null) return null;
+  const unknown = items.filter((item) => !(values as readonly string[]).includes(item));
+  if (unknown.length) {
+    issues.push(
+      fieldIssue(
+        ["query", name],
+        `must be a comma-separated list of ${values.join(", ")}; unknown: ${unknown
+          .slice(0, 5)
+          .map((item) => JSON.stringify(item.slice(0, 40)))
+          .join(", ")}`,
+        "enum",
+      ),
+    );
+    return null;
+  }
+  return new Set(items as T[]);
 }
 
 const TRUE = new Set(["true", "1", "yes"]);

@@ -11,6 +11,9 @@
 //   auth, query                  credentials -> tenant; list query parameters
 //   deployments, uploads,        the API routes: validate with src/model, then one store
 //   listings, state-rules        change; the rules that need state (emulator-only)
+//   log-routes, log-query,       the log endpoints; their body and paging; logs laid out
+//   logs, log-lines,             from a revision's history and the clock; their words;
+//   tarball-summary              the files of an uploaded tarball
 //   store, state, persistence    the world, its changes, the state file (atomic writes)
 //   lifecycle, views, clock      revision status computed from the clock; response shapes
 //   seed, ids                    per-tenant listeners and integrations; identifiers
@@ -41,6 +44,7 @@ import { addDeploymentRoutes } from "./deployments.js";
 import { type Fault, Faults, faultDoesWork, faultStatus, htmlErrorPage } from "./faults.js";
 import { describeKeyGrants, KeyGrants, tenantIdForCredential } from "./key-grants.js";
 import { addListingRoutes } from "./listings.js";
+import { addLogRoutes } from "./log-routes.js";
 import { StateFile } from "./persistence.js";
 import { type EmulatorResponse, HttpError } from "./responses.js";
 import { type RouteContext, Router } from "./router.js";
@@ -132,9 +136,12 @@ export interface RunningEmulator {
   /** Faults with uses left. */
   faults(): Fault[];
   clearFaults(): void;
-  /** The next revision (of `deploymentId`, or of any) fails at the end of `stage`. */
-  failNextRevision(rule: { deploymentId?: string; stage: RevisionStatus }): FailRule;
-  failRevision(deploymentId: string, revisionId: string, stage: RevisionStatus): RevisionT;
+  /**
+   * The next revision (of `deploymentId`, or of any) fails at the end of `stage`; `message`
+   * (default: a realistic error for the stage) is the ERROR line that ends its log.
+   */
+  failNextRevision(rule: { deploymentId?: string; stage: RevisionStatus; message?: string }): FailRule;
+  failRevision(deploymentId: string, revisionId: string, stage: RevisionStatus, message?: string): RevisionT;
   /** Simulates a push (throws HttpError 409 with the reason when it builds nothing). */
   push(deploymentId: string, options?: { branch?: string; sha?: string }): RevisionT;
   tracingProjects(tenantId?: string): TracingProjectView[];
@@ -214,6 +221,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   addDeploymentRoutes(router, core);
   addUploadRoutes(router, core);
   addListingRoutes(router, core);
+  addLogRoutes(router, core);
   addControlRoutes(router, controls);
 
   const pending = new Set<NodeJS.Timeout>();
@@ -376,10 +384,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     addFault: (fault) => controls.addFault(fault),
     faults: () => controls.faults(),
     clearFaults: () => controls.clearFaults(),
-    failNextRevision: ({ deploymentId, stage }) =>
-      controls.failNextRevision({ deployment_id: deploymentId, stage }),
-    failRevision: (deploymentId, revisionId, stage) =>
-      controls.failRevision(deploymentId, revisionId, { stage }),
+    failNextRevision: ({ deploymentId, stage, message }) =>
+      controls.failNextRevision({ deployment_id: deploymentId, stage, message }),
+    failRevision: (deploymentId, revisionId, stage, message) =>
+      controls.failRevision(deploymentId, revisionId, { stage, message }),
     push: (deploymentId, pushOptions) => controls.push(deploymentId, pushOptions ?? {}),
     tracingProjects: (tenantId) => controls.tracingProjects(tenantId),
     stats: () => controls.stats(),

@@ -32,10 +32,26 @@ export interface StoredRevision {
   stages: RevisionStatus[];
   /** It fails at the end of this stage (a fail-next rule or a fail control). */
   fail_at: RevisionStatus | null;
+  /**
+   * The error that fails it: the last line of its build or deploy log. Absent (files from
+   * before messages were kept) or null: a realistic default for the stage (log-lines.ts).
+   */
+  fail_message?: string | null;
   /** Set when a newer revision superseded it: its status froze at that moment. */
   ended: { status: RevisionStatus; at: number } | null;
   /** SHA-256 of the tarball its source_tarball_path named when it was created (absent: none). */
   source_tarball_sha256?: string;
+  /**
+   * The deployment's install and build commands when it was created (built sources), so that
+   * its build log stays what it was after a patch changes them. Absent in older files: the
+   * deployment's current ones.
+   */
+  build_commands?: BuildCommands;
+}
+
+export interface BuildCommands {
+  install_command: string | null;
+  build_command: string | null;
 }
 
 export interface StoredDeployment {
@@ -80,12 +96,14 @@ export interface TracingProject {
 
 /**
  * "The next revision (of this deployment, or of any of this tenant's, or of any at all) fails
- * at the end of `stage`." `tenant_id` is absent in files written before rules were scoped.
+ * at the end of `stage`." `tenant_id` is absent in files written before rules were scoped,
+ * `message` in files written before failures had one (null or absent: the default message).
  */
 export interface FailRule {
   deployment_id: string | null;
   tenant_id?: string | null;
   stage: RevisionStatus;
+  message?: string | null;
 }
 
 export interface EmulatorState {

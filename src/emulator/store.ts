@@ -225,8 +225,34 @@ export class Store {
     return revision;
   }
 
-  deleteDeployment(deployment: StoredDeployment): void {
+  /**
+   * A new revision built from an earlier revision's configuration and source (a rollback when
+   * it is an older one, a retry when it is the latest). Its commit is the one that revision
+   * built, so a rollback of a gitrepo deployment deploys the same code again. The deployment's
+   * source_revision_config follows the new revision, as after a patch.
+   */
+  redeploy(deployment: StoredDeployment, from: StoredRevision, now: number): StoredRevision {
+    const revisionConfig: RevisionConfig = { ...from.source_revision_config };
+    const revision = this.addRevision(deployment, from.source, revisionConfig, now);
+    deployment.source_revision_config = revisionConfig;
+    deployment.updated_at = now;
+    touch(deployment);
+    this.save();
+    return revision;
+  }
+
+  /**
+   * Deletes a deployment with its uploads and fail rules. `deleteTracingProject`: also the
+   * tenant's tracing project of the deployment's name, the one created with it (a project
+   * outlives its deployment otherwise, and a later deployment of the same name uses it again).
+   */
+  deleteDeployment(deployment: StoredDeployment, options: { deleteTracingProject?: boolean } = {}): void {
     this.state.deployments = this.state.deployments.filter((d) => d !== deployment);
+    if (options.deleteTracingProject) {
+      this.state.tracing_projects = this.state.tracing_projects.filter(
+        (p) => !(p.tenant_id === deployment.tenant_id && p.name === deployment.name),
+      );
+    }
     this.byId.delete(deployment.id);
     const siblings = this.byTenant.get(deployment.tenant_id) ?? [];
     this.byTenant.set(
@@ -287,8 +313,9 @@ export class Store {
     this.save();
   }
 
-  failRevision(revision: StoredRevision, stage: RevisionStatus): void {
+  failRevision(revision: StoredRevision, stage: RevisionStatus, message: string | null): void {
     revision.fail_at = stage;
+    revision.fail_message = message;
     this.save();
   }
 
@@ -317,6 +344,7 @@ export class Store {
   ): StoredRevision {
     for (const older of deployment.revisions) supersede(older, now);
     const stages = revisionStages(source);
+    const rule = this.takeFailRule(deployment, stages);
     const revision: StoredRevision = {
       id: newId(),
       seq: ++this.state.seq,
@@ -325,9 +353,16 @@ export class Store {
       created_at: now,
       stage_ms: this.options.stageMs,
       stages,
-      fail_at: this.takeFailRule(deployment, stages),
+      fail_at: rule?.stage ?? null,
       ended: null,
     };
+    if (rule?.message) revision.fail_message = rule.message;
+    if (stages.includes("BUILDING")) {
+      revision.build_commands = {
+        install_command: (deployment.source_config.install_command as string | null) ?? null,
+        build_command: (deployment.source_config.build_command as string | null) ?? null,
+      };
+    }
     // The digest of what the revision builds from: objects are write-once, so it stays true.
     const tarball = config.source_tarball_path
       ? this.uploadsByPath.get(config.source_tarball_path)
@@ -342,7 +377,7 @@ export class Store {
    * will pass through. A rule for BUILDING waits for a built source's revision rather than
    * being used up, without effect, by a container revision that never builds.
    */
-  private takeFailRule(deployment: StoredDeployment, stages: RevisionStatus[]): RevisionStatus | null {
+  private takeFailRule(deployment: StoredDeployment, stages: RevisionStatus[]): FailRule | null {
     const index = this.state.fail_next.findIndex(
       (rule) =>
         (rule.deployment_id === null || rule.deployment_id === deployment.id) &&
@@ -351,7 +386,7 @@ export class Store {
     );
     if (index < 0) return null;
     const [rule] = this.state.fail_next.splice(index, 1);
-    return rule!.stage;
+    return rule!;
   }
 
   private save(): void {

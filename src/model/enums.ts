@@ -74,10 +74,6 @@ export function failureStatusFor(stage: RevisionStatus): RevisionStatus {
   return "DEPLOY_FAILED";
 }
 
-/** Log levels of the log endpoints (service-facts "Logs"), least severe first. */
-export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
 export const LISTENER_COMPUTE_TYPES = ["k8s"] as const;
 
 export const IMAGE_PULL_POLICIES = ["Always", "Never", "IfNotPresent"] as const;
@@ -92,3 +88,12 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
+
+/** Log entry levels (service-facts "Logs"), least severe first: a `level` filter means "at least". */
+export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Log endpoints' `limit` (service-facts: default 100; the upper bound is the emulator's). */
+export const LOG_LIMIT_MIN = 1;
+export const LOG_LIMIT_MAX = 1000;
+export const LOG_LIMIT_DEFAULT = 100;

@@ -3,7 +3,13 @@
 // the tests check the emulator's answers against these, and the types below are what the
 // commands read. Unknown fields pass through (looseObject): the service may add fields.
 import * as z from "zod/mini";
-import { DEPLOYMENT_STATUSES, LISTENER_COMPUTE_TYPES, REVISION_STATUSES, SOURCES } from "./enums.js";
+import {
+  DEPLOYMENT_STATUSES,
+  LISTENER_COMPUTE_TYPES,
+  LOG_LEVELS,
+  REVISION_STATUSES,
+  SOURCES,
+} from "./enums.js";
 import { int, nullable, nullish, string } from "./leaves.js";
 import { resourceSpecShape, sourceConfigShape } from "./schemas.js";
 
@@ -67,6 +73,17 @@ export const ListenerList = z.looseObject({ resources: z.array(Listener), offset
 
 export const UploadUrlResponse = z.looseObject({ upload_url: string, object_path: string });
 
+// --- Logs (service-facts "Logs": build_logs, deploy_logs) ---
+
+/** `timestamp`: epoch milliseconds or an ISO 8601 string, as the service facts allow (the emulator sends ISO). */
+export const LogEntry = z.looseObject({
+  id: string,
+  timestamp: z.union([string, int]),
+  level: z.enum(LOG_LEVELS),
+  message: string,
+});
+export const LogPage = z.looseObject({ logs: z.array(LogEntry), next_offset: nullable(string) });
+
 // --- Error bodies (spec 7) ---
 
 export const ErrorDetailBody = z.looseObject({ detail: string });
@@ -82,3 +99,5 @@ export type RevisionT = z.infer<typeof Revision>;
 export type GitIntegrationT = z.infer<typeof GitIntegration>;
 export type ListenerT = z.infer<typeof Listener>;
 export type UploadUrlResponseT = z.infer<typeof UploadUrlResponse>;
+export type LogEntryT = z.infer<typeof LogEntry>;
+export type LogPageT = z.infer<typeof LogPage>;

@@ -1,9 +1,11 @@
-// A minimal tar reader for the tests of the writer (tar.ts): ustar headers, the prefix
-// field and PAX `path`/`size` records. Not used by the CLI itself.
+// A minimal tar reader: ustar headers, the prefix field and PAX `path`/`size` records. The
+// tests of the writer (tar.ts) read whole archives with it; the emulator walks the headers of
+// uploaded tarballs to name their files in build logs, so it must not hang on hostile input
+// (it throws, or stops, at the first entry it cannot read).
 import { gunzipSync } from "node:zlib";
 import { BLOCK } from "./tar.js";
 
-export interface ReadEntry {
+export interface TarHeader {
   path: string;
   type: string;
   mode: number;
@@ -11,6 +13,9 @@ export interface ReadEntry {
   mtime: number;
   uid: number;
   gid: number;
+}
+
+export interface ReadEntry extends TarHeader {
   content: Buffer;
 }
 
@@ -20,6 +25,18 @@ export function readTarGz(gzipped: Buffer): ReadEntry[] {
 
 export function readTar(tar: Buffer): ReadEntry[] {
   const entries: ReadEntry[] = [];
+  walkTar(tar, (header, content) => {
+    entries.push({ ...header, content: Buffer.from(content) });
+  });
+  return entries;
+}
+
+/**
+ * Calls `visit` with each entry's header and content (a view into `tar`, short when `tar` is
+ * cut short), in order, until the end-of-archive block or the end of `tar`. Throws on a
+ * header whose checksum is wrong. PAX headers are applied, not visited.
+ */
+export function walkTar(tar: Buffer, visit: (header: TarHeader, content: Buffer) => void): void {
   let offset = 0;
   let pax: Record<string, string> = {};
   while (offset + BLOCK <= tar.length) {
@@ -28,6 +45,8 @@ export function readTar(tar: Buffer): ReadEntry[] {
     checkChecksum(header, offset);
     const type = String.fromCharCode(header[156]!);
     const size = pax.size !== undefined ? Number(pax.size) : octal(header, 124, 12);
+    // A negative or unreadable size would move `offset` back or nowhere.
+    if (!Number.isSafeInteger(size) || size < 0) throw new Error(`bad entry size at offset ${offset}`);
     const content = tar.subarray(offset + BLOCK, offset + BLOCK + size);
     offset += BLOCK + Math.ceil(size / BLOCK) * BLOCK;
     if (type === "x") {
@@ -36,19 +55,20 @@ export function readTar(tar: Buffer): ReadEntry[] {
     }
     const name = text(header, 0, 100);
     const prefix = text(header, 345, 155);
-    entries.push({
-      path: pax.path ?? (prefix ? `${prefix}/${name}` : name),
-      type,
-      mode: octal(header, 100, 8),
-      size,
-      mtime: octal(header, 136, 12),
-      uid: octal(header, 108, 8),
-      gid: octal(header, 116, 8),
-      content: Buffer.from(content),
-    });
+    visit(
+      {
+        path: pax.path ?? (prefix ? `${prefix}/${name}` : name),
+        type,
+        mode: octal(header, 100, 8),
+        size,
+        mtime: octal(header, 136, 12),
+        uid: octal(header, 108, 8),
+        gid: octal(header, 116, 8),
+      },
+      content,
+    );
     pax = {};
   }
-  return entries;
 }
 
 function checkChecksum(header: Buffer, offset: number): void {
@@ -63,6 +83,8 @@ function parsePax(body: Buffer): Record<string, string> {
   while (at < body.length) {
     const space = body.indexOf(0x20, at);
     const length = Number(body.subarray(at, space).toString("ascii"));
+    // A record that does not say how long it is (garbage) would never move `at`: stop.
+    if (space < 0 || !Number.isInteger(length) || length <= 0) break;
     const record = body.subarray(space + 1, at + length - 1).toString("utf8");
     const equals = record.indexOf("=");
     records[record.slice(0, equals)] = record.slice(equals + 1);
