@@ -6,6 +6,7 @@ import { allRevisions, getDeployment, getRevision, redeployRevision } from "../a
 import type { Ctx } from "../context.js";
 import { ApiError, NotFoundError, OperationError } from "../errors.js";
 import { redeployChanges } from "../model/changes.js";
+import { sameValue } from "../model/merge.js";
 import { REVISION_SUCCESS } from "../model/enums.js";
 import type { DeploymentT, RevisionT } from "../model/responses.js";
 import { revisionView } from "../output/views.js";
@@ -36,13 +37,26 @@ export async function rollbackTarget(ctx: Ctx, deployment: DeploymentT): Promise
   const active =
     revisions.find((r) => r.id === deployment.active_revision_id) ??
     (await getRevision(api, deployment.id, deployment.active_revision_id));
+  // One that runs what the active one runs (a redeploy of it) would change nothing: passed over.
   const older = revisions
-    .filter((r) => r.status === REVISION_SUCCESS && r.id !== active.id && r.created_at < active.created_at)
+    .filter(
+      (r) =>
+        r.status === REVISION_SUCCESS &&
+        r.id !== active.id &&
+        r.created_at < active.created_at &&
+        !sameValue(r.source_revision_config, active.source_revision_config),
+    )
     .sort((a, b) => b.created_at.localeCompare(a.created_at));
   if (older.length === 0) {
-    throw new NotFoundError(
-      `deployment ${deployment.name} has no DEPLOYED revision older than the active one (${active.id}): nothing to roll back to`,
+    const error = new NotFoundError(
+      `deployment ${deployment.name} has no DEPLOYED revision older than the active one (${active.id}) that runs something else: nothing to roll back to`,
     ).withHint(`See its revisions with: ${history}`);
+    if (deployment.latest_revision_id && deployment.latest_revision_id !== active.id) {
+      error.withHint(
+        `The latest revision never replaced the active one, which still serves. To make the deployment's configuration the active revision's again: ${await suggestCommand(ctx, ["deploy", "rollback", deployment.id, "--to", active.id])}`,
+      );
+    }
+    throw error;
   }
   return older[0]!;
 }
