@@ -4,7 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
-const cli = fileURLToPath(new URL("../bin/cpctl.js", import.meta.url));
+const cli = fileURLToPath(new URL("../bin/cpctl.cjs", import.meta.url));
 const env = { ...process.env, CI: "true" };
 delete env.CPCTL_PROFILE;
 
@@ -44,10 +44,23 @@ try {
   run(["deploy", "get", "demo-agent"]);
   run(["deploy", "wait", "demo-agent", "--interval", "200ms"]);
   run(["deploy", "patch", "demo-agent", "--repo-ref", "release-1", "--wait", "--interval", "200ms"]);
+  run(["deploy", "patch", "demo-agent", "--secret", "SLACK_TOKEN=xoxb-demo", "--dry-run"]);
+
+  console.log(
+    "# a release whose build fails (the emulator's fail-next control), its log, and the way back\n",
+  );
+  await failNextBuild(base, 'npm ERR! Missing script: "build"');
+  run(["deploy", "patch", "demo-agent", "--repo-ref", "release-2", "--wait", "--interval", "200ms"], 5);
   run(["deploy", "list"]);
+  run(["deploy", "logs", "demo-agent", "--build", "--level", "INFO", "--limit", "8"]);
+  console.log(
+    "# release-3 builds and deploys, and turns out bad: back to the last good revision (release-1)\n",
+  );
+  run(["deploy", "patch", "demo-agent", "--repo-ref", "release-3", "--wait", "--interval", "200ms"]);
+  run(["deploy", "rollback", "demo-agent", "--wait", "--interval", "200ms"]);
   run(["deploy", "revisions", "demo-agent"]);
-  run(["integrations", "list"]);
-  console.log("\n# demo finished: every command exited 0");
+  run(["deploy", "logs", "demo-agent", "--limit", "5"]);
+  console.log("\n# demo finished: every command exited as expected");
 } catch (error) {
   console.error(`\ndemo failed: ${error.message}`);
   process.exitCode = 1;
@@ -55,7 +68,8 @@ try {
   stop();
 }
 
-function run(args) {
+/** Runs cpctl, showing the command first; any exit but `expected` stops the demo. */
+function run(args, expected = 0) {
   console.log(`$ cpctl ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(" ")}`);
   const result = spawnSync(process.execPath, [cli, ...args], {
     env,
@@ -63,9 +77,21 @@ function run(args) {
     stdio: ["ignore", "pipe", "inherit"],
   });
   process.stdout.write(result.stdout);
-  if (result.status !== 0) throw new Error(`cpctl ${args.join(" ")} exited ${result.status}`);
-  console.log("");
+  if (result.status !== expected)
+    throw new Error(`cpctl ${args.join(" ")} exited ${result.status}, not ${expected}`);
+  console.log(expected === 0 ? "" : `(exit ${result.status}, as expected)\n`);
   return result.stdout.trim();
+}
+
+/** The emulator's control: the next revision of this tenant fails while building, with this message. */
+async function failNextBuild(base, message) {
+  const response = await fetch(`${base}/_emulator/revisions/fail-next`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Api-Key": env.CPCTL_API_KEY },
+    body: JSON.stringify({ stage: "BUILDING", message }),
+  });
+  if (!response.ok) throw new Error(`fail-next control: HTTP ${response.status} ${await response.text()}`);
+  console.log(`$ curl -X POST ${base}/_emulator/revisions/fail-next -d '{"stage":"BUILDING",...}'\n`);
 }
 
 async function firstLine(stream) {
