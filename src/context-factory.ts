@@ -3,7 +3,6 @@
 import { resolve } from "node:path";
 import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
-import { proxySettings, shownProxy } from "./api/proxy-env.js";
 import { loadConfigLayers } from "./config/files.js";
 import {
   defaultLayer,
@@ -164,9 +163,18 @@ async function createApiClient(
   }
   // Before any request: nothing of the user's goes to an address a project file chose.
   checkProjectAddress(settings, settings.config?.userPath ?? "your user config");
-  const { ApiClient } = await import("./api/client.js");
+  const [{ ApiClient }, { chooseTransport }] = await Promise.all([
+    import("./api/client.js"),
+    import("./api/transport-choice.js"),
+  ]);
   return new ApiClient({
-    transport: await proxyTransportFor(ctx, debug),
+    transport: await chooseTransport({
+      env: ctx.env,
+      caFile: settings.caFile,
+      caFileOrigin: settings.origin.caFile,
+      trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(line)}\n`) : undefined,
+      signal: ctx.signal,
+    }),
     baseUrl: settings.baseUrl,
     credentials: {
       apiKey: settings.apiKey ?? undefined,
@@ -184,24 +192,6 @@ async function createApiClient(
     signal: ctx.signal,
     pageWindow: pageWindow(ctx.env.CPCTL_PAGE_WINDOW),
   });
-}
-
-/**
- * With HTTP_PROXY or HTTPS_PROXY set, every request goes through the proxy transport (loaded
- * only then: it brings undici). --debug says so, the proxy's credentials hidden.
- */
-async function proxyTransportFor(ctx: Ctx, debug: boolean) {
-  const settings = proxySettings(ctx.env);
-  if (!settings) return undefined;
-  if (debug) {
-    const shown = (proxy: string | null, from: string | null) =>
-      proxy ? `${shownProxy(proxy)} (${from})` : "direct";
-    ctx.io.stderr.write(
-      `${ctx.paint.dim(`* proxy: https:// ${shown(settings.https, settings.from.https)}, http:// ${shown(settings.http, settings.from.http)}; NO_PROXY=${settings.noProxy || "(unset)"}`)}\n`,
-    );
-  }
-  const { proxyTransport } = await import("./api/proxy-transport.js");
-  return proxyTransport(settings);
 }
 
 /** CPCTL_PAGE_WINDOW: how many pages of a list are asked for at once (1 to 16; 1 is one after another). */

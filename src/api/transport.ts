@@ -110,6 +110,26 @@ export const nodeTransport: Transport = async (request) => {
   });
 };
 
+/**
+ * The same transport trusting these certificate authorities for https:// (a profile's
+ * caFile, added to Node's own and NODE_EXTRA_CA_CERTS's): its own keep-alive pool, so that
+ * no connection made with other trust is reused.
+ */
+export function nodeTransportWithCa(ca: readonly string[]): Transport {
+  const tls = { ca: [...ca] };
+  let pool: https.Agent | undefined;
+  return async (request) => {
+    const url = parseHttpUrl(request.url);
+    if (url.protocol !== "https:") return nodeTransport(request);
+    const target = describeTarget(url, request.method);
+    if (request.signal?.aborted) throw interrupted(target, null);
+    pool ??= new (httpsModule().Agent)({ keepAlive: true, ...tls });
+    return new Promise<TransportResponse>((resolve, reject) => {
+      runExchange(request, url, target, resolve, reject, { agent: pool!, tls });
+    });
+  };
+}
+
 /** An http(s) URL, or a UsageError that says how to give one. Shared with the client. */
 export function parseHttpUrl(raw: string): URL {
   let url: URL;
@@ -140,18 +160,20 @@ function runExchange(
   target: Target,
   resolve: (response: TransportResponse) => void,
   reject: (error: Error) => void,
+  trust?: { agent: http.Agent; tls: { ca: string[] } },
 ): void {
   const state: ExchangeState = { connected: false, written: false, settled: false };
   const protocol = url.protocol === "https:" ? "https:" : "http:";
   const lib = protocol === "https:" ? httpsModule() : http;
-  const agent = request.reuseConnection === false ? false : pooledAgent(protocol);
+  const agent = request.reuseConnection === false ? false : (trust?.agent ?? pooledAgent(protocol));
   const headers: Record<string, string> = { ...request.headers };
   // A body is sent with its length (no chunked encoding, which some proxies refuse); a
   // bodiless POST/PUT/PATCH says "0" (servers may answer 411 otherwise), a GET says nothing.
   if (request.body || BODY_METHODS.has(request.method.toUpperCase())) {
     headers["Content-Length"] = String(request.body?.length ?? 0);
   }
-  const req = lib.request(url, { method: request.method, headers, agent });
+  // The CA goes with the request too: a fresh connection (agent false) is made without a pool.
+  const req = lib.request(url, { method: request.method, headers, agent, ...trust?.tls });
 
   let timer: NodeJS.Timeout | undefined;
   const onAbort = (): void => fail(interrupted(target, state));
@@ -256,7 +278,7 @@ function networkErrorOf(error: NodeJS.ErrnoException, target: Target, state: Exc
     // The handshake failed, so no byte of the request was sent.
     return new NetworkError(
       `TLS handshake with ${target.hostPort} failed (${error.message}): check the certificate ` +
-        `(NODE_EXTRA_CA_CERTS adds a CA bundle) and that the server speaks HTTPS on that port`,
+        `(a profile's caFile, or NODE_EXTRA_CA_CERTS, adds a certificate authority) and that the server speaks HTTPS on that port`,
       "unreachable",
       false,
     );

@@ -4,7 +4,7 @@
 // profile in use, which is chosen by --profile > CPCTL_PROFILE > project defaultProfile >
 // user defaultProfile. With no file present this costs a few stat calls and no imports.
 import { readFileSync, statSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { type Env, findProjectFile, isFile, userConfigPath } from "./paths.js";
@@ -275,6 +275,15 @@ function fileLayer(file: ConfigFile, profile: string, raw: ProfileValues, env: E
     if (final === "") continue;
     const problem = checkValue(key, final);
     if (problem) throw new UsageError(`${at} (profile ${profile}): ${problem}`);
+    if (key === "caFile") {
+      // Which authorities to trust is the user's to say, not a checkout's.
+      if (file.scope === "project")
+        throw new UsageError(
+          `${at}: caFile is read from the user config only (a project file must not choose which certificate authorities to trust); move it to the user config (\`cpctl config path\` shows where)`,
+        );
+      // A relative path is relative to the file that names it, as kubeconfig's are.
+      final = resolve(dirname(file.path), String(final));
+    }
     values[key] = key === "confirm" ? final === true || final === "true" : final;
   }
   return {

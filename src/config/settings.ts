@@ -16,6 +16,7 @@ export const SETTING_KEYS = [
   "tenantHeader",
   "output",
   "confirm",
+  "caFile",
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
@@ -42,6 +43,8 @@ export interface Settings {
   bearerToken: string | null;
   tenantId: string | null;
   tenantHeader: string;
+  /** A PEM file of extra certificate authorities for https:// (user config only). */
+  caFile: string | null;
   output: OutputFormat;
   confirm: boolean;
   /** For each key that has a value, the layer it came from. */
@@ -132,6 +135,7 @@ export function resolveSettings(
     bearerToken: text("bearerToken"),
     tenantId,
     tenantHeader,
+    caFile: text("caFile"),
     output,
     confirm: confirm === true || confirm === "true",
     origin,

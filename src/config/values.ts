@@ -51,6 +51,8 @@ export function checkValue(key: SettingKey, value: ProfileValue): string | null 
     case "apiKey":
     case "bearerToken":
       return /[\r\n]/.test(value) ? "must be on one line" : null;
+    case "caFile":
+      return /[\r\n\0]/.test(value) ? "must be a file path" : null;
   }
 }
 

@@ -46,6 +46,7 @@ describe("config show", () => {
         "tenantHeader\tX-Tenant-Id\tbuilt-in default",
         "output\ttable\tbuilt-in default",
         `confirm\ttrue\tprofiles.prod.confirm in ${s.userFile}`,
+        "caFile\t-\t-",
         "",
       ].join("\n"),
     );
@@ -72,6 +73,7 @@ describe("config show", () => {
       "tenantHeader",
       "output",
       "confirm",
+      "caFile",
     ]);
     expect(masked.apiKey).toEqual({ value: "****", source: `profiles.prod.apiKey in ${s.userFile}` });
     expect(masked.bearerToken).toEqual({ value: null, source: null });

@@ -1,0 +1,166 @@
+// A profile's caFile: an https:// control plane whose certificate a private authority signed is
+// trusted once the user config names that authority, directly and through a proxy's tunnel.
+// A project file may not choose authorities.
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { startProxy } from "../helpers/proxy.js";
+import { freshDir, runCli } from "../helpers/run-cli.js";
+import { sandbox } from "./fixtures.js";
+
+let em: TestEmulator;
+let server: https.Server;
+let url = "";
+let pki = "";
+
+/** A test authority and a certificate it signed for 127.0.0.1, made with openssl. */
+function makeCertificates(dir: string): void {
+  const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
+  run([
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=cpctl test CA",
+  ]);
+  run([
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "server.key",
+    "-out",
+    "server.csr",
+    "-subj",
+    "/CN=127.0.0.1",
+  ]);
+  writeFileSync(join(dir, "san.cnf"), "subjectAltName=IP:127.0.0.1\n");
+  run([
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "server.pem",
+    "-days",
+    "2",
+    "-extfile",
+    "san.cnf",
+  ]);
+}
+
+beforeAll(async () => {
+  em = await startTestEmulator();
+  await em.createDeployment("internal_container", "over-tls");
+  pki = freshDir("pki");
+  makeCertificates(pki);
+  // An https:// front for the emulator, its certificate signed by the test authority.
+  server = https.createServer(
+    { key: readFileSync(join(pki, "server.key")), cert: readFileSync(join(pki, "server.pem")) },
+    async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const answer = await em.request(req.method ?? "GET", req.url ?? "/", {
+        rawBody: chunks.length ? Buffer.concat(chunks) : undefined,
+        headers: { "Content-Type": "application/json" },
+      });
+      res.writeHead(answer.status, { "Content-Type": "application/json" }).end(answer.text);
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await em.close();
+});
+
+function profile(caLine: string) {
+  const s = sandbox();
+  s.user(`profiles:\n  private:\n    baseUrl: ${url}\n${caLine}`);
+  return s;
+}
+
+describe("caFile", () => {
+  it("without it, a private authority's certificate is refused with a hint that names caFile", async () => {
+    const s = profile("");
+    const r = await runCli(["deploy", "list", "--profile", "private"], {
+      homeDir: s.home,
+      cwd: s.cwd,
+      env: { CPCTL_API_KEY: em.apiKey },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("TLS handshake with 127.0.0.1");
+    expect(r.stderr).toContain("caFile");
+  });
+
+  it("with it in the user config (relative to that file), the control plane is trusted", async () => {
+    const s = profile(`    caFile: ${join(pki, "ca.pem")}\n`);
+    writeFileSync(join(s.home, ".config", "cpctl", "ca.pem"), readFileSync(join(pki, "ca.pem")));
+    for (const caFile of [join(pki, "ca.pem"), "ca.pem"]) {
+      s.user(`profiles:\n  private:\n    baseUrl: ${url}\n    caFile: ${caFile}\n`);
+      const r = await runCli(["deploy", "list", "--profile", "private", "-o", "json"], {
+        homeDir: s.home,
+        cwd: s.cwd,
+        env: { CPCTL_API_KEY: em.apiKey },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).map((d: { name: string }) => d.name)).toEqual(["over-tls"]);
+    }
+  });
+
+  it("through an HTTPS_PROXY tunnel too", async () => {
+    const proxy = await startProxy();
+    try {
+      const s = profile(`    caFile: ${join(pki, "ca.pem")}\n`);
+      const r = await runCli(["deploy", "list", "--profile", "private", "-o", "json"], {
+        homeDir: s.home,
+        cwd: s.cwd,
+        env: { CPCTL_API_KEY: em.apiKey, HTTPS_PROXY: proxy.url },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(proxy.tunnels).toEqual([url.replace("https://", "")]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a project file may not name one; a file that is not a certificate is a clear error", async () => {
+    const s = profile("");
+    s.project(".cpctlrc.yaml", `profiles:\n  private:\n    caFile: ${join(pki, "ca.pem")}\n`);
+    const fromProject = await runCli(["deploy", "list", "--profile", "private"], {
+      homeDir: s.home,
+      cwd: s.cwd,
+      env: { CPCTL_API_KEY: em.apiKey },
+    });
+    expect(fromProject.code).toBe(2);
+    expect(fromProject.stderr).toContain("caFile is read from the user config only");
+    const wrong = profile(`    caFile: ${join(pki, "san.cnf")}\n`);
+    const notPem = await runCli(["deploy", "list", "--profile", "private"], {
+      homeDir: wrong.home,
+      cwd: wrong.cwd,
+      env: { CPCTL_API_KEY: em.apiKey },
+    });
+    expect(notPem.code).toBe(2);
+    expect(notPem.stderr).toContain("holds no PEM certificate");
+  });
+});
