@@ -12,12 +12,14 @@ export interface SpawnedEmulator {
   stop(): Promise<number | null>;
 }
 
+/** `node` is the Node.js binary to run it with (default: the one running the tests). */
 export async function spawnEmulator(
   bin: string,
   args: string[],
   env: NodeJS.ProcessEnv,
+  node: string = process.execPath,
 ): Promise<SpawnedEmulator> {
-  const child = spawn(process.execPath, [bin, "emulator", "--port", "0", ...args], {
+  const child = spawn(node, [bin, "emulator", "--port", "0", ...args], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });

