@@ -88,21 +88,6 @@ const picocolorsNoProbe = {
   },
 };
 
-// cosmiconfig can load `.ts` config files and so imports the TypeScript compiler (3.5 MB
-// minified, 22 MB unpacked with its source map). cpctl reads only the files config/paths.ts
-// finds (.cpctlrc*, cpctl.config.mjs, package.json), never a .ts one: bundle a stub instead.
-const noTypeScript = {
-  name: "no-typescript",
-  setup(b) {
-    b.onResolve({ filter: /^typescript$/ }, () => ({ path: "typescript", namespace: "no-typescript" }));
-    b.onLoad({ filter: /.*/, namespace: "no-typescript" }, () => ({
-      contents:
-        'throw new Error("TypeScript config files are not supported by cpctl: use .cpctlrc.yaml, .cpctlrc.json or cpctl.config.mjs");',
-      loader: "js",
-    }));
-  },
-};
-
 // node:fs/promises costs start-up time (about 4 ms with its first call) and most commands
 // never use it, so our own imports of it are bound on first use. (The files users name, `-f
 // FILE`, --secrets-file and --api-key-file, are read synchronously when they are regular
@@ -159,6 +144,9 @@ const IMPORT_CHUNK = "const __imp=(p)=>Promise.resolve().then(()=>require(p));";
 /** dist/help.txt: `cpctl --help` as commander prints it on a pipe, for bin/cpctl.cjs. */
 const HELP_FILE = "help.txt";
 
+/** Packages a library names but cpctl never makes it load: left out of the bundle. */
+const NEVER_LOADED = ["typescript"];
+
 // Pass 1: an ES module build with code splitting, into a staging directory.
 const stage = mkdtempSync(join(tmpdir(), "cpctl-build-"));
 try {
@@ -176,7 +164,10 @@ try {
     chunkNames: "chunks/[name]-[hash]",
     define: { __CPCTL_VERSION__: JSON.stringify(pkg.version) },
     banner: { js: IMPORT_CHUNK },
-    plugins: [yamlAsEsm, lazyChildProcess, picocolorsNoProbe, noTypeScript, lazyBuiltins],
+    plugins: [yamlAsEsm, lazyChildProcess, picocolorsNoProbe, lazyBuiltins],
+    // cosmiconfig requires typescript only in its .ts loader, which cpctl never gives it (its
+    // loaders are config/files.ts's): the require stays in the bundle and is never run.
+    external: NEVER_LOADED,
     metafile: true,
     logLevel: "warning",
   });
@@ -217,7 +208,11 @@ function assertBuiltinsOnly(metafile) {
   // Builtins newer than Node 20 that a library asks for only where they exist: undici (the
   // proxy transport) probes node:sqlite for its optional cache store.
   const newerBuiltins = ["node:sqlite"];
-  const builtins = new Set([...builtinModules.flatMap((name) => [name, `node:${name}`]), ...newerBuiltins]);
+  const builtins = new Set([
+    ...builtinModules.flatMap((name) => [name, `node:${name}`]),
+    ...newerBuiltins,
+    ...NEVER_LOADED,
+  ]);
   const foreign = Object.entries(metafile.outputs).flatMap(([output, info]) =>
     info.imports
       .filter((imported) => imported.external && !builtins.has(imported.path))

@@ -355,3 +355,28 @@ describe("the permission warning", () => {
     expect(s2.warnings).toHaveLength(1);
   });
 });
+
+describe("cosmiconfig's search and loaders", () => {
+  test("an empty project file is passed over: the search goes on up to the next one", async () => {
+    const s = setup();
+    s.write(join(s.home, ".cpctlrc.yaml"), "profiles:\n  up:\n    output: json\n");
+    s.write(join(s.cwd, ".cpctlrc"), "   \n");
+    const loaded = await s.load({ profileFlag: "up" });
+    expect(loaded.files.projectPath).toBe(join(s.home, ".cpctlrc.yaml"));
+    expect(loaded.profile).toBe("up");
+  });
+
+  test("the user file is never taken for a project file, nor is cosmiconfig's global directory", async () => {
+    const s = setup();
+    s.write(s.userFile, "profiles:\n  mine:\n    output: yaml\n");
+    const loaded = await s.load({ profileFlag: "mine" });
+    expect(loaded.files.projectPath).toBeNull();
+    expect(loaded.files.user?.path).toBe(s.userFile);
+  });
+
+  test("no config file anywhere: nothing found, nothing read", async () => {
+    const s = setup();
+    const loaded = await s.load();
+    expect(loaded.files).toMatchObject({ user: null, project: null, projectPath: null, candidates: [] });
+  });
+});

@@ -7,7 +7,15 @@ import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
-import { type Env, findProjectFile, isFile, userConfigPath } from "./paths.js";
+import {
+  type Env,
+  isFile,
+  PACKAGE_FIELD,
+  PROJECT_FILE_NAMES,
+  projectFileCandidates,
+  searchedDirectories,
+  userConfigPath,
+} from "./paths.js";
 import { type ConfigFile, parseConfig, type Scope } from "./schema.js";
 import { CREDENTIAL_KEYS, type Layer, type RawValues, SETTING_KEYS, type SettingKey } from "./settings.js";
 import { isTrustedDirectory, untrustedCodeConfig } from "./trust.js";
@@ -34,8 +42,12 @@ export interface ConfigLoadOptions {
 export interface ConfigLocations {
   userPath: string;
   userPresent: boolean;
-  /** The nearest project file, or null when none was found. */
+  /** The project file: before reading, the nearest that exists; after, the one cosmiconfig found (or null). */
   projectPath: string | null;
+  cwd: string;
+  homeDir: string;
+  /** The project file names that exist from cwd up to home (nearest first). */
+  candidates: string[];
 }
 
 export interface ConfigFiles extends ConfigLocations {
@@ -89,53 +101,101 @@ export async function loadConfigLayers(options: ConfigLoadOptions): Promise<Load
   }
 }
 
-/** Where the files are, and whether they exist: a few stat calls, no reading. */
+/** Where the files can be, and whether they exist: a few stat calls, no reading. */
 export function locateConfigFiles(options: { cwd: string; homeDir: string; env: Env }): ConfigLocations {
   const userPath = userConfigPath(options.homeDir, options.env);
+  const candidates = projectFileCandidates(options.cwd, options.homeDir);
   return {
     userPath,
     userPresent: isFile(userPath),
-    projectPath: findProjectFile(options.cwd, options.homeDir),
+    // The nearest place that exists; cosmiconfig's search has the last word (it passes over
+    // an empty file, say) once it is loaded.
+    projectPath: candidates[0] ?? null,
+    cwd: options.cwd,
+    homeDir: options.homeDir,
+    candidates,
   };
 }
 
 /**
- * Reads the files found; cosmiconfig is loaded only when there is one. The user file comes
- * first: it says whether a project's cpctl.config.mjs may run (config/trust.ts). An untrusted
- * one is not run: a ConfigError that still carries the user file, so that `config path`,
- * `config list` and `config set trustedDirectories` work in that directory.
+ * Reads the files, with cosmiconfig (loaded only when a file can exist): the user file by its
+ * path, the project file by cosmiconfig's search from the working directory up to home. The
+ * user file comes first: it says whether a project's cpctl.config.mjs may run
+ * (config/trust.ts), and the .mjs loader asks before importing anything. An untrusted one is
+ * not run: a ConfigError that still carries the user file, so that `config path`, `config
+ * list` and `config set trustedDirectories` work in that directory.
  */
 export async function readConfigFiles(locations: ConfigLocations): Promise<ConfigFiles> {
-  const { userPath, userPresent, projectPath } = locations;
+  const { userPath, userPresent } = locations;
   const files: ConfigFiles = { ...locations, user: null, project: null };
-  if (!userPresent && projectPath === null) return files;
+  if (!userPresent && locations.candidates.length === 0) return files;
+  for (const path of [...(userPresent ? [userPath] : []), ...locations.candidates]) checkConfigSize(path);
   const loaded = await import("cosmiconfig");
-  // A CommonJS package: in the esbuild bundle its exports come only as \`default\`.
-  const { cosmiconfig } = loaded.default ?? loaded;
-  const explorer = cosmiconfig("cpctl", { cache: false, loaders: { ".mjs": importModule } });
-  const read = async (path: string, scope: Scope): Promise<ConfigFile> => {
-    checkConfigSize(path);
-    let config: unknown;
-    try {
-      config = (await explorer.load(path))?.config;
-    } catch (error) {
-      throw new UsageError(
-        `${path}: cannot read this config file: ${loadErrorMessage(error, path)}`,
-      ).withHint("Fix the file, or move it aside; `cpctl config path` lists the files cpctl reads.");
-    }
+  // A CommonJS package: in the esbuild bundle its exports come only as `default`.
+  const { cosmiconfig, defaultLoaders } = loaded.default ?? loaded;
+  let trusted: readonly string[] = [];
+  const explorer = cosmiconfig("cpctl", {
+    searchPlaces: [...PROJECT_FILE_NAMES],
+    packageProp: PACKAGE_FIELD,
+    searchStrategy: "global",
+    stopDir: locations.homeDir,
+    cache: false,
+    // Only the formats cpctl reads; a module only from a trusted directory.
+    loaders: {
+      ".json": defaultLoaders[".json"],
+      ".yaml": defaultLoaders[".yaml"],
+      ".yml": defaultLoaders[".yml"],
+      noExt: defaultLoaders.noExt,
+      ".mjs": (path: string) => {
+        if (!isTrustedDirectory(dirname(path), trusted)) throw new UntrustedCode(path);
+        return importModule(path);
+      },
+    },
+  });
+  const parse = (path: string, config: unknown, scope: Scope): ConfigFile => {
     const isPackage = basename(path) === "package.json";
     const sourceText = isCode(path) ? readFileSync(path, "utf8") : null;
     return parseConfig(config, path, scope, isPackage ? "cpctl." : "", sourceText);
   };
-  if (userPresent) files.user = await read(userPath, "user");
-  if (projectPath === null) return files;
-  if (isCode(projectPath)) {
-    const dir = dirname(projectPath);
-    if (!isTrustedDirectory(dir, files.user?.trustedDirectories ?? []))
-      throw new ConfigError(untrustedCodeConfig(projectPath, dir, userPath), locations, files);
+  const unreadable = (path: string, error: unknown) =>
+    new UsageError(`${path}: cannot read this config file: ${loadErrorMessage(error, path)}`).withHint(
+      "Fix the file, or move it aside; `cpctl config path` lists the files cpctl reads.",
+    );
+
+  if (userPresent) {
+    try {
+      files.user = parse(userPath, (await explorer.load(userPath))?.config, "user");
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      throw unreadable(userPath, error);
+    }
+    trusted = files.user.trustedDirectories ?? [];
   }
-  files.project = await read(projectPath, "project");
+  if (locations.candidates.length === 0) return files;
+  let found: { filepath: string; config: unknown } | null;
+  try {
+    found = await explorer.search(locations.cwd);
+  } catch (error) {
+    if (error instanceof UntrustedCode)
+      throw new ConfigError(untrustedCodeConfig(error.path, dirname(error.path), userPath), locations, files);
+    throw unreadable((error as { filepath?: string }).filepath ?? locations.projectPath ?? "", error);
+  }
+  // The search ends in cosmiconfig's global directory, which is the user file: not a project's.
+  const projectDirs = searchedDirectories(locations.cwd, locations.homeDir);
+  if (!found || !projectDirs.has(dirname(found.filepath))) {
+    files.projectPath = null;
+    return files;
+  }
+  files.projectPath = found.filepath;
+  files.project = parse(found.filepath, found.config, "project");
   return files;
+}
+
+/** A cpctl.config.mjs in a directory the user has not trusted: not imported. */
+class UntrustedCode extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is in a directory the user has not trusted`);
+  }
 }
 
 /** A project file that is a module: importing it runs it. */

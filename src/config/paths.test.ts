@@ -2,7 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { findProjectFile, userConfigPath } from "./paths.js";
+import { projectFileCandidates, userConfigPath } from "./paths.js";
+
+/** The nearest place a project file exists (cosmiconfig then reads it, or passes over it). */
+const findProjectFile = (cwd: string, home: string) => projectFileCandidates(cwd, home)[0] ?? null;
 
 function tree(): { root: string; home: string; deep: string } {
   const root = mkdtempSync(join(tmpdir(), "cpctl-paths-"));
@@ -24,7 +27,7 @@ describe("userConfigPath", () => {
   });
 });
 
-describe("findProjectFile", () => {
+describe("projectFileCandidates", () => {
   test("finds nothing in an empty tree", () => {
     const { home, deep } = tree();
     expect(findProjectFile(deep, home)).toBeNull();

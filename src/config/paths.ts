@@ -1,7 +1,7 @@
 // Where config files live. Finding them costs a handful of stat calls and no imports, so
 // that a run with no config file pays nothing for configuration.
 import { readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -34,22 +34,36 @@ export function isFile(path: string): boolean {
 }
 
 /**
- * The nearest project file from `cwd` upward, stopping after the home directory (when `cwd`
- * is inside it) or at the filesystem root. A package.json counts only when it has a `cpctl`
- * field, as with cosmiconfig's own search.
+ * Whether a project file can exist from `cwd` upward: a stat call per place, and no imports,
+ * so that a run with no config file never loads cosmiconfig (which then does the search
+ * itself, by its own rules). The walk is the one cosmiconfig's "global" strategy takes: up to
+ * the home directory when `cwd` is inside it, else up to the root. A package.json counts only
+ * when it has a `cpctl` field. Returns the places that exist, for the size check.
  */
-export function findProjectFile(cwd: string, homeDir: string): string | null {
+export function projectFileCandidates(cwd: string, homeDir: string): string[] {
   const home = resolve(homeDir);
   let dir = resolve(cwd);
-  const insideHome = dir === home || dir.startsWith(home.endsWith(sep) ? home : `${home}${sep}`);
+  const found: string[] = [];
   for (;;) {
     for (const name of PROJECT_FILE_NAMES) {
       const path = join(dir, name);
-      if (!isFile(path)) continue;
-      if (name !== "package.json" || packageHasField(path)) return path;
+      if (isFile(path) && (name !== "package.json" || packageHasField(path))) found.push(path);
     }
     const parent = dirname(dir);
-    if ((insideHome && dir === home) || parent === dir) return null;
+    if (dir === home || parent === dir) return found;
+    dir = parent;
+  }
+}
+
+/** The directories cosmiconfig searches from `cwd`: a project file is in one of them. */
+export function searchedDirectories(cwd: string, homeDir: string): Set<string> {
+  const home = resolve(homeDir);
+  const dirs = new Set<string>();
+  let dir = resolve(cwd);
+  for (;;) {
+    dirs.add(dir);
+    const parent = dirname(dir);
+    if (dir === home || parent === dir) return dirs;
     dir = parent;
   }
 }
