@@ -14,8 +14,8 @@
 // Start-up choices, each measured (docs/performance.md):
 // - Dynamic imports of our own chunks become require() in a resolved promise (see
 //   rewriteStagedImports); nothing in dist/ may load anything but Node builtins (checked).
-// - dist/cli.js imports nothing statically but esbuild's helpers, so `--version` (through
-//   bin/cpctl.js) reads little: esbuild adds a bare import of its helper chunk to every entry
+// - dist/cli.js imports nothing statically but esbuild's helpers, so a run that loads it
+//   reads little: esbuild adds a bare import of its helper chunk to every entry
 //   point (evanw/esbuild#1892); it is blanked when that chunk holds only esbuild's helpers.
 // - node:fs/promises, which most commands never use, is loaded on first use (node:https is,
 //   by src/api/transport.ts itself); picocolors does not create process.stdout to ask whether
@@ -276,8 +276,8 @@ function pruneStaleOutputs(metafile, keep) {
 
 /**
  * Renders `cpctl --help` with the CLI just built, on a pipe (so commander's width is its
- * default, 80 columns), and writes it to dist/help.txt. bin/cpctl.js always runs commander;
- * bin/cpctl.cjs prints this file for exactly `--help` or `-h` when stdout is not a terminal.
+ * default, 80 columns), and writes it to dist/help.txt. bin/cpctl.cjs prints this file for
+ * exactly `--help` or `-h` when stdout is not a terminal; anything else runs commander.
  * test/e2e/startup.test.ts checks that the two agree with the sources.
  */
 function writeRootHelp() {

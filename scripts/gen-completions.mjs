@@ -11,7 +11,7 @@ const check = process.argv.includes("--check");
 let stale = 0;
 
 for (const [shell, file] of Object.entries(files)) {
-  const script = execFileSync(process.execPath, ["bin/cpctl.js", "completion", shell], {
+  const script = execFileSync(process.execPath, ["bin/cpctl.cjs", "completion", shell], {
     cwd: root,
     encoding: "utf8",
   });

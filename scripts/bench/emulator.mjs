@@ -4,11 +4,11 @@
 import { spawn } from "node:child_process";
 import http from "node:http";
 
-/** Starts `node bin/cpctl.js emulator --port 0`; resolves once it prints its address. */
+/** Starts `node bin/cpctl.cjs emulator --port 0`; resolves once it prints its address. */
 export async function startEmulator({ root, env, stageMs = 0 }) {
   const child = spawn(
     process.execPath,
-    ["bin/cpctl.js", "emulator", "--port", "0", "--stage-ms", String(stageMs)],
+    ["bin/cpctl.cjs", "emulator", "--port", "0", "--stage-ms", String(stageMs)],
     {
       cwd: root,
       env,

@@ -11,7 +11,7 @@ import { httpRequest } from "../../test/helpers/emulator.js";
 import { report } from "../../test/reliability/helpers.js";
 import { tenantIdForCredential } from "./key-grants.js";
 
-const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const env = { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests" };
 
 let dir: string;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxy } from "../helpers/proxy.js";
 import { type SpawnedEmulator, spawnEmulator } from "../helpers/spawn-emulator.js";
 
-const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const baseEnv = { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests", CI: "true" };
 const cpctl = (args: string[], env: Record<string, string> = {}, input?: string) =>
   execa(process.execPath, [bin, ...args], {

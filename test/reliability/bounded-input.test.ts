@@ -14,7 +14,7 @@ import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
 import { freshDir, runCli } from "../helpers/run-cli.js";
 import { expectCleanOutput } from "./helpers.js";
 
-const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const DRY_CREATE = ["deploy", "create", "--dry-run", "--base-url", "http://127.0.0.1:9"];
 const FLAGS = ["--name", "n", "--source", "internal_container", "--image-uri", "r.example.com/a:1"];
 

@@ -24,7 +24,7 @@ import {
   sent,
 } from "./helpers.js";
 
-const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const CREATE = [
   "deploy",
   "create",

@@ -16,7 +16,7 @@ import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
 import { freshDir } from "../helpers/run-cli.js";
 import { output, report } from "./helpers.js";
 
-const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const CLIENTS = 50;
 const TENANTS = 5;
 const keyOf = (client: number) => `load-test-key-tenant-${client % TENANTS}`;

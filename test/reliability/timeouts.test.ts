@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type CliResult, instantClock, runCli } from "../helpers/run-cli.js";
 import { expectCleanOutput, type HungMode, type HungServer, hungServer, jsonError } from "./helpers.js";
 
-const bin = fileURLToPath(new URL("../../bin/cpctl.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const DEPLOYMENT = "0d0d0d0d-0000-4000-8000-000000000001";
 const REVISION = "0e0e0e0e-0000-4000-8000-000000000002";
 const MODES: HungMode[] = ["silent", "headers-then-stall", "half-body-then-stall"];

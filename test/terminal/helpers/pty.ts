@@ -1,4 +1,4 @@
-// Runs the BUILT cpctl (bin/cpctl.js, built by the global setup) on a pseudo-terminal
+// Runs the BUILT cpctl (bin/cpctl.cjs, built by the global setup) on a pseudo-terminal
 // through pty-proxy.py, so that stdin, stdout and stderr are all a real TTY, and lets a test
 // wait for text and type answers:
 //
@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { freshDir } from "../../helpers/run-cli.js";
 
 const PROXY = fileURLToPath(new URL("./pty-proxy.py", import.meta.url));
-export const BIN = fileURLToPath(new URL("../../../bin/cpctl.js", import.meta.url));
+export const BIN = fileURLToPath(new URL("../../../bin/cpctl.cjs", import.meta.url));
 
 export const WAIT_MS = 15_000;
 
