@@ -6,7 +6,6 @@ import { CliError, UsageError } from "../errors.js";
 import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile } from "../io.js";
 import { formatPath } from "../model/validate.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
-import { readPlainYaml } from "./plain-yaml.js";
 import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
 
 export type Path = (string | number)[];
@@ -81,9 +80,7 @@ async function parse(text: string, name: string): Promise<Record<string, unknown
       throw new UsageError(`${name}:${line}: not valid JSON (column ${column}: ${reason})`);
     }
   } else {
-    // Plain block-style files are read without loading the YAML library; the rest, and every
-    // file with a mistake in it, go to the library (plain-yaml.ts says which is which).
-    data = readPlainYaml(text) ?? (await parseYaml(text, name));
+    data = await parseYaml(text, name);
   }
   checkShape(data, name);
   if (data === null || typeof data !== "object" || Array.isArray(data)) {

@@ -75,7 +75,10 @@ const terminalConfirm: ConfirmPrompt = async (ctx, message) => {
   const out = ctx.io.stderr.isTTY ? ctx.io.stderr : ctx.io.stdout;
   const { terminalPrompter, promptError } = await import("../prompt/prompter.js");
   if (out.stream) return (await terminalPrompter(ctx)).confirm({ message, default: false });
-  const [{ confirm }, { Writable }] = await Promise.all([import("@inquirer/prompts"), import("node:stream")]);
+  const [{ default: confirm }, { Writable }] = await Promise.all([
+    import("@inquirer/confirm"),
+    import("node:stream"),
+  ]);
   const output = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       out.write(chunk.toString());

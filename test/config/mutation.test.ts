@@ -13,10 +13,10 @@ import { instantClock, runCli } from "../helpers/run-cli.js";
 import { type Sandbox, sandbox } from "./fixtures.js";
 
 const prompts = vi.hoisted(() => ({ loaded: 0, answer: null as null | (() => Promise<boolean>) }));
-vi.mock("@inquirer/prompts", () => {
+vi.mock("@inquirer/confirm", () => {
   prompts.loaded++;
   return {
-    confirm: () => (prompts.answer ? prompts.answer() : Promise.resolve(false)),
+    default: () => (prompts.answer ? prompts.answer() : Promise.resolve(false)),
   };
 });
 

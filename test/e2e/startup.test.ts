@@ -235,37 +235,6 @@ describe("what the common commands load", () => {
     ])
       expect(sources.filter((s) => s.endsWith(module))).toEqual([]);
   });
-
-  test("deploy create --dry-run -f FILE.yaml: a plain file is read without the YAML library, others with it", async () => {
-    const plain = join(freshDir("yaml"), "deployment.yaml");
-    writeFileSync(
-      plain,
-      [
-        "# a deployment file as people write them",
-        "name: startup-test",
-        "source: external_container",
-        "source_config:",
-        "  resource_spec:",
-        "    cpu: 1",
-        "source_revision_config:",
-        "  image_uri: ghcr.io/acme/agent:1.0",
-        "secrets:",
-        "  - name: TOKEN",
-        "    value: ${env:STARTUP_TOKEN}",
-        "",
-      ].join("\n"),
-    );
-    const fancy = join(freshDir("yaml"), "deployment.yaml");
-    writeFileSync(fancy, readFileSync(plain, "utf8").replace("cpu: 1", "cpu: &cpu 1\n    cpu_limit: *cpu"));
-
-    const fast = await loadsOf(["deploy", "create", "--dry-run", "-f", plain], { STARTUP_TOKEN: "t" });
-    expect(JSON.parse(fast.run.stdout)).toMatchObject({ name: "startup-test", secrets: [{ name: "TOKEN" }] });
-    expect(fast.sources.filter((s) => s.includes("node_modules/yaml/"))).toEqual([]);
-
-    const full = await loadsOf(["deploy", "create", "--dry-run", "-f", fancy], { STARTUP_TOKEN: "t" });
-    expect(JSON.parse(full.run.stdout).source_config.resource_spec).toMatchObject({ cpu: 1, cpu_limit: 1 });
-    expect(full.sources.some((s) => s.includes("node_modules/yaml/"))).toBe(true);
-  });
 });
 
 describe("the compile cache", () => {
