@@ -43,10 +43,8 @@ const yamlAsEsm = {
   name: "yaml-esm",
   setup(b) {
     const esm = join(dirname(requireHere.resolve("yaml/package.json")), "browser", "index.js");
-    if (!existsSync(esm)) {
-      console.warn(`build: ${esm} not found; yaml is bundled from its CommonJS build`);
-      return;
-    }
+    if (!existsSync(esm))
+      throw new Error(`build: ${esm} not found (yaml changed): update the yaml-esm plugin`);
     b.onResolve({ filter: /^yaml$/ }, () => ({ path: esm }));
   },
 };
@@ -58,8 +56,10 @@ const lazyChildProcess = {
     b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
       const source = readFileSync(args.path, "utf8");
       if (!source.includes(CHILD_PROCESS_REQUIRE)) {
-        console.warn(`build: ${relative(root, args.path)} changed; node:child_process stays eager`);
-        return undefined;
+        // A patch that silently stops applying is a start-up regression nobody sees: fail.
+        throw new Error(
+          `build: ${relative(root, args.path)} no longer holds \`${CHILD_PROCESS_REQUIRE}\` (commander changed): update the lazy-child-process patch`,
+        );
       }
       const lazy =
         "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
@@ -80,8 +80,9 @@ const picocolorsNoProbe = {
     b.onLoad({ filter: /[\\/]picocolors[\\/]picocolors\.js$/ }, (args) => {
       const source = readFileSync(args.path, "utf8");
       if (!source.includes(PICOCOLORS_PROBE)) {
-        console.warn(`build: ${relative(root, args.path)} changed; it creates process.stdout when loaded`);
-        return undefined;
+        throw new Error(
+          `build: ${relative(root, args.path)} no longer holds \`${PICOCOLORS_PROBE}\` (picocolors changed): update the no-stdout-probe patch`,
+        );
       }
       return { contents: source.replace(PICOCOLORS_PROBE, "false"), loader: "js" };
     });

@@ -2,7 +2,7 @@ import type { Clock } from "./context.js";
 import { InterruptedError } from "./errors.js";
 
 /** Sleeps that end early, with InterruptedError, when the signal aborts (Ctrl-C). */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new InterruptedError());
     const timer = setTimeout(() => {

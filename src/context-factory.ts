@@ -25,7 +25,7 @@ import { VERSION } from "./version.js";
 /** Every credential and secret value the CLI has handled, for redaction of messages. */
 export type SecretRegistry = Set<string>;
 
-export interface ContextDeps {
+interface ContextDeps {
   argv: readonly string[];
   io: IO;
   env: Env;

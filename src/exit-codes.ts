@@ -9,7 +9,7 @@ import {
   WaitTimeoutError,
 } from "./errors.js";
 
-export const EXIT = {
+const EXIT = {
   ok: 0,
   failure: 1,
   usage: 2,
@@ -31,7 +31,7 @@ export function exitCodeOf(error: unknown): number {
   return EXIT.failure;
 }
 
-export function exitCodeOfStatus(status: number): number {
+function exitCodeOfStatus(status: number): number {
   if (status === 400 || status === 422 || status === 413) return EXIT.usage;
   if (status === 401 || status === 403) return EXIT.auth;
   if (status === 404) return EXIT.notFound;

@@ -42,7 +42,7 @@ export const DEPLOYMENT_FILE_LIMIT: ReadLimit = { maxBytes: 4 * MiB, what: "a de
 export const SECRETS_FILE_LIMIT: ReadLimit = { maxBytes: 4 * MiB, what: "a secrets file" };
 export const KEY_FILE_LIMIT: ReadLimit = { maxBytes: 8 * 1024, what: "an API key file" };
 
-export interface ReadOptions {
+interface ReadOptions {
   limit: ReadLimit;
   /** How the input is named in messages: "-f deploy.yaml", "--api-key-file - (stdin)". */
   label: string;

@@ -58,7 +58,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export const MIN_SECRET_LENGTH = 8;
 
-export interface ReplaceOptions {
+interface ReplaceOptions {
   /** What a secret is replaced with (default `[redacted]`). */
   marker?: string;
   /** Shorter strings are not searched for (default MIN_SECRET_LENGTH). */

@@ -5,7 +5,7 @@
 // change where the request goes or how it is framed. No imports: the client uses it too.
 
 /** Headers the tenant ID may not be sent in (lower case). */
-export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   "accept",
   "accept-encoding",
   "authorization",

@@ -19,7 +19,7 @@ import {
 } from "./retry.js";
 import { nodeTransport, parseHttpUrl, type Transport, type TransportResponse } from "./transport.js";
 
-export const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
+const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
 
 export interface Credentials {
   apiKey?: string;
@@ -89,7 +89,7 @@ export interface RequestOptions {
   doneOnRetry?: number[];
 }
 
-export interface ApiResponse<T> {
+interface ApiResponse<T> {
   status: number;
   headers: Record<string, string>;
   body: T;
@@ -504,7 +504,7 @@ function messageFromBody(body: unknown): string | null {
 }
 
 /** 422 `detail` list -> "source_config.build_on_push: <msg>" lines. */
-export function summariseIssues(items: readonly unknown[]): string | null {
+function summariseIssues(items: readonly unknown[]): string | null {
   const lines = items.filter(isRecord).map((item) => {
     const loc = Array.isArray(item.loc) ? formatLoc(item.loc) : "";
     const msg = typeof item.msg === "string" ? item.msg : "invalid value";
@@ -517,7 +517,7 @@ export function summariseIssues(items: readonly unknown[]): string | null {
 }
 
 /** ["body", "secrets", 0, "value"] -> "secrets[0].value" (the leading "body" says nothing). */
-export function formatLoc(loc: readonly unknown[]): string {
+function formatLoc(loc: readonly unknown[]): string {
   const parts = loc[0] === "body" ? loc.slice(1) : loc;
   return parts.reduce<string>((path, part) => {
     if (typeof part === "number") return `${path}[${part}]`;

@@ -119,7 +119,7 @@ export interface LogEntry {
   message: string;
 }
 
-export interface LogPage {
+interface LogPage {
   logs: LogEntry[];
   next_offset: string | null;
 }

@@ -12,7 +12,7 @@ import type { ApiClient, Query, QueryValue } from "./client.js";
 
 /** Pages in flight at once, by default (CPCTL_PAGE_WINDOW sets it, 1 to 16). */
 export const DEFAULT_PAGE_WINDOW = 8;
-export const MAX_PAGE_WINDOW = 16;
+const MAX_PAGE_WINDOW = 16;
 
 interface Page<T> {
   resources: T[];

@@ -17,7 +17,7 @@ import {
   type TransportResponse,
 } from "./transport.js";
 
-export interface ProxyTransportOptions {
+interface ProxyTransportOptions {
   /** Extra certificate authorities (a profile's caFile), PEM. */
   ca?: string[];
 }

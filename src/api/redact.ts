@@ -9,19 +9,19 @@
 // grants nothing without a key or token), and seeing which tenant a request went to is the
 // first thing one needs when debugging a 403 or a deployment that "does not exist".
 import { STATUS_CODES } from "node:http";
-import { MASK, MIN_SECRET_LENGTH, maskSecretValues, REDACTED, redactText } from "../secrets.js";
+import { maskSecretValues, REDACTED, redactText } from "../secrets.js";
 
 // The secret-value rules live in src/secrets.ts; re-exported as part of the HTTP module's API.
-export { MASK, MIN_SECRET_LENGTH, maskSecretValues, REDACTED, redactText };
+export { maskSecretValues, redactText };
 
 /** Default cap on a body printed in the trace. */
-export const TRACE_BODY_LIMIT = 4096;
+const TRACE_BODY_LIMIT = 4096;
 
 const SECRET_NAME = /key|token|secret|auth|cookie|session|password|passwd|signature|credential/i;
 /** Never shown, even if a caller asks to keep them visible. */
 const ALWAYS_SECRET = new Set(["authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie"]);
 
-export function isSecretHeaderName(name: string): boolean {
+function isSecretHeaderName(name: string): boolean {
   return ALWAYS_SECRET.has(name.toLowerCase()) || SECRET_NAME.test(name);
 }
 
@@ -94,7 +94,7 @@ export interface Tracer {
   note(text: string): void;
 }
 
-export interface TracerOptions {
+interface TracerOptions {
   /**
    * Known secret strings (API key, bearer token, secret values) removed from every line; a
    * function is asked again for each line, so values learnt later are covered too.
@@ -171,11 +171,11 @@ function truncate(text: string, limit: number): string {
   return `${text.slice(0, limit)}… [truncated, ${text.length} characters in all]`;
 }
 
-export function formatMs(ms: number): string {
+function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-export function formatSize(bytes: number): string {
+function formatSize(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
   if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
   return `${(bytes / 1_000_000).toFixed(1)} MB`;

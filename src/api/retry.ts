@@ -86,7 +86,7 @@ export function isRetryable(error: unknown, retrySafe: boolean): boolean {
   return false;
 }
 
-export interface RetryOptions {
+interface RetryOptions {
   policy: RetryPolicy;
   retrySafe: boolean;
   sleep: Sleep;

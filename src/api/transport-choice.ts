@@ -8,7 +8,7 @@ import { nodeTransportWithCa, type Transport } from "./transport.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export interface TransportChoice {
+interface TransportChoice {
   env: Env;
   /** A PEM file of extra certificate authorities (a profile's caFile), absolute. */
   caFile: string | null;

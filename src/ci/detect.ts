@@ -20,7 +20,7 @@ export function escapeData(text: string): string {
 }
 
 /** A workflow command's property value (title=...): ':' and ',' end a property, so they are escaped too. */
-export function escapeProperty(text: string): string {
+function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 

@@ -30,7 +30,7 @@ export type OutcomeResult =
   | "started"
   | "unchanged";
 
-export interface Outcome {
+interface Outcome {
   /** "deploy patch", "deploy wait", ...: the summary's title. */
   command: string;
   deployment: DeploymentT;
@@ -45,7 +45,7 @@ export interface Outcome {
 }
 
 /** The outputs of CLI.md "In CI", in order. */
-export function outputsOf(outcome: Outcome): [string, string][] {
+function outputsOf(outcome: Outcome): [string, string][] {
   return [
     ["deployment_id", outcome.deployment.id],
     ["deployment_name", outcome.deployment.name],
@@ -56,7 +56,7 @@ export function outputsOf(outcome: Outcome): [string, string][] {
   ];
 }
 
-export interface ReportOptions {
+interface ReportOptions {
   /** --dotenv-report FILE. */
   dotenvReport?: string;
 }
@@ -108,7 +108,7 @@ const RESULT_MARK: Record<OutcomeResult, string> = {
   unchanged: "➖ no new revision",
 };
 
-export function summaryOf(outcome: Outcome): string {
+function summaryOf(outcome: Outcome): string {
   const d = outcome.deployment;
   const rows: [string, string][] = [
     ["Deployment", `\`${d.name}\` (\`${d.id}\`)`],

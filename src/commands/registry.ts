@@ -10,7 +10,7 @@ export interface CommandEntry {
   load: () => Promise<{ default: CommandSpec }>;
 }
 
-export interface CommandGroup {
+interface CommandGroup {
   name: string;
   summary: string;
   heading: string;

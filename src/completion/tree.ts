@@ -106,8 +106,3 @@ function dedupe(flags: FlagSpec[]): FlagSpec[] {
 function firstLine(text: string): string {
   return (text.split("\n")[0] ?? "").trim();
 }
-
-/** Every node, depth first, root included. */
-export function allNodes(root: CommandNode): CommandNode[] {
-  return [root, ...root.children.flatMap(allNodes)];
-}

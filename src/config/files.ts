@@ -28,7 +28,7 @@ export const LOCAL_BASE_URL = "http://127.0.0.1:8124";
  * The emulator accepts any non-empty key unless started with --api-key, so the built-in
  * profile carries a fixed, public placeholder: `--profile local` works with no setup.
  */
-export const LOCAL_API_KEY = "local-emulator";
+const LOCAL_API_KEY = "local-emulator";
 
 export interface ConfigLoadOptions {
   cwd: string;
@@ -77,7 +77,7 @@ export class ConfigError extends UsageError {
   }
 }
 
-export interface LoadedConfig {
+interface LoadedConfig {
   layers: Layer[];
   profile: string | null;
   profileOrigin: string | null;
@@ -102,7 +102,7 @@ export async function loadConfigLayers(options: ConfigLoadOptions): Promise<Load
 }
 
 /** Where the files can be, and whether they exist: a few stat calls, no reading. */
-export function locateConfigFiles(options: { cwd: string; homeDir: string; env: Env }): ConfigLocations {
+function locateConfigFiles(options: { cwd: string; homeDir: string; env: Env }): ConfigLocations {
   const userPath = userConfigPath(options.homeDir, options.env);
   const candidates = projectFileCandidates(options.cwd, options.homeDir);
   return {
@@ -125,7 +125,7 @@ export function locateConfigFiles(options: { cwd: string; homeDir: string; env: 
  * not run: a ConfigError that still carries the user file, so that `config path`, `config
  * list` and `config set trustedDirectories` work in that directory.
  */
-export async function readConfigFiles(locations: ConfigLocations): Promise<ConfigFiles> {
+async function readConfigFiles(locations: ConfigLocations): Promise<ConfigFiles> {
   const { userPath, userPresent } = locations;
   const files: ConfigFiles = { ...locations, user: null, project: null };
   if (!userPresent && locations.candidates.length === 0) return files;
@@ -204,7 +204,7 @@ function isCode(path: string): boolean {
 }
 
 /** Far more than any config file needs; a bigger one is a mistake or an attack (a slow start). */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 function checkConfigSize(path: string): void {
   let size: number;
@@ -274,7 +274,7 @@ export function chooseProfile(
   throw unknownProfile(files, choice);
 }
 
-export function unknownProfile(files: ConfigFiles, choice: ProfileChoice): UsageError {
+function unknownProfile(files: ConfigFiles, choice: ProfileChoice): UsageError {
   const from =
     choice.origin === "--profile"
       ? "--profile"
@@ -289,7 +289,7 @@ export function unknownProfile(files: ConfigFiles, choice: ProfileChoice): Usage
 }
 
 /** The layers of one profile: project file, user file, then the built-in `local` profile (as a default). */
-export function profileLayers(files: ConfigFiles, name: string | null, env: Env): Layer[] {
+function profileLayers(files: ConfigFiles, name: string | null, env: Env): Layer[] {
   if (name === null) return [];
   const layers: Layer[] = [];
   for (const file of [files.project, files.user]) {
@@ -307,7 +307,7 @@ export function profileLayers(files: ConfigFiles, name: string | null, env: Env)
 }
 
 /** `profiles.prod.baseUrl` (or `cpctl.profiles.prod.baseUrl` in package.json). */
-export function keyPath(file: ConfigFile, profile: string, key: string): string {
+function keyPath(file: ConfigFile, profile: string, key: string): string {
   return `${file.keyPrefix}profiles.${profile}.${key}`;
 }
 
@@ -360,7 +360,7 @@ function fileLayer(file: ConfigFile, profile: string, raw: ProfileValues, env: E
  * or others can read. In a cpctl.config.mjs a value counts as literal when it appears in the
  * file's text (a value computed from process.env does not).
  */
-export function permissionWarnings(files: ConfigFiles): string[] {
+function permissionWarnings(files: ConfigFiles): string[] {
   if (process.platform === "win32") return [];
   const warnings: string[] = [];
   for (const file of [files.user, files.project]) {

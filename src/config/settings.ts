@@ -57,7 +57,7 @@ export interface Settings {
   config?: ConfigFiles;
 }
 
-export const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
+const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
 
 /** The environment's layer (CLI.md's table). */
 export function environmentLayer(env: Readonly<Record<string, string | undefined>>): Layer {

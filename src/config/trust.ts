@@ -62,11 +62,11 @@ export function hostToTrust(value: string): string | null {
 }
 
 /** The host part of an address, as `config set trustedHosts` would take it. */
-export function hostOf(baseUrl: string): string {
+function hostOf(baseUrl: string): string {
   return new URL(baseUrl).host;
 }
 
-export function isTrustedHost(baseUrl: string, entries: readonly string[]): boolean {
+function isTrustedHost(baseUrl: string, entries: readonly string[]): boolean {
   let url: URL;
   try {
     url = new URL(baseUrl);

@@ -4,7 +4,7 @@ import { isUuid } from "../model/enums.js";
 import { isOutputFormat, OUTPUT_FORMATS } from "../output/format.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
 import { envReferences } from "../util/env-references.js";
-import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey } from "./settings.js";
+import { SETTING_KEYS, type SettingKey } from "./settings.js";
 
 export type ProfileValue = string | boolean;
 export type ProfileValues = Partial<Record<SettingKey, ProfileValue>>;
@@ -13,17 +13,13 @@ export function isSettingKey(key: string): key is SettingKey {
   return (SETTING_KEYS as readonly string[]).includes(key);
 }
 
-export function isCredentialKey(key: SettingKey): boolean {
-  return CREDENTIAL_KEYS.includes(key);
-}
-
 /** A key spelled with other case or dashes (`base-url`, `apikey`): the key meant, for "did you mean". */
 export function suggestKey(key: string): SettingKey | undefined {
   const norm = (text: string) => text.toLowerCase().replace(/[-_]/g, "");
   return SETTING_KEYS.find((known) => norm(known) === norm(key));
 }
 
-export { envReferences, isLiteral } from "../util/env-references.js";
+export { isLiteral } from "../util/env-references.js";
 
 /** True when the value names an environment variable with `${env:NAME}`. */
 export function hasEnvReference(value: string): boolean {

@@ -10,7 +10,7 @@ import { OperationError, UsageError } from "../errors.js";
 import type { TrustKey } from "./schema.js";
 import type { SettingKey } from "./settings.js";
 
-export interface WriteResult {
+interface WriteResult {
   /** The file written (the target of a symbolic link, when the user file is one). */
   path: string;
   created: boolean;

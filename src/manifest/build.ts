@@ -14,7 +14,7 @@ import { type DeploymentFile, loadDeploymentFile } from "./file.js";
 import { mergeByName, parseDotenv, secretFromFlag, secretRefFromFlag } from "./secrets.js";
 import { deleteAt, getAt, type Path, parseAssignment, setAt, typedSetValue } from "./set-path.js";
 
-export type BodyKind = "create" | "patch";
+type BodyKind = "create" | "patch";
 
 /** The body-building options shared by create, patch, apply and diff. */
 export interface BodyOptions {

@@ -2,9 +2,9 @@
 // the option definitions of create and patch, the body builder and the completions.
 import { DEPLOYMENT_TYPES, REVISION_SOURCES, SOURCES } from "../model/enums.js";
 
-export type FlagKind = "string" | "uuid" | "boolean" | "integer" | "number" | "enum";
+type FlagKind = "string" | "uuid" | "boolean" | "integer" | "number" | "enum";
 
-export interface FieldFlag {
+interface FieldFlag {
   /** Long flag name without dashes, e.g. "repo-url". */
   flag: string;
   /** Where the value goes in the request body. */

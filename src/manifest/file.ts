@@ -8,7 +8,7 @@ import { formatPath } from "../model/validate.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
 
-export type Path = (string | number)[];
+type Path = (string | number)[];
 
 export interface DeploymentFile {
   /** As shown in messages: the path given, or "stdin". */

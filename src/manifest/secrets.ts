@@ -2,12 +2,12 @@
 // `--secret NAME=VALUE`, `--secrets-file FILE` (dotenv), `--secret-ref NAME=SECRET_NAME:KEY`.
 import { UsageError } from "../errors.js";
 
-export interface SecretValue {
+interface SecretValue {
   name: string;
   value: string;
 }
 
-export interface SecretRef {
+interface SecretRef {
   name: string;
   secret_name: string;
   secret_key: string;

@@ -55,7 +55,7 @@ export function typedSetValue(schema: z.core.$ZodType, path: Path, raw: string):
   return convert(raw, lookup.type, shown);
 }
 
-export function convert(raw: string, type: FieldType, shown: string): unknown {
+function convert(raw: string, type: FieldType, shown: string): unknown {
   const fail = (expected: string): never => {
     // Anything under secrets may be a secret's value: never quoted back.
     const value = shown.startsWith("secrets") ? "(value not shown)" : raw;

@@ -19,7 +19,7 @@ export interface Change {
 type Fields = Record<string, unknown>;
 
 /** The state-bearing parts of a deployment (or of a create request: the state it asks for). */
-export interface ComparableState {
+interface ComparableState {
   source: string;
   source_config: object;
   source_revision_config: object;

@@ -6,7 +6,6 @@ export type Source = (typeof SOURCES)[number];
 
 /** PATCH `revision_source` may not name `external_container` (spec 4.3). */
 export const REVISION_SOURCES = ["gitrepo", "internal_container", "internal_source"] as const;
-export type RevisionSource = (typeof REVISION_SOURCES)[number];
 
 /** Sources the service builds from code; they need `agent_config_path` (spec 2.3). */
 export const BUILDABLE_SOURCES: readonly Source[] = ["gitrepo", "internal_source"];

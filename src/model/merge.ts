@@ -41,7 +41,7 @@ export type DeploymentState = Pick<
   "source" | "source_config" | "source_revision_config" | "secrets" | "secret_references"
 >;
 
-export interface MergeResult {
+interface MergeResult {
   /** The PATCH body: named fields as given, each whole-replaced family merged and complete. */
   body: Record<string, unknown>;
   /** The deployment as the service will hold it after this body (see predictPatched). */
@@ -58,7 +58,7 @@ const RESOURCE_SPEC: Path = ["source_config", "resource_spec"];
 const MAP_FIELDS = new Set(["labels", "annotations"]);
 
 /** A secret as the server may return it when it hides values: nothing cpctl could send back. */
-export function hasNoValue(secret: { value?: unknown }): boolean {
+function hasNoValue(secret: { value?: unknown }): boolean {
   return secret.value == null || secret.value === "" || secret.value === MASK;
 }
 

@@ -20,9 +20,7 @@ export interface FieldType {
   values?: string[];
 }
 
-export type PathLookup =
-  | { ok: true; type: FieldType }
-  | { ok: false; at: (string | number)[]; known: string[] };
+type PathLookup = { ok: true; type: FieldType } | { ok: false; at: (string | number)[]; known: string[] };
 
 interface Def {
   type: string;

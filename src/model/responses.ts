@@ -14,9 +14,9 @@ import { int, nullable, nullish, string } from "./leaves.js";
 import { resourceSpecShape, sourceConfigShape } from "./schemas.js";
 
 /** Output form of ResourceSpec: the service fills the limit defaults. */
-export const ResourceSpec = z.looseObject(resourceSpecShape);
-export const SourceConfig = z.looseObject({ ...sourceConfigShape, resource_spec: nullish(ResourceSpec) });
-export const SourceRevisionConfig = z.looseObject({
+const ResourceSpec = z.looseObject(resourceSpecShape);
+const SourceConfig = z.looseObject({ ...sourceConfigShape, resource_spec: nullish(ResourceSpec) });
+const SourceRevisionConfig = z.looseObject({
   repo_ref: nullish(string),
   agent_config_path: nullish(string),
   image_uri: nullish(string),
@@ -76,7 +76,7 @@ export const UploadUrlResponse = z.looseObject({ upload_url: string, object_path
 // --- Logs (service-facts "Logs": build_logs, deploy_logs) ---
 
 /** `timestamp`: epoch milliseconds or an ISO 8601 string, as the service facts allow (the emulator sends ISO). */
-export const LogEntry = z.looseObject({
+const LogEntry = z.looseObject({
   id: string,
   timestamp: z.union([string, int]),
   level: z.enum(LOG_LEVELS),
@@ -93,11 +93,8 @@ export const ValidationErrorBody = z.looseObject({
 
 // --- Inferred types ---
 
-export type ResourceSpecT = z.infer<typeof ResourceSpec>;
 export type DeploymentT = z.infer<typeof Deployment>;
 export type RevisionT = z.infer<typeof Revision>;
 export type GitIntegrationT = z.infer<typeof GitIntegration>;
 export type ListenerT = z.infer<typeof Listener>;
 export type UploadUrlResponseT = z.infer<typeof UploadUrlResponse>;
-export type LogEntryT = z.infer<typeof LogEntry>;
-export type LogPageT = z.infer<typeof LogPage>;

@@ -289,7 +289,7 @@ const SCALE_PAIRS: [keyof ResourceSpecRequestT, keyof ResourceSpecRequestT][] = 
   ["orchestrator_min_scale", "orchestrator_max_scale"],
 ];
 
-export function checkResourceSpec(issues: FieldIssue[], given: ResourceSpecRequestT): void {
+function checkResourceSpec(issues: FieldIssue[], given: ResourceSpecRequestT): void {
   const loc: Loc = ["source_config", "resource_spec"];
   // Pairs are checked as the service will store them: a default may meet a given value
   // (cpu 4 defaults queue_cpu to 4, which a given queue_cpu_limit of 2 cannot hold).

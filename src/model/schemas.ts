@@ -35,9 +35,9 @@ import {
 
 // --- Kubernetes-shaped sub-objects (spec 2.4) ---
 
-export const LocalObjectReference = z.strictObject({ name: nonEmpty });
+const LocalObjectReference = z.strictObject({ name: nonEmpty });
 
-export const Volume = z.strictObject({
+const Volume = z.strictObject({
   name: dnsLabel,
   configMap: optional(freeForm),
   secret: optional(freeForm),
@@ -49,7 +49,7 @@ export const Volume = z.strictObject({
   csi: optional(freeForm),
 });
 
-export const VolumeMount = z.strictObject({
+const VolumeMount = z.strictObject({
   name: nonEmpty,
   mountPath: nonEmpty,
   subPath: optional(string),
@@ -58,18 +58,18 @@ export const VolumeMount = z.strictObject({
   subPathExpr: optional(string),
 });
 
-export const EnvVar = z.strictObject({
+const EnvVar = z.strictObject({
   name: envVarName,
   value: nullish(string),
   valueFrom: nullish(freeForm),
 });
 
-export const ResourceRequirements = z.strictObject({
+const ResourceRequirements = z.strictObject({
   limits: nullish(stringMap),
   requests: nullish(stringMap),
 });
 
-export const Container = z.strictObject({
+const Container = z.strictObject({
   name: dnsLabel,
   image: nonEmpty,
   imagePullPolicy: optional(z.enum(IMAGE_PULL_POLICIES)),
@@ -138,7 +138,7 @@ export const RESOURCE_SPEC_FIELDS = Object.keys(resourceSpecShape) as (keyof typ
 
 // --- Source configuration (spec 2.2, 2.3) ---
 
-export const ListenerConfig = z.strictObject({
+const ListenerConfig = z.strictObject({
   k8s_namespace: nullish(dnsLabel),
 });
 

@@ -21,7 +21,7 @@ export interface FinishOptions extends WaitFlags {
 }
 
 /** What the change did, for the CI report when there is no wait to tell more. */
-export type ChangeKind = "created" | "started" | "unchanged";
+type ChangeKind = "created" | "started" | "unchanged";
 
 export async function finishChange(
   ctx: Ctx,

@@ -10,7 +10,7 @@ import { visibleLines } from "../output/safe-text.js";
 /** Asks a yes/no question; resolves to the answer, rejects with InterruptedError on Ctrl-C. */
 export type ConfirmPrompt = (ctx: Ctx, message: string) => Promise<boolean>;
 
-export interface GuardOptions {
+interface GuardOptions {
   /** Ask even when the profile does not require confirmation (delete does). */
   always?: boolean;
   /** The question asker; tests inject one. Default: the terminal prompter of src/prompt, answering No unless told. */
@@ -27,7 +27,7 @@ export const CANCELLED_MESSAGE = "cancelled: nothing was changed";
 const confirmedRuns = new WeakSet<Ctx>();
 
 /** Records that the user has confirmed this run's change (see confirmedRuns). */
-export function markConfirmed(ctx: Ctx): void {
+function markConfirmed(ctx: Ctx): void {
   confirmedRuns.add(ctx);
 }
 

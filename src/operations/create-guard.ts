@@ -16,9 +16,9 @@ import { deploymentView } from "../output/views.js";
 import { deploymentsNamed } from "./resolve.js";
 
 /** How long the look-up after Ctrl-C may take, at most (the user is waiting to get out). */
-export const INTERRUPTED_CHECK_MS = 5_000;
+const INTERRUPTED_CHECK_MS = 5_000;
 
-export function isAmbiguousFailure(error: unknown): boolean {
+function isAmbiguousFailure(error: unknown): boolean {
   if (error instanceof NetworkError) return error.mayHaveReachedServer;
   return error instanceof ApiError && error.status >= 500;
 }

@@ -6,7 +6,7 @@ import type { Page } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../model/enums.js";
 
-export type PageFetch<T> = (page: { limit: number; offset: number }) => Promise<Page<T>>;
+type PageFetch<T> = (page: { limit: number; offset: number }) => Promise<Page<T>>;
 
 export async function fetchPage<T>(
   fetch: PageFetch<T>,

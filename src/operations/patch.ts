@@ -26,7 +26,7 @@ export interface PlannedPatch {
   changes: Change[];
 }
 
-export interface PatchOptions extends FinishOptions {
+interface PatchOptions extends FinishOptions {
   dryRun?: boolean;
 }
 

@@ -9,7 +9,7 @@ import type { Change } from "../model/changes.js";
 import { changeAsJson, changeLines, countChanges } from "../output/changes.js";
 import { isMachineFormat } from "../output/format.js";
 
-export interface Preview {
+interface Preview {
   action: "create" | "patch" | "redeploy";
   name: string;
   /** null for a deployment that does not exist yet. */

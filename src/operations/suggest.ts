@@ -26,7 +26,7 @@ export function stateCommand(ctx: Ctx, deploymentId: string): Promise<string> {
 }
 
 /** A word as a POSIX shell reads it back: bare when safe, else in single quotes. */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -8,7 +8,7 @@ import type { Ctx } from "../context.js";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
 import { stateCommand } from "./suggest.js";
 
-export interface ChangeCall {
+interface ChangeCall {
   /** "patch", "delete", "redeploy": as the messages name it. */
   what: string;
   deploymentId: string;

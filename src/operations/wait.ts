@@ -28,7 +28,7 @@ export interface WaitFlags {
 }
 
 /** How many lines of a failed revision's log a wait shows. */
-export const FAILURE_TAIL_LINES = 20;
+const FAILURE_TAIL_LINES = 20;
 
 export async function waitForRevision(
   ctx: Ctx,
@@ -139,7 +139,7 @@ async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedE
  * The command that resumes this wait, for the messages after Ctrl-C and time-outs: it reaches
  * the same deployment from another shell (see suggest.ts), never with a credential in it.
  */
-export function resumeCommand(ctx: Ctx, verdict: WaitVerdict): Promise<string> {
+function resumeCommand(ctx: Ctx, verdict: WaitVerdict): Promise<string> {
   return suggestCommand(ctx, ["deploy", "wait", verdict.deployment_id, "--revision", verdict.revision_id]);
 }
 

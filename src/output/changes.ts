@@ -15,7 +15,7 @@ export interface ChangeStyle {
 }
 
 /** The value as shown in JSON (diff -o json, the JSON preview): masked, never dropped. */
-export function shownValue(change: Change, value: unknown, showSecrets: boolean): unknown {
+function shownValue(change: Change, value: unknown, showSecrets: boolean): unknown {
   if (!change.secret || showSecrets || value == null || value === "") return value;
   return MASK;
 }

@@ -12,7 +12,7 @@ export function isMachineFormat(format: OutputFormat): boolean {
   return format === "json" || format === "ndjson";
 }
 
-export interface ColorInputs {
+interface ColorInputs {
   isTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
   /** false when --no-color was given. */

@@ -20,7 +20,7 @@ export interface View<T> {
   details?: (item: T) => [label: string, value: unknown][];
 }
 
-export interface PrinterOptions {
+interface PrinterOptions {
   format: OutputFormat;
   showSecrets: boolean;
   color: boolean;

@@ -46,7 +46,7 @@ export function requiredFor(source: Source): MissingField[] {
   return fields;
 }
 
-export interface MissingValues {
+interface MissingValues {
   /** Every value that must be given before the body can be sent. */
   fields: MissingField[];
   /** The source, when the body names a known one. */

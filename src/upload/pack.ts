@@ -13,12 +13,12 @@ import { createGzip } from "node:zlib";
 import { endOfArchive, entryHeader, padding } from "./tar.js";
 import { type SourceFile, type WalkOptions, type WalkResult, walkSource } from "./walk.js";
 
-export interface Tarball {
+interface Tarball {
   data: Buffer;
   sha256: string;
 }
 
-export interface PackedDirectory extends Tarball {
+interface PackedDirectory extends Tarball {
   walk: WalkResult;
   /** Content bytes of the files packed, before compression. */
   contentBytes: number;
@@ -41,7 +41,7 @@ export class TooLargeError extends Error {
 /** A local problem with the source: unreadable, changed while packing, not a tarball. */
 export class SourceError extends Error {}
 
-export const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
 /** Packs `root` honouring .gitignore (see walk.ts). Throws TooLargeError past `maxBytes`. */
 export async function packDirectory(
@@ -71,7 +71,7 @@ export async function packDirectory(
 }
 
 /** The uncompressed tar stream of the entries, file contents read as they are needed. */
-export async function* tarStream(entries: readonly SourceFile[]): AsyncGenerator<Buffer> {
+async function* tarStream(entries: readonly SourceFile[]): AsyncGenerator<Buffer> {
   for (const entry of entries) {
     yield entryHeader(entry);
     if (entry.type !== "file") continue;

@@ -5,7 +5,7 @@
 import { gunzipSync } from "node:zlib";
 import { BLOCK } from "./tar.js";
 
-export interface TarHeader {
+interface TarHeader {
   path: string;
   type: string;
   mode: number;
@@ -15,7 +15,7 @@ export interface TarHeader {
   gid: number;
 }
 
-export interface ReadEntry extends TarHeader {
+interface ReadEntry extends TarHeader {
   content: Buffer;
 }
 

@@ -25,8 +25,6 @@ import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { visible } from "../output/safe-text.js";
 
-export const ALWAYS_EXCLUDED = [".git", "node_modules"] as const;
-
 /**
  * Files left out unless `--include-credentials` (gitignore patterns, matched at any depth, files
  * only): environment files, package-registry and other tool credentials, private keys and

@@ -8,7 +8,7 @@ const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** How much of a malformed reference a message quotes: the rest of the string may be a secret. */
 const SHOWN = 40;
 
-export type Interpolated =
+type Interpolated =
   | { ok: true; value: string; variables: string[] }
   | { ok: false; unset: string }
   | { ok: false; malformed: string };

@@ -18,7 +18,7 @@ export interface WaitVerdict {
   elapsed_seconds: number;
 }
 
-export interface WaitSettings {
+interface WaitSettings {
   timeoutMs: number;
   /**
    * Gap between polls, however long the wait has run: the end of a revision is noticed within
@@ -44,7 +44,7 @@ export interface WaitReporter {
   stop(): void;
 }
 
-export const BACKOFF_FACTOR = 1.5;
+const BACKOFF_FACTOR = 1.5;
 export const MAX_INTERVAL_MS = 60_000;
 export const HEARTBEAT_MS = 60_000;
 
@@ -123,7 +123,7 @@ export async function pollRevision(
 }
 
 /** Worth another poll: the network, rate limiting, and server-side failures. */
-export function isTransient(error: unknown): error is Error {
+function isTransient(error: unknown): error is Error {
   if (error instanceof NetworkError) return true;
   return error instanceof ApiError && (error.status === 429 || error.status >= 500);
 }

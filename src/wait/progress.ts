@@ -85,7 +85,7 @@ function tracker(ctx: Ctx) {
   };
 }
 
-export interface LineReporterOptions {
+interface LineReporterOptions {
   /**
    * Also write a heartbeat from a timer, 60 s after the last line, for when the poller is
    * asleep (failures grow its gaps to 60 s, or a Retry-After asks for more). It starts with the first

@@ -10,7 +10,7 @@ import { colorEnabled, isOutputFormat, type OutputFormat } from "../../output/fo
 import { Printer } from "../../output/printer.js";
 import { MASK } from "../../secrets.js";
 
-export interface ConfigState {
+interface ConfigState {
   settings: Settings | null;
   files: ConfigFiles | null;
   locations: ConfigLocations;
@@ -50,7 +50,7 @@ export async function plainPrinter(ctx: Ctx, settings: Settings | null = null): 
 
 /** Keys `config show` and `config get` know: the profile in use, then every setting. */
 export const SHOWN_KEYS = ["profile", ...SETTING_KEYS] as const;
-export type ShownKey = (typeof SHOWN_KEYS)[number];
+type ShownKey = (typeof SHOWN_KEYS)[number];
 
 export function checkShownKey(key: string): ShownKey {
   if ((SHOWN_KEYS as readonly string[]).includes(key)) return key as ShownKey;
