@@ -1,5 +1,9 @@
 // Reading the command line before commander does: which command it names (to load only that
-// command's module, and for messages and CI reports that name it).
+// command's module, and for messages and CI reports that name it), the output format errors
+// should take before settings are known, and `cpctl help CMD`.
+import type { Command } from "@commander-js/extra-typings";
+import type { Env } from "./context.js";
+import { isOutputFormat, type OutputFormat } from "./output/format.js";
 
 /** Global options that take a value: needed to find the command words in argv. */
 export const VALUE_OPTIONS = new Set([
@@ -25,4 +29,61 @@ export function commandWords(argv: readonly string[]): string[] {
     words.push(token);
   }
   return words;
+}
+
+/**
+ * Joins to its flag each value that an option of `command` requires and that starts with "-"
+ * (`--name -V` becomes `--name=-V`). Commander's root program looks through every argument for
+ * its own options, which may come anywhere (`cpctl deploy list -o json`), and so took such a
+ * value for one of them: `cpctl deploy create --name -V` printed the version, `--name -o` ate
+ * the next argument. Joined, the root leaves the value alone and the command reads it as
+ * before.
+ */
+export function joinDashedValues(argv: readonly string[], command: Command): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") {
+      joined.push(...argv.slice(i));
+      break;
+    }
+    // The command's own options, and the global ones that take a value (`--request-timeout --`
+    // took "--" for the end of the options, and the root then read a later -V as --version).
+    const option = command.options.find((o) => o.required && (o.long === token || o.short === token));
+    const long =
+      option?.long ?? (VALUE_OPTIONS.has(token) ? (token === "-o" ? "--output" : token) : undefined);
+    const value = argv[i + 1];
+    if (long && value?.startsWith("-")) {
+      joined.push(`${long}=${value}`);
+      i++;
+    } else {
+      joined.push(token);
+    }
+  }
+  return joined;
+}
+
+/** The output format before settings are resolved, so that early errors use the right shape. */
+export function guessFormat(argv: readonly string[], env: Env): OutputFormat {
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") break;
+    if (token === "--json") return "json";
+    const value =
+      token === "-o" || token === "--output"
+        ? argv[i + 1]
+        : token.startsWith("--output=")
+          ? token.slice(9)
+          : undefined;
+    if (value && isOutputFormat(value)) return value;
+    // Another option's value ("--" included) is not an option.
+    if (VALUE_OPTIONS.has(token)) i++;
+  }
+  const fromEnv = env.CPCTL_OUTPUT;
+  return fromEnv && isOutputFormat(fromEnv) ? fromEnv : "table";
+}
+
+/** `cpctl help [COMMAND...]` is `cpctl [COMMAND...] --help`, as with git and gh. */
+export function withHelpCommand(argv: readonly string[]): string[] {
+  return argv[0] === "help" ? [...argv.slice(1), "--help"] : [...argv];
 }

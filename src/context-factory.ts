@@ -1,6 +1,7 @@
 // Builds a command's context from the process-level dependencies and the global flags.
 // Settings, the API client and the printer are created on first use and then kept.
 import { resolve } from "node:path";
+import type { Command } from "@commander-js/extra-typings";
 import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
 import { loadConfigLayers } from "./config/files.js";
@@ -14,7 +15,7 @@ import {
 import { checkProjectAddress } from "./config/trust.js";
 import type { Clock, Ctx, Env, GlobalFlags } from "./context.js";
 import { CliError, UsageError } from "./errors.js";
-import { type IO, KEY_FILE_LIMIT, readAll, readTextFile } from "./io.js";
+import { type IO, KEY_FILE_LIMIT, readAll, readTextFile, unreadableFile } from "./io.js";
 import { createLogger, NO_PAINT, type Paint } from "./log.js";
 import { colorEnabled, isCi, type OutputFormat } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
@@ -37,6 +38,8 @@ interface ContextDeps {
   secrets: SecretRegistry;
   /** Told the output format once settings are resolved, so errors come out in it. */
   onFormat: (format: OutputFormat) => void;
+  /** See Ctx.commandTree (the program gives it; a context made elsewhere has none). */
+  commandTree?: () => Promise<Command>;
 }
 
 export function createContext(deps: ContextDeps): Ctx {
@@ -66,6 +69,7 @@ export function createContext(deps: ContextDeps): Ctx {
       if (value) deps.secrets.add(value);
     },
     knownSecrets: () => deps.secrets,
+    commandTree: deps.commandTree ?? (() => Promise.reject(new Error("no command tree in this context"))),
     settings: () => {
       settings ??= resolveAll(deps).then((resolved) => {
         for (const secret of [resolved.apiKey, resolved.bearerToken]) if (secret) deps.secrets.add(secret);
@@ -137,9 +141,10 @@ async function readApiKeyFile(path: string, { io, cwd, signal }: ContextDeps): P
     text = path === "-" ? await readAll(io.stdin, options) : await readTextFile(resolve(cwd, path), options);
   } catch (error) {
     if (error instanceof CliError) throw error;
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(
-      `--api-key-file: cannot read ${path} (${reason}); give a readable file holding the key, or - for stdin`,
+    throw unreadableFile(
+      `--api-key-file ${path}`,
+      error,
+      "give a readable file holding the key, or - for stdin",
     );
   }
   const key = text.trim();

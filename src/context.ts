@@ -1,6 +1,7 @@
 // What a command is given to do its work. Everything is created on demand, so a command
 // pays only for what it uses (no config file read for `schema`, no HTTP client for
 // `completion`), and tests build a context around captured streams and a fake clock.
+import type { Command } from "@commander-js/extra-typings";
 import type { ApiClient } from "./api/client.js";
 import type { Settings } from "./config/settings.js";
 import type { IO } from "./io.js";
@@ -54,4 +55,9 @@ export interface Ctx {
   settings(): Promise<Settings>;
   api(): Promise<ApiClient>;
   printer(): Promise<Printer>;
+  /**
+   * Every command with its flags (every command module loaded): for `cpctl completion`. Given
+   * by the program, so that no command imports the program that imports the commands.
+   */
+  commandTree(): Promise<Command>;
 }

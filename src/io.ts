@@ -63,6 +63,26 @@ function formatLimit(bytes: number): string {
   return bytes >= MiB ? `${bytes / MiB} MiB` : `${bytes / 1024} KiB`;
 }
 
+const READ_FAILURES: Record<string, string> = {
+  ENOENT: "no such file",
+  EISDIR: "it is a directory, not a file",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  ELOOP: "too many symbolic links",
+  ENAMETOOLONG: "the path is too long",
+};
+
+/**
+ * A file the user named could not be read: exit 2, in plain words (`-f /tmp: cannot read it (it
+ * is a directory, not a file)`), with what to give instead when the caller says.
+ */
+export function unreadableFile(label: string, error: unknown, instead?: string): UsageError {
+  if (error instanceof UsageError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = (code && READ_FAILURES[code]) ?? code ?? (error as Error).message;
+  return new UsageError(`${label}: cannot read it (${reason})${instead ? `; ${instead}` : ""}`);
+}
+
 /** Reads all of stdin as UTF-8 text, up to the limit. */
 export async function readAll(input: InStream, options: ReadOptions): Promise<string> {
   return (await readBounded(input.stream, options)).toString("utf8");

@@ -417,7 +417,15 @@ function apiErrorOf(
         ? redactText(parsed.text.slice(0, 500), secrets)
         : null;
   const retryAfter = parseRetryAfter(res.headers["retry-after"], nowMs);
-  return new ApiError(res.status, message, body, p.method, p.errorPath, retryAfter);
+  const error = new ApiError(res.status, message, body, p.method, p.errorPath, retryAfter);
+  // A base URL that ends in the API version (`.../v2`) doubles it in every path.
+  const doubled = /^(.*?)\/(v\d+)\/(v\d+)\//.exec(p.url.pathname);
+  if (res.status === 404 && doubled) {
+    error.withHint(
+      `--base-url / CPCTL_BASE_URL ends in /${doubled[2]}, and cpctl adds the version to every path itself: give the address without it (${p.url.origin}${doubled[1]})`,
+    );
+  }
+  return error;
 }
 
 function describeFailure(
@@ -440,6 +448,9 @@ function describeFailure(
       ` to ${p.display}: ${fromBody}`
     );
   }
+  // A bare "Not Found" (no such route) says nothing on its own: which request got it.
+  if (fromBody && status === 404 && /^not found\.?$/i.test(fromBody))
+    return `${p.display}: ${fromBody} (HTTP 404)`;
   if (fromBody) return fromBody;
   const empty = parsed.kind === "empty" ? " with an empty body" : "";
   return (

@@ -2,7 +2,7 @@
 // caFile trusted too, or the proxy transport when HTTP_PROXY/HTTPS_PROXY is set (only then is
 // undici loaded). A run with neither pays for nothing here but two environment look-ups.
 import { UsageError } from "../errors.js";
-import { readTextFile } from "../io.js";
+import { readTextFile, unreadableFile } from "../io.js";
 import { type ProxySettings, proxySettings, shownProxy } from "./proxy-env.js";
 import { nodeTransportWithCa, type Transport } from "./transport.js";
 
@@ -50,10 +50,7 @@ async function trustedAuthorities(choice: TransportChoice): Promise<string[]> {
     try {
       text = await readTextFile(path, { limit: CA_FILE_LIMIT, label, signal: choice.signal });
     } catch (error) {
-      if (error instanceof UsageError) throw error;
-      throw new UsageError(
-        `${label}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      );
+      throw unreadableFile(`${label} ${path}`, error);
     }
     if (!text.includes("-----BEGIN CERTIFICATE-----"))
       throw new UsageError(`${label}: ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);

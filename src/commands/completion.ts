@@ -23,8 +23,7 @@ ${examples(
 )}`,
     ),
   run: async (ctx, [shell]) => {
-    // The root program with every command configured; loaded here only (it is not small).
-    const { commandTree } = await import("../main.js");
-    ctx.io.stdout.write(completionScript(shell, treeFromProgram(await commandTree())));
+    // The root program with every command configured (every command module loaded: only here).
+    ctx.io.stdout.write(completionScript(shell, treeFromProgram(await ctx.commandTree())));
   },
 });

@@ -5,16 +5,32 @@ import { isUuid } from "../model/enums.js";
 import { DURATION_HELP, parseDuration } from "../util/duration.js";
 
 export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const expected =
+    max === Number.MAX_SAFE_INTEGER
+      ? min === Number.MIN_SAFE_INTEGER
+        ? "expected a whole number."
+        : `expected a whole number >= ${min}.`
+      : `expected a whole number from ${min} to ${max}.`;
   return (value: string): number => {
     const n = Number(value);
     if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(
-        max === Number.MAX_SAFE_INTEGER
-          ? `expected a whole number >= ${min}.`
-          : `expected a whole number from ${min} to ${max}.`,
-      );
+      throw new InvalidArgumentError(expected);
     }
     return n;
+  };
+}
+
+/**
+ * One of `values`, whatever its case where that leaves one choice (`--status ready` is READY):
+ * after `.choices(values)`, which still lists them in help and completions.
+ */
+export function oneOf<T extends string>(values: readonly T[]) {
+  return (value: string): T => {
+    const exact = values.find((v) => v === value);
+    if (exact) return exact;
+    const folded = values.filter((v) => v.toLowerCase() === value.toLowerCase());
+    if (folded.length === 1) return folded[0]!;
+    throw new InvalidArgumentError(`expected one of ${values.join(", ")}.`);
   };
 }
 

@@ -3,6 +3,7 @@
 import { isUuid } from "../model/enums.js";
 import { isOutputFormat, OUTPUT_FORMATS } from "../output/format.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
+import { closest } from "../util/did-you-mean.js";
 import { envReferences } from "../util/env-references.js";
 import { SETTING_KEYS, type SettingKey } from "./settings.js";
 
@@ -15,8 +16,7 @@ export function isSettingKey(key: string): key is SettingKey {
 
 /** A key spelled with other case or dashes (`base-url`, `apikey`): the key meant, for "did you mean". */
 export function suggestKey(key: string): SettingKey | undefined {
-  const norm = (text: string) => text.toLowerCase().replace(/[-_]/g, "");
-  return SETTING_KEYS.find((known) => norm(known) === norm(key));
+  return (closest(key.replace(/[-_]/g, ""), SETTING_KEYS) as SettingKey | null) ?? undefined;
 }
 
 export { isLiteral } from "../util/env-references.js";

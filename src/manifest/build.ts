@@ -4,7 +4,7 @@
 import { resolve } from "node:path";
 import type { Ctx } from "../context.js";
 import { CliError, type FieldIssue, UsageError, ValidationError } from "../errors.js";
-import { readTextFile, SECRETS_FILE_LIMIT } from "../io.js";
+import { readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
 import type { DeploymentT } from "../model/responses.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
 import { formatPath } from "../model/validate.js";
@@ -195,9 +195,7 @@ async function secretsFromFile(path: string, ctx: Ctx) {
     });
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw new UsageError(
-      `--secrets-file ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"})`,
-    );
+    throw unreadableFile(`--secrets-file ${path}`, error, "give a dotenv file (NAME=VALUE lines)");
   }
   return parseDotenv(text, path).map(({ line, ...secret }) => ({
     ...secret,

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import type { Env } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
-import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile } from "../io.js";
+import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile, unreadableFile } from "../io.js";
 import { formatPath } from "../model/validate.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
@@ -39,10 +39,7 @@ export async function loadDeploymentFile(
     text = ref === "-" ? await readAll(io.stdin, options) : await readTextFile(resolve(cwd, ref), options);
   } catch (error) {
     if (error instanceof CliError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `-f ${ref}: cannot read the file (${code === "ENOENT" ? "no such file" : (code ?? (error as Error).message)})`,
-    );
+    throw unreadableFile(`-f ${ref}`, error, "give a deployment file, YAML or JSON (- for stdin)");
   }
   const data = await parse(text, name);
   const lines = lineFinder(text);

@@ -3,7 +3,8 @@
 import type * as z from "zod/mini";
 import { UsageError } from "../errors.js";
 import { type FieldType, fieldTypeAt } from "../model/paths.js";
-import { closest, formatPath } from "../model/validate.js";
+import { formatPath } from "../model/validate.js";
+import { closest } from "../util/did-you-mean.js";
 import type { Path } from "../util/object-path.js";
 
 export type { Path } from "../util/object-path.js";

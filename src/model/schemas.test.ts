@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { toJSONSchema } from "zod/mini";
 import type { FieldIssue } from "../errors.js";
+import { closest } from "../util/did-you-mean.js";
 import {
-  closest,
   Deployment,
   DeploymentCreateRequest,
   DeploymentPatchRequest,

@@ -3,6 +3,7 @@
 // starting at "body" as the service's does.
 import type * as z from "zod/mini";
 import type { FieldIssue } from "../errors.js";
+import { closest } from "../util/did-you-mean.js";
 import { SOURCES } from "./enums.js";
 import type { DeploymentT } from "./responses.js";
 import { checkCreateRules, checkPatchRules } from "./rules.js";
@@ -227,29 +228,3 @@ function unwrap(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefine
 }
 
 /** The known key nearest to a mistyped one, if it is near enough to be a typo. */
-export function closest(word: string, candidates: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best !== null && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : null;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const saved = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = saved;
-    }
-  }
-  return row[b.length]!;
-}

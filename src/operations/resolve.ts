@@ -8,15 +8,23 @@ import type { DeploymentT } from "../model/responses.js";
 
 /** The deployment's ID, fetching only what is needed to know it. */
 export async function resolveDeploymentId(ctx: Ctx, ref: string): Promise<string> {
+  refuseEmpty(ref);
   if (isUuid(ref)) return ref;
   return (await findByName(ctx, ref)).id;
 }
 
 /** The whole deployment, by ID or by name. */
 export async function resolveDeployment(ctx: Ctx, ref: string): Promise<DeploymentT> {
+  refuseEmpty(ref);
   if (isUuid(ref)) return getDeployment(await ctx.api(), ref);
   // The list already returns whole deployments: no second request.
   return findByName(ctx, ref);
+}
+
+/** `deploy get ""` (an unset shell variable, say) names nothing: a usage error, not "not found". */
+function refuseEmpty(ref: string): void {
+  if (ref.trim() === "")
+    throw new UsageError("the deployment argument is empty: give a deployment ID or its exact name");
 }
 
 async function findByName(ctx: Ctx, name: string): Promise<DeploymentT> {

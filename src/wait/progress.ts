@@ -13,13 +13,17 @@ import { visible } from "../output/safe-text.js";
 import { formatDuration } from "../util/duration.js";
 import { HEARTBEAT_MS, type WaitReporter } from "./poll.js";
 
+/**
+ * A spinner on a terminal; anywhere else (a CI job that gives its steps a terminal included:
+ * it keeps a log) lines and heartbeats, not spinner frames (ora's own rule too).
+ */
+export function showsSpinner(ctx: Ctx): boolean {
+  return Boolean(ctx.io.stderr.isTTY && ctx.io.stderr.stream && ctx.env.TERM !== "dumb" && !isCi(ctx.env));
+}
+
 export async function createReporter(ctx: Ctx, revisionId: string): Promise<WaitReporter> {
   const stream = ctx.io.stderr.stream;
-  // A CI job that gives its steps a terminal still keeps a log: it gets lines and heartbeats,
-  // not spinner frames (ora's own rule too).
-  if (ctx.io.stderr.isTTY && stream && ctx.env.TERM !== "dumb" && !isCi(ctx.env)) {
-    return spinnerReporter(ctx, revisionId, stream);
-  }
+  if (showsSpinner(ctx) && stream) return spinnerReporter(ctx, revisionId, stream);
   return folded(ctx, `Waiting for revision ${revisionId}`, lineReporter(ctx, revisionId));
 }
 

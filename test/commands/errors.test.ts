@@ -188,7 +188,9 @@ describe("error classes", () => {
     // The short flag of a command's own option too.
     const file = await runCli(["deploy", "create", "--dry-run", "-f", "-V", "-o", "json"]);
     expect(file.code).toBe(2);
-    expect(jsonError(file.stderr).message).toBe("-f -V: cannot read the file (no such file)");
+    expect(jsonError(file.stderr).message).toBe(
+      "-f -V: cannot read it (no such file); give a deployment file, YAML or JSON (- for stdin)",
+    );
   });
 
   it("a global option's value that is `--` or looks like an option is its value (found by the fuzz test)", async () => {
@@ -209,6 +211,6 @@ describe("error classes", () => {
     expect(jsonError(r.stderr).message).toContain("--request-timeout: '--' is not a duration");
     const output = await runCli(["deploy", "list", "-o", "-V"]);
     expect(output.code).toBe(2);
-    expect(output.stderr).toContain("'-V' is invalid");
+    expect(output.stderr).toContain("--output '-V': expected one of");
   });
 });

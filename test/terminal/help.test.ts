@@ -5,7 +5,7 @@ import { type CommandUnknownOpts, Help } from "@commander-js/extra-typings";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { COMMANDS } from "../../src/commands/registry.js";
 import { helpHeading } from "../../src/help.js";
-import { commandTree } from "../../src/main.js";
+import { commandTree } from "../../src/program.js";
 import { runCli } from "../helpers/run-cli.js";
 
 const squash = (text: string) => text.replace(/\s+/g, " ").trim();

@@ -57,6 +57,9 @@ describe("deploy wait on a terminal", () => {
     expect(plain(output)).not.toMatch(/^\d{4}-\d\d-\d\dT/m);
     // On a terminal the symbol is coloured.
     expect(output).toMatch(/\x1b\[32m✔/);
+    // The result is said once: the spinner's last line, not again as a table on stdout.
+    expect(plain(output)).not.toMatch(/RESULT/);
+    expect(plain(output).match(/DEPLOYED/g)).toHaveLength(1);
   });
 
   test("Ctrl-C stops the spinner cleanly, exits 130 and prints the command that resumes the wait", async () => {

@@ -3,7 +3,7 @@
 import { type Command, Option } from "@commander-js/extra-typings";
 import type { BodyOptions } from "../../manifest/build.js";
 import { FIELD_FLAGS } from "../../manifest/fields.js";
-import { collect, finiteNumber, integerIn, uuid } from "../parsers.js";
+import { collect, finiteNumber, integerIn, oneOf, uuid } from "../parsers.js";
 
 const anyInteger = integerIn(Number.MIN_SAFE_INTEGER);
 
@@ -26,7 +26,7 @@ export function addFieldOptions<C extends AnyCommand>(command: C, kind: "create"
       continue;
     }
     const option = new Option(`--${field.flag} ${placeholder}`, field.description);
-    if (field.kind === "enum") option.choices(field.values as string[]);
+    if (field.kind === "enum") option.choices(field.values as string[]).argParser(oneOf(field.values ?? []));
     if (field.kind === "uuid") option.argParser(uuid);
     if (field.kind === "integer") option.argParser(anyInteger);
     if (field.kind === "number") option.argParser(finiteNumber);

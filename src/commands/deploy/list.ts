@@ -12,7 +12,7 @@ import type { DeploymentT } from "../../model/responses.js";
 import { latestRevisionStatuses } from "../../operations/latest-status.js";
 import { fetchPage, sayMoreExist } from "../../operations/page.js";
 import { deploymentListView, deploymentView } from "../../output/views.js";
-import { booleanWord, examples, integerIn, uuidList } from "../parsers.js";
+import { booleanWord, examples, integerIn, oneOf, uuidList } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 
 export default defineCommand({
@@ -21,10 +21,14 @@ export default defineCommand({
       .option("--name <name>", "only the deployment with exactly this name")
       .option("--name-contains <text>", "only deployments whose name contains this text")
       .addOption(
-        new Option("--status <status>", "only deployments in this status").choices(DEPLOYMENT_STATUSES),
+        new Option("--status <status>", "only deployments in this status")
+          .choices(DEPLOYMENT_STATUSES)
+          .argParser(oneOf(DEPLOYMENT_STATUSES)),
       )
       .addOption(
-        new Option("--deployment-type <type>", "only this deployment type").choices(DEPLOYMENT_TYPES),
+        new Option("--deployment-type <type>", "only this deployment type")
+          .choices(DEPLOYMENT_TYPES)
+          .argParser(oneOf(DEPLOYMENT_TYPES)),
       )
       .option(
         "--remote-reconciled <bool>",

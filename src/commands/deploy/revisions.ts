@@ -5,14 +5,18 @@ import { LIST_LIMIT_MAX, LIST_LIMIT_MIN, REVISION_STATUSES } from "../../model/e
 import { fetchPage, sayMoreExist } from "../../operations/page.js";
 import { resolveDeployment, resolveDeploymentId } from "../../operations/resolve.js";
 import { revisionListView, revisionView } from "../../output/views.js";
-import { examples, integerIn } from "../parsers.js";
+import { examples, integerIn, oneOf } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 
 export default defineCommand({
   configure: (command) =>
     command
       .argument("<deployment>", "deployment ID, or its exact name")
-      .addOption(new Option("--status <status>", "only revisions in this status").choices(REVISION_STATUSES))
+      .addOption(
+        new Option("--status <status>", "only revisions in this status")
+          .choices(REVISION_STATUSES)
+          .argParser(oneOf(REVISION_STATUSES)),
+      )
       .option(
         "--limit <n>",
         `page size, ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX} (the server's default when not given)`,

@@ -9,6 +9,7 @@ import { assertDeployed, waitForRevision } from "../../operations/wait.js";
 import type { View } from "../../output/printer.js";
 import { formatDuration } from "../../util/duration.js";
 import type { WaitVerdict } from "../../wait/poll.js";
+import { showsSpinner } from "../../wait/progress.js";
 import { examples, uuid } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { dotenvReportOption, intervalOption, logsOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
@@ -51,7 +52,10 @@ export default defineCommand({
     const deploymentId = deployment?.id ?? (await resolveDeploymentId(ctx, ref));
     if (!revisionId) throw new OperationError(`deployment ${ref} has no revision to wait for`, "no_revision");
     const verdict = await waitForRevision(ctx, { deploymentId, revisionId }, options);
-    await (await ctx.printer()).item(verdict, verdictView);
+    const printer = await ctx.printer();
+    // On a terminal the spinner's last line already said it (revision, status, time): once is enough.
+    const saidBySpinner = printer.options.format === "table" && ctx.io.stdout.isTTY && showsSpinner(ctx);
+    if (!saidBySpinner) await printer.item(verdict, verdictView);
     let failure: unknown;
     try {
       await assertDeployed(ctx, verdict);

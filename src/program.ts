@@ -1,0 +1,125 @@
+// The commander program: the global options, a command for every registry entry (only the
+// one being run has its module loaded and its handler wired), and the whole tree for the
+// completion scripts and the help checks.
+import { Command, Option } from "@commander-js/extra-typings";
+import { commandWords } from "./argv.js";
+import { oneOf } from "./commands/parsers.js";
+import { COMMANDS, type CommandEntry, findEntry, GROUPS } from "./commands/registry.js";
+import type { GlobalFlags } from "./context.js";
+import { createContext, type SecretRegistry } from "./context-factory.js";
+import { GLOBAL_OPTIONS_HINT, rootHelpCommands, rootHelpFooter } from "./help.js";
+import type { RunDeps } from "./main.js";
+import { OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
+import { VERSION } from "./version.js";
+
+/** The program, and the command argv names (its module loaded and its handler wired), if any. */
+export async function buildProgram(
+  deps: RunDeps,
+  secrets: SecretRegistry,
+  onFormat: (format: OutputFormat) => void,
+  configureAll = false,
+): Promise<{ program: Command; matched: Command | undefined }> {
+  const program = new Command("cpctl")
+    .description("Manage agent-server deployments through the deployment control plane API.")
+    .version(VERSION, "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .option("--profile <name>", "profile from the config file (env CPCTL_PROFILE)")
+    .option("--base-url <url>", "control plane address (env CPCTL_BASE_URL)")
+    .option("--tenant-id <uuid>", "tenant ID, sent in the tenant header (env CPCTL_TENANT_ID)")
+    .option(
+      "--api-key-file <path>",
+      "read the API key from a file (at most 8 KiB), or - for stdin (env CPCTL_API_KEY holds a key)",
+    )
+    .addOption(
+      new Option("-o, --output <format>", "output format (env CPCTL_OUTPUT; default: table)")
+        .choices(OUTPUT_FORMATS)
+        .argParser(oneOf(OUTPUT_FORMATS)),
+    )
+    .option("--json", "same as -o json")
+    .option("--show-secrets", "print secret values instead of ****")
+    .option("--no-color", "no colour (also NO_COLOR, TERM=dumb)")
+    .option("--no-input", "never prompt; a missing value is an error (also when CI is set)")
+    .option("-y, --yes", "confirm mutations without asking")
+    .option("--debug", "HTTP trace on stderr, credentials and secret values redacted (env CPCTL_DEBUG=1)")
+    .option("--request-timeout <duration>", "timeout of each HTTP request, e.g. 500ms, 30s, 2m", "30s")
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => deps.io.stdout.write(text),
+      writeErr: (text) => deps.io.stderr.write(text),
+      // Commander's own errors are reported by reportCommanderError, in the CLI's format.
+      outputError: () => {},
+    })
+    .addHelpText("after", rootHelpFooter)
+    // `cpctl help CMD` would show CMD's help without its flags (its module is not loaded):
+    // `cpctl CMD --help` is the one way, and the root lists every command itself.
+    .helpCommand(false)
+    .configureHelp({ sortSubcommands: false, visibleCommands: rootHelpCommands });
+
+  const matchedEntry = findEntry(commandWords(deps.argv));
+  let matched: Command | undefined;
+
+  for (const group of GROUPS) {
+    program.addCommand(
+      configureParent(new Command(group.name).description(group.summary), deps).helpCommand(false),
+    );
+  }
+  for (const entry of COMMANDS) {
+    const parent =
+      entry.path.length === 2
+        ? (program.commands.find((c) => c.name() === entry.path[0]) as Command)
+        : program;
+    const command = configureParent(new Command(entry.path.at(-1)!).description(entry.summary), deps);
+    command.addHelpText("afterAll", GLOBAL_OPTIONS_HINT);
+    parent.addCommand(command);
+    if (entry === matchedEntry) {
+      await attach(command, entry, program, deps, secrets, onFormat);
+      matched = command;
+    } else if (configureAll) (await entry.load()).default.configure(command);
+  }
+  return { program, matched };
+}
+
+/**
+ * The whole command tree with every command's flags and arguments, for the completion
+ * scripts and the help checks. It loads every command module: never on a command's path.
+ */
+export async function commandTree(): Promise<Command> {
+  const sink = { write: () => {}, isTTY: false };
+  const deps = {
+    argv: [],
+    io: { stdout: sink, stderr: sink, stdin: { isTTY: false } },
+  } as unknown as RunDeps;
+  return (await buildProgram(deps, new Set(), () => {}, true)).program;
+}
+
+/** Subcommands inherit the root's error handling and output routing. */
+function configureParent(command: Command, deps: RunDeps): Command {
+  return command
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => deps.io.stdout.write(text),
+      writeErr: (text) => deps.io.stderr.write(text),
+      outputError: () => {},
+    })
+    .showSuggestionAfterError(true);
+}
+
+/** Loads the matched command's module and wires its handler. */
+async function attach(
+  command: Command,
+  entry: CommandEntry,
+  program: Command,
+  deps: RunDeps,
+  secrets: SecretRegistry,
+  onFormat: (format: OutputFormat) => void,
+): Promise<void> {
+  const { default: spec } = await entry.load();
+  spec.configure(command);
+  command.action(async (...params: unknown[]) => {
+    const options = params.at(-2) as Record<string, unknown>;
+    const flags = program.opts() as GlobalFlags;
+    const ctx = createContext({ ...deps, flags, secrets, onFormat, commandTree });
+    await spec.run(ctx, params.slice(0, -2), options);
+  });
+}

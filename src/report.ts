@@ -1,0 +1,141 @@
+// Every error as a message and an exit code, in one place: the CLI's typed errors, commander's
+// own (an unknown command gets a "did you mean", a bad flag value plain words, every bad flag
+// value at once), and a bug of ours (no stack unless --debug). Secrets never reach stderr.
+import type { Command, CommanderError } from "@commander-js/extra-typings";
+import { commandWords } from "./argv.js";
+import { errorAnnotation, onGitHubActions } from "./ci/detect.js";
+import type { SecretRegistry } from "./context-factory.js";
+import { CliError, UsageError } from "./errors.js";
+import { exitCodeOf } from "./exit-codes.js";
+import type { RunDeps } from "./main.js";
+import { jsonText } from "./output/encode.js";
+import { isMachineFormat, type OutputFormat } from "./output/format.js";
+import { visibleLines } from "./output/safe-text.js";
+import { createRedactor, MASK, maskSecretValues } from "./secrets.js";
+import { closest } from "./util/did-you-mean.js";
+
+/** A GitHub Actions annotation for the failure (CLI.md "In CI"), secrets redacted as in every message. */
+function annotate(error: unknown, deps: RunDeps, secrets: SecretRegistry): void {
+  const words = commandWords(deps.argv).join(" ");
+  const message = error instanceof CliError ? [error.message, ...error.hints].join("\n") : String(error);
+  const redacted = createRedactor(secrets, { marker: MASK, minLength: 4 })(message);
+  deps.io.stderr.write(errorAnnotation(`cpctl${words ? ` ${words}` : ""} failed`, visibleLines(redacted)));
+}
+
+export function reportCommanderError(
+  error: CommanderError,
+  deps: RunDeps,
+  format: OutputFormat,
+  built?: { program: Command; matched: Command | undefined },
+): number {
+  // Help and version were printed on stdout; they are successes.
+  if (
+    error.code === "commander.helpDisplayed" ||
+    error.code === "commander.version" ||
+    error.code === "commander.help"
+  ) {
+    return 0;
+  }
+  if (error.code === "commander.executeSubCommandAsync") return error.exitCode;
+  const usage =
+    error.code === "commander.unknownCommand" && built
+      ? unknownCommand(deps.argv, built.program)
+      : error.code === "commander.invalidArgument" && built
+        ? badOptionValues(error, deps.argv, built)
+        : new UsageError(error.message.replace(/^error: /, ""));
+  // A group run without a subcommand prints its help on stderr: a usage error.
+  return report(usage.withHint("Run with --help for usage."), deps, format, new Set());
+}
+
+/** `cpctl deploi`: the command nearest what was typed, at the level it was typed at. */
+function unknownCommand(argv: readonly string[], program: Command): UsageError {
+  const [first = "", second = ""] = commandWords(argv);
+  const group = program.commands.find((command) => command.name() === first);
+  const [typed, candidates, prefix] = group
+    ? [second, group.commands.map((command) => command.name()), `${first} `]
+    : [first, [...program.commands.map((command) => command.name()), "help"], ""];
+  const near = closest(typed, candidates);
+  return new UsageError(
+    `unknown command '${prefix}${typed}'${near ? `; did you mean '${prefix}${near}'?` : ""}`,
+  );
+}
+
+/**
+ * A flag value its parser refused, in plain words (`--memory-mb 'abc': expected a whole
+ * number`), and every other refused value of the line with it: commander stops at the first.
+ */
+function badOptionValues(
+  error: CommanderError,
+  argv: readonly string[],
+  built: { program: Command; matched: Command | undefined },
+): UsageError {
+  const options = [...(built.matched?.options ?? []), ...built.program.options];
+  const problems: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") break;
+    const eq = token.startsWith("--") ? token.indexOf("=") : -1;
+    const flag = eq > 0 ? token.slice(0, eq) : token;
+    const option = options.find((o) => o.long === flag || o.short === flag);
+    if (!option || !(option.required || option.optional) || !option.parseArg) continue;
+    const value = eq > 0 ? token.slice(eq + 1) : argv[++i];
+    if (value === undefined) continue;
+    try {
+      option.parseArg(value, undefined as never);
+    } catch (refusal) {
+      problems.push(`${option.long ?? flag} '${value}': ${plainReason((refusal as Error).message)}`);
+    }
+  }
+  if (problems.length === 0) return new UsageError(error.message.replace(/^error: /, ""));
+  return new UsageError(problems.join("\n"));
+}
+
+/** Commander's "Allowed choices are A, B." as "expected one of A, B"; a parser's own words as they are. */
+function plainReason(message: string): string {
+  const text = message.replace(/\.$/, "");
+  const choices = /^Allowed choices are (.*)$/.exec(text);
+  return choices ? `expected one of ${choices[1]}` : text;
+}
+
+export function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: SecretRegistry): number {
+  const code = exitCodeOf(error);
+  if (error instanceof CliError && error.quiet) return code;
+  if (onGitHubActions(deps.env)) annotate(error, deps, secrets);
+  // Last net: any credential or secret value this run handled, wherever a message (even one
+  // quoted back by a server) would show it. Values of 4 characters or more: a user's own
+  // short secret is still one, and error messages are few enough not to be garbled.
+  const redact = createRedactor(secrets, { marker: MASK, minLength: 4 });
+  // A message may quote a server or a file: on a terminal its control characters are shown,
+  // never acted on; the JSON error object escapes them (output/safe-text.ts, output/encode.ts).
+  const text = (message: string) => visibleLines(redact(message));
+  const json = (body: unknown) => jsonText(maskSecretValues(body, redact));
+  const stderr = deps.io.stderr;
+  if (!(error instanceof CliError)) {
+    // A bug of ours: say so plainly; the stack only with --debug.
+    const message = error instanceof Error ? error.message : String(error);
+    const debug = deps.argv.includes("--debug") || deps.env.CPCTL_DEBUG === "1";
+    if (isMachineFormat(format)) {
+      stderr.write(`${json({ error: { code: "internal", status: null, message, details: null } })}\n`);
+    } else {
+      stderr.write(`error: internal error: ${text(message)}\n`);
+      stderr.write(
+        debug && error instanceof Error && error.stack
+          ? `${text(error.stack)}\n`
+          : "Run again with --debug for details, and report it if it persists.\n",
+      );
+    }
+    return code;
+  }
+  if (isMachineFormat(format)) {
+    // The shape is fixed by CLI.md; hints (such as the command that resumes a wait) join the message.
+    const message = [error.message, ...error.hints].join("\n");
+    const body = {
+      error: { code: error.code, status: error.status, message, details: error.details ?? null },
+    };
+    stderr.write(`${json(body)}\n`);
+  } else {
+    stderr.write(`error: ${text(error.message)}\n`);
+    for (const hint of error.hints) stderr.write(`${text(hint)}\n`);
+  }
+  return code;
+}
