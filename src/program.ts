@@ -2,7 +2,7 @@
 // one being run has its module loaded and its handler wired), and the whole tree for the
 // completion scripts and the help checks.
 import { Command, Option } from "@commander-js/extra-typings";
-import { commandWords } from "./argv.js";
+import { commandWords, joinDashedValues } from "./argv.js";
 import { oneOf } from "./commands/parsers.js";
 import { COMMANDS, type CommandEntry, findEntry, GROUPS } from "./commands/registry.js";
 import type { GlobalFlags } from "./context.js";
@@ -13,11 +13,20 @@ import { OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
 import { VERSION } from "./version.js";
 
 /** The program, and the command argv names (its module loaded and its handler wired), if any. */
+/** What a command line parses to: the command's arguments and options, and the global flags. */
+export interface Parsed {
+  args: unknown[];
+  options: Record<string, unknown>;
+  flags: GlobalFlags;
+}
+
 export async function buildProgram(
   deps: RunDeps,
   secrets: SecretRegistry,
   onFormat: (format: OutputFormat) => void,
   configureAll = false,
+  /** Instead of running the command, hand what was parsed here (parseOnly). */
+  capture?: (parsed: Parsed) => void,
 ): Promise<{ program: Command; matched: Command | undefined }> {
   const program = new Command("cpctl")
     .description("Manage agent-server deployments through the deployment control plane API.")
@@ -73,7 +82,7 @@ export async function buildProgram(
     command.addHelpText("afterAll", GLOBAL_OPTIONS_HINT);
     parent.addCommand(command);
     if (entry === matchedEntry) {
-      await attach(command, entry, program, deps, secrets, onFormat);
+      await attach(command, entry, program, deps, secrets, onFormat, capture);
       matched = command;
     } else if (configureAll) (await entry.load()).default.configure(command);
   }
@@ -113,13 +122,36 @@ async function attach(
   deps: RunDeps,
   secrets: SecretRegistry,
   onFormat: (format: OutputFormat) => void,
+  capture?: (parsed: Parsed) => void,
 ): Promise<void> {
   const { default: spec } = await entry.load();
   spec.configure(command);
   command.action(async (...params: unknown[]) => {
     const options = params.at(-2) as Record<string, unknown>;
     const flags = program.opts() as GlobalFlags;
+    if (capture) return capture({ args: params.slice(0, -2), options, flags });
     const ctx = createContext({ ...deps, flags, secrets, onFormat, commandTree });
     await spec.run(ctx, params.slice(0, -2), options);
   });
+}
+
+/**
+ * The seam for testing flag parsing with no server, no context and nothing run (as gh's
+ * `runF`): what a command line parses to, through the same program, parsers and argv
+ * pre-parsing as `run`. A usage error rejects as commander reports it.
+ */
+export async function parseOnly(argv: string[]): Promise<Parsed> {
+  const sink = { write: () => {}, isTTY: false };
+  const deps = {
+    argv,
+    io: { stdout: sink, stderr: sink, stdin: { isTTY: false } },
+    env: {},
+  } as unknown as RunDeps;
+  let parsed: Parsed | undefined;
+  const { program, matched } = await buildProgram(deps, new Set(), () => {}, false, (p) => {
+    parsed = p;
+  });
+  await program.parseAsync(matched ? joinDashedValues(argv, matched) : argv, { from: "user" });
+  if (!parsed) throw new Error(`no command ran: ${argv.join(" ")}`);
+  return parsed;
 }

@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import type { PatchRequest } from "../../model/schemas.js";
 import { finishChange } from "../../operations/after-change.js";
+import { createWithPreview } from "../../operations/create.js";
 import { patchWithPreview } from "../../operations/patch.js";
 import {
   type FilePlan,
@@ -12,7 +13,7 @@ import {
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
-import { type CreateOptions, sendCreate } from "./create.js";
+import type { CreateOptions } from "./create.js";
 import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
 
 export default defineCommand({
@@ -36,14 +37,14 @@ it instead. Run \`cpctl deploy diff -f FILE\` to see the plan.${WAIT_HELP}${exam
       )}`,
     ),
   run: async (ctx, _args, options) => {
-    const opts = options as unknown as CreateOptions;
+    const opts = options;
     const planned = await planFromFile(ctx, opts);
     if (!planned.current) {
       ctx.log.info(
         `no deployment is named ${JSON.stringify(planned.desired.name)}: ${opts.dryRun ? "would create" : "creating"} it`,
       );
       try {
-        await sendCreate(ctx, planned.desired, opts, planned.plan.changes);
+        await createWithPreview(ctx, planned.desired, opts, planned.plan.changes);
         return;
       } catch (error) {
         // Two applies of a new deployment race: the loser's create is refused (names are

@@ -1,6 +1,6 @@
 // The body flags of create, patch, apply and diff, generated from the field table so that a
 // flag, its parser and its path in the body are written once (src/manifest/fields.ts).
-import { type Command, Option } from "@commander-js/extra-typings";
+import { type Command, Option, type OptionValues } from "@commander-js/extra-typings";
 import type { BodyOptions } from "../../manifest/build.js";
 import { FIELD_FLAGS } from "../../manifest/fields.js";
 import { collect, finiteNumber, integerIn, oneOf, uuid } from "../parsers.js";
@@ -8,10 +8,29 @@ import { collect, finiteNumber, integerIn, oneOf, uuid } from "../parsers.js";
 const anyInteger = integerIn(Number.MIN_SAFE_INTEGER);
 
 // biome-ignore lint/suspicious/noExplicitAny: any typed commander command
-type AnyCommand = Command<any, any, any>;
+export type AnyCommand = Command<any, any, any>;
+
+/**
+ * The command with these options added to what it parses. Commander's typings follow
+ * `.option()` calls written out; these helpers add options in a loop or on the caller's
+ * behalf, so they say what they add here, once, and the commands' handlers get typed options.
+ */
+export type WithOptions<C, O extends OptionValues> =
+  C extends Command<infer A, infer P, infer G> ? Command<A, P & O, G> : never;
+
+/** The one place the helpers' promise is taken on trust: they added exactly `O`. */
+export function added<C extends AnyCommand, O extends OptionValues>(command: C): WithOptions<C, O> {
+  return command as unknown as WithOptions<C, O>;
+}
+
+/** What the field flags parse to: read back by name (manifest/build.ts), typed by the field table. */
+type FieldOptionValues = { [attribute: string]: unknown };
 
 /** Adds the field flags; they are read back by name (see manifest/build.ts), not by inferred type. */
-export function addFieldOptions<C extends AnyCommand>(command: C, kind: "create" | "patch"): C {
+export function addFieldOptions<C extends AnyCommand>(
+  command: C,
+  kind: "create" | "patch",
+): WithOptions<C, FieldOptionValues> {
   for (const field of FIELD_FLAGS) {
     if (!field.on.includes(kind)) continue;
     const placeholder =
@@ -32,21 +51,26 @@ export function addFieldOptions<C extends AnyCommand>(command: C, kind: "create"
     if (field.kind === "number") option.argParser(finiteNumber);
     command.addOption(option as Option);
   }
-  return command;
+  return added<C, FieldOptionValues>(command);
 }
 
-export function addFileOption<C extends AnyCommand>(command: C, required = false): C {
+export function addFileOption<C extends AnyCommand>(
+  command: C,
+  required = false,
+): WithOptions<C, { file?: string }> {
   const option = new Option(
     "-f, --file <file>",
     "deployment file, YAML or JSON (- for stdin); flags override its values",
   );
   if (required) option.makeOptionMandatory();
   command.addOption(option as Option);
-  return command;
+  return added<C, { file?: string }>(command);
 }
 
 /** --set and the secret flags. */
-export function addExtraBodyOptions<C extends AnyCommand>(command: C): C {
+export function addExtraBodyOptions<C extends AnyCommand>(
+  command: C,
+): WithOptions<C, Pick<BodyOptions, "set" | "secret" | "secretsFile" | "secretRef" | "allowEmptySecrets">> {
   command
     .option(
       "--set <path=value>",
@@ -68,11 +92,13 @@ export function addExtraBodyOptions<C extends AnyCommand>(command: C): C {
       "--allow-empty-secrets",
       "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')",
     );
-  return command;
+  return added<C, Pick<BodyOptions, "set" | "secret" | "secretsFile" | "secretRef" | "allowEmptySecrets">>(
+    command,
+  );
 }
 
 /** How a patch treats what it does not name (CLI.md "Changing part of a deployment"). */
-export function addMergeOptions<C extends AnyCommand>(command: C): C {
+export function addMergeOptions<C extends AnyCommand>(command: C): WithOptions<C, MergeOptions> {
   command
     .option("--unset-secret <name>", "remove this secret (repeatable); the others stay", collect)
     .option(
@@ -86,17 +112,17 @@ export function addMergeOptions<C extends AnyCommand>(command: C): C {
       "--replace-resource-spec",
       "the resource fields given are the whole resource_spec: every other field is removed",
     );
-  return command;
+  return added<C, MergeOptions>(command);
 }
 
 /** The options addMergeOptions adds. */
-export interface MergeOptions {
+export type MergeOptions = {
   unsetSecret?: string[];
   unsetSecretRef?: string[];
   replaceSecrets?: boolean;
   replaceSecretRefs?: boolean;
   replaceResourceSpec?: boolean;
-}
+};
 
 /** What create, patch, apply and upload --patch are given: the body flags, --dry-run and the wait flags. */
 export interface MutationOptions extends BodyOptions {

@@ -7,7 +7,6 @@ import { visible } from "../../output/safe-text.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
-import type { CreateOptions } from "./create.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -23,7 +22,7 @@ export default defineCommand({
         )}`,
       ),
   run: async (ctx, _args, options) => {
-    const { desired, current, plan } = await planFromFile(ctx, options as unknown as CreateOptions);
+    const { desired, current, plan } = await planFromFile(ctx, options);
     const printer = await ctx.printer();
     const showSecrets = Boolean(ctx.flags.showSecrets);
     const report = {

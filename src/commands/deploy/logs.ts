@@ -73,7 +73,7 @@ a build log ends by itself when its revision has finished (exit 0).${examples(
         )}`,
       ),
   run: async (ctx, [ref], options) => {
-    await runLogs(ctx, ref, options as LogsOptions);
+    await runLogs(ctx, ref, options);
   },
 });
 

@@ -59,7 +59,7 @@ merge rather than write back what it cannot see: give the whole set with --repla
       )}`,
     ),
   run: async (ctx, [ref], options) => {
-    await runPatch(ctx, await resolveDeployment(ctx, ref), options as unknown as PatchCommandOptions);
+    await runPatch(ctx, await resolveDeployment(ctx, ref), options);
   },
 });
 

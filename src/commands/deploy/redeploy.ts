@@ -1,5 +1,5 @@
 import { OperationError } from "../../errors.js";
-import { type RedeployOptions, redeployWithPreview, revisionOf } from "../../operations/redeploy.js";
+import { redeployWithPreview, revisionOf } from "../../operations/redeploy.js";
 import { resolveDeployment } from "../../operations/resolve.js";
 import { examples, uuid } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -21,7 +21,7 @@ revisions. Prints the deployment (-o json: the Deployment object) and, with --wa
 the new revision.${WAIT_HELP}${examples("cpctl deploy redeploy my-agent --wait", "cpctl deploy redeploy my-agent --revision 0b7f3c1e-...")}`,
     ),
   run: async (ctx, [ref], options) => {
-    const opts = options as RedeployOptions & { revision?: string };
+    const opts = options;
     const deployment = await resolveDeployment(ctx, ref);
     const revisionId = opts.revision ?? deployment.latest_revision_id;
     if (!revisionId)

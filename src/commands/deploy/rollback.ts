@@ -1,9 +1,4 @@
-import {
-  type RedeployOptions,
-  redeployWithPreview,
-  revisionOf,
-  rollbackTarget,
-} from "../../operations/redeploy.js";
+import { redeployWithPreview, revisionOf, rollbackTarget } from "../../operations/redeploy.js";
 import { resolveDeployment } from "../../operations/resolve.js";
 import { examples, uuid } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -33,7 +28,7 @@ deployment (-o json: the Deployment object) and, with --wait, waits for the new 
       )}`,
     ),
   run: async (ctx, [ref], options) => {
-    const opts = options as RedeployOptions & { to?: string };
+    const opts = options;
     const deployment = await resolveDeployment(ctx, ref);
     const target = opts.to
       ? await revisionOf(ctx, deployment, opts.to)

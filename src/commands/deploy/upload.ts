@@ -73,7 +73,7 @@ write access. With --patch it then patches the path in and prints the deployment
       )}`,
     ),
   run: async (ctx, [ref, path], options) => {
-    await runUpload(ctx, ref, path, options as unknown as UploadOptions);
+    await runUpload(ctx, ref, path, options);
   },
 });
 

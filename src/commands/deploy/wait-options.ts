@@ -1,7 +1,8 @@
 // The wait flags shared by wait, and by every command with --wait (create, patch, apply,
 // upload --patch, rollback, redeploy).
-import { type Command, Option } from "@commander-js/extra-typings";
+import { Option } from "@commander-js/extra-typings";
 import { duration } from "../parsers.js";
+import { type AnyCommand, added, type WithOptions } from "./body-options.js";
 
 export const timeoutOption = () =>
   new Option("--timeout <duration>", "give up waiting after this long (exit 6)")
@@ -31,22 +32,28 @@ export const dotenvReportOption = () =>
     "write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)",
   );
 
-// biome-ignore lint/suspicious/noExplicitAny: any typed commander command
-type AnyCommand = Command<any, any, any>;
-
 /** --wait and its companions, for a command that changes a deployment. */
 export function addWaitOptions<C extends AnyCommand>(
   command: C,
   description = "then wait for the new revision (as `deploy wait`)",
-): C {
+): WithOptions<C, WaitOptionValues> {
   command
     .option("--wait", description)
     .addOption(timeoutOption())
     .addOption(intervalOption())
     .addOption(logsOption())
     .addOption(dotenvReportOption());
-  return command;
+  return added<C, WaitOptionValues>(command);
 }
+
+/** What addWaitOptions's flags parse to. */
+export type WaitOptionValues = {
+  wait?: boolean;
+  timeout: number;
+  interval: number;
+  logs?: boolean;
+  dotenvReport?: string;
+};
 
 export const WAIT_HELP =
   "\nWaiting ends with exit 0 (DEPLOYED), 5 (the revision failed: the end of its log is shown), 6 (timed out) or 130 (Ctrl-C; the command to resume is printed).\n";
