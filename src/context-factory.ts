@@ -5,6 +5,7 @@ import type { Command } from "@commander-js/extra-typings";
 import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
 import { loadConfigLayers } from "./config/files.js";
+import { checkProjectAddress } from "./config/project-address.js";
 import {
   defaultLayer,
   environmentLayer,
@@ -12,10 +13,9 @@ import {
   resolveSettings,
   type Settings,
 } from "./config/settings.js";
-import { checkProjectAddress } from "./config/trust.js";
-import type { Clock, Ctx, Env, GlobalFlags } from "./context.js";
+import type { Ctx, GlobalFlags, RunDeps } from "./context.js";
 import { CliError, UsageError } from "./errors.js";
-import { type IO, KEY_FILE_LIMIT, readAll, readTextFile, unreadableFile } from "./io.js";
+import { KEY_FILE_LIMIT, readAll, readTextFile, unreadableFile } from "./io.js";
 import { createLogger, NO_PAINT, type Paint } from "./log.js";
 import { colorEnabled, isCi, type OutputFormat } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
@@ -26,14 +26,8 @@ import { VERSION } from "./version.js";
 /** Every credential and secret value the CLI has handled, for redaction of messages. */
 export type SecretRegistry = Set<string>;
 
-interface ContextDeps {
+interface ContextDeps extends Omit<RunDeps, "argv"> {
   argv: readonly string[];
-  io: IO;
-  env: Env;
-  cwd: string;
-  homeDir: string;
-  clock: Clock;
-  signal: AbortSignal;
   flags: GlobalFlags;
   secrets: SecretRegistry;
   /** Told the output format once settings are resolved, so errors come out in it. */

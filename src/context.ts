@@ -10,6 +10,17 @@ import type { Printer } from "./output/printer.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/** What a run is given by the process (or by a test): the command line, streams, environment, clock. */
+export interface RunDeps {
+  argv: string[];
+  io: IO;
+  env: Env;
+  cwd: string;
+  homeDir: string;
+  clock: Clock;
+  signal: AbortSignal;
+}
+
 export interface Clock {
   now(): number;
   /** Resolves after `ms`, or rejects with InterruptedError when the signal aborts. */

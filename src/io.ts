@@ -4,6 +4,7 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { InterruptedError, UsageError } from "./errors.js";
+import { formatBytes } from "./util/bytes.js";
 
 export interface OutStream {
   write(text: string): void;
@@ -54,13 +55,9 @@ interface ReadOptions {
 export class InputTooLargeError extends UsageError {
   constructor({ limit, label }: ReadOptions) {
     super(
-      `${label}: larger than ${formatLimit(limit.maxBytes)}, the most cpctl reads from ${limit.what}; nothing was sent`,
+      `${label}: larger than ${formatBytes(limit.maxBytes)}, the most cpctl reads from ${limit.what}; nothing was sent`,
     );
   }
-}
-
-function formatLimit(bytes: number): string {
-  return bytes >= MiB ? `${bytes / MiB} MiB` : `${bytes / 1024} KiB`;
 }
 
 const READ_FAILURES: Record<string, string> = {

@@ -4,22 +4,13 @@
 // arguments so that tests run the CLI in-process.
 import { CommanderError } from "@commander-js/extra-typings";
 import { guessFormat, joinDashedValues, withHelpCommand } from "./argv.js";
-import type { Clock, Env } from "./context.js";
+import type { RunDeps } from "./context.js";
 import type { SecretRegistry } from "./context-factory.js";
-import type { IO } from "./io.js";
 import type { OutputFormat } from "./output/format.js";
 import { buildProgram } from "./program.js";
 import { report, reportCommanderError } from "./report.js";
 
-export interface RunDeps {
-  argv: string[];
-  io: IO;
-  env: Env;
-  cwd: string;
-  homeDir: string;
-  clock: Clock;
-  signal: AbortSignal;
-}
+export type { RunDeps } from "./context.js";
 
 export async function run(given: RunDeps): Promise<number> {
   const deps = { ...given, argv: withHelpCommand(given.argv) };

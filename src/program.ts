@@ -5,10 +5,9 @@ import { Command, Option } from "@commander-js/extra-typings";
 import { commandWords, joinDashedValues } from "./argv.js";
 import { oneOf } from "./commands/parsers.js";
 import { COMMANDS, type CommandEntry, findEntry, GROUPS } from "./commands/registry.js";
-import type { GlobalFlags } from "./context.js";
+import type { GlobalFlags, RunDeps } from "./context.js";
 import { createContext, type SecretRegistry } from "./context-factory.js";
 import { GLOBAL_OPTIONS_HINT, rootHelpCommands, rootHelpFooter } from "./help.js";
-import type { RunDeps } from "./main.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
 import { VERSION } from "./version.js";
 
@@ -148,9 +147,15 @@ export async function parseOnly(argv: string[]): Promise<Parsed> {
     env: {},
   } as unknown as RunDeps;
   let parsed: Parsed | undefined;
-  const { program, matched } = await buildProgram(deps, new Set(), () => {}, false, (p) => {
-    parsed = p;
-  });
+  const { program, matched } = await buildProgram(
+    deps,
+    new Set(),
+    () => {},
+    false,
+    (p) => {
+      parsed = p;
+    },
+  );
   await program.parseAsync(matched ? joinDashedValues(argv, matched) : argv, { from: "user" });
   if (!parsed) throw new Error(`no command ran: ${argv.join(" ")}`);
   return parsed;

@@ -4,10 +4,10 @@
 import type { Command, CommanderError } from "@commander-js/extra-typings";
 import { commandWords } from "./argv.js";
 import { errorAnnotation, onGitHubActions } from "./ci/detect.js";
+import type { RunDeps } from "./context.js";
 import type { SecretRegistry } from "./context-factory.js";
 import { CliError, UsageError } from "./errors.js";
 import { exitCodeOf } from "./exit-codes.js";
-import type { RunDeps } from "./main.js";
 import { jsonText } from "./output/encode.js";
 import { isMachineFormat, type OutputFormat } from "./output/format.js";
 import { visibleLines } from "./output/safe-text.js";

@@ -3,9 +3,10 @@
 // It is the single object commands talk to; its transport is injectable for tests.
 import { STATUS_CODES } from "node:http";
 import { ApiError, NetworkError, UsageError } from "../errors.js";
+import { DEFAULT_TENANT_HEADER } from "../model/enums.js";
 import { createRedactor } from "../secrets.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
-import { DEFAULT_PAGE_WINDOW, readPages } from "./pages.js";
+import { DEFAULT_PAGE_WINDOW, type Query, type QueryValue, readPages } from "./pages.js";
 import { createTracer, maskSecretValues, redactText, redactUrl, redactUrlIn, type Tracer } from "./redact.js";
 import {
   DEFAULT_RETRY_POLICY,
@@ -18,8 +19,6 @@ import {
   withRetry,
 } from "./retry.js";
 import { nodeTransport, parseHttpUrl, type Transport, type TransportResponse } from "./transport.js";
-
-const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
 
 export interface Credentials {
   apiKey?: string;
@@ -52,8 +51,7 @@ export interface ApiClientOptions {
   pageWindow?: number;
 }
 
-export type QueryValue = string | number | boolean | undefined | null;
-export type Query = Record<string, QueryValue>;
+export type { Query, QueryValue } from "./pages.js";
 
 export interface RequestOptions {
   /** Query parameters; undefined and null values are left out. */

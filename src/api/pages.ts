@@ -8,7 +8,21 @@
 // the first short page ends the list and the first error ends it too (the pages before it
 // are out, nothing after). A 429 or a Retry-After halves the window: the server asked for less.
 import { ApiError, NetworkError } from "../errors.js";
-import type { ApiClient, Query, QueryValue } from "./client.js";
+
+export type QueryValue = string | number | boolean | undefined | null;
+export type Query = Record<string, QueryValue>;
+
+/** What the pager needs of the client: a GET with retries (the client's own, given in). */
+interface Getter {
+  get<T>(path: string, options: PageRequest): Promise<{ body: T }>;
+}
+
+/** The part of the client's request options the pager uses. */
+interface PageRequest {
+  query: Query;
+  signal?: AbortSignal;
+  onRetry: (retry: { error: unknown }) => void;
+}
 
 /** Pages in flight at once, by default (CPCTL_PAGE_WINDOW sets it, 1 to 16). */
 export const DEFAULT_PAGE_WINDOW = 8;
@@ -20,7 +34,7 @@ interface Page<T> {
 }
 
 export async function* readPages<T>(
-  client: ApiClient,
+  client: Getter,
   path: string,
   query: Query,
   pageSize: number,

@@ -118,7 +118,7 @@ describe("createTracer", () => {
       body: Buffer.from(JSON.stringify({ id: "x".repeat(1200) })),
       elapsedMs: 12.4,
     });
-    expect(lines[0]).toBe("< 201 Created (12 ms, 1.2 kB)");
+    expect(lines[0]).toBe("< 201 Created (12ms, 1.2 KiB)");
     expect(lines[2]).toMatch(/^< \{"id":"x{13}… \[truncated, 1209 characters in all\]$/);
   });
 
@@ -135,7 +135,7 @@ describe("createTracer", () => {
     expect(lines).toEqual([
       "> PUT https://storage.example/o",
       "> Content-Type: application/gzip",
-      "> [2.0 kB of application/gzip]",
+      "> [2 KiB of application/gzip]",
     ]);
   });
 });
@@ -192,7 +192,7 @@ describe("the --debug trace of ApiClient", () => {
     expect(trace).toContain("> Authorization: [redacted]");
     expect(trace).toContain("> X-Tenant-Id: tenant-42");
     expect(trace).toContain('"secrets":[{"name":"DB_PASSWORD","value":"****"}]');
-    expect(trace).toMatch(/^< 201 Created \(\d+ ms, \d+ B\)$/m);
+    expect(trace).toMatch(/^< 201 Created \(\d+ms, \d+ B\)$/m);
     expect(trace).toContain("< set-cookie: [redacted]");
     expect(trace).toContain("key was [redacted]");
     for (const secret of [API_KEY, TOKEN, SECRET, "session=abc"]) expect(trace).not.toContain(secret);
@@ -209,7 +209,7 @@ describe("the --debug trace of ApiClient", () => {
     await tracedClient(lines).get("/v2/deployments", { query: { limit: 20 } });
     expect(lines[0]).toBe(`> GET ${url}/v2/deployments?limit=20`);
     expect(lines).toContain(`> GET ${url}/v2/deployments?limit=20 (attempt 2 of 2)`);
-    expect(lines.some((line) => /^! retrying in \d+ ms \(attempt 2 of 2\)$/.test(line))).toBe(true);
+    expect(lines.some((line) => /^! retrying in \d+ms \(attempt 2 of 2\)$/.test(line))).toBe(true);
     expect(lines.some((line) => line.startsWith("< 503 Service Unavailable ("))).toBe(true);
     expect(lines.join("\n")).not.toContain(API_KEY);
   });

@@ -10,6 +10,8 @@
 // first thing one needs when debugging a 403 or a deployment that "does not exist".
 import { STATUS_CODES } from "node:http";
 import { maskSecretValues, REDACTED, redactText } from "../secrets.js";
+import { formatBytes } from "../util/bytes.js";
+import { formatDuration } from "../util/duration.js";
 
 // The secret-value rules live in src/secrets.ts; re-exported as part of the HTTP module's API.
 export { maskSecretValues, redactText };
@@ -129,17 +131,19 @@ export function createTracer(write: (line: string) => void, options: TracerOptio
     response(info) {
       const reason = STATUS_CODES[info.status] ?? "";
       emit(
-        `< ${info.status}${reason ? ` ${reason}` : ""} (${formatMs(info.elapsedMs)}, ${formatSize(info.body.length)})`,
+        `< ${info.status}${reason ? ` ${reason}` : ""} (${formatDuration(info.elapsedMs)}, ${formatBytes(info.body.length)})`,
       );
       for (const [name, value] of Object.entries(redactHeaders(info.headers, keep)))
         emit(`< ${name}: ${value}`);
       emitBody("< ", info.body, info.headers["content-type"]);
     },
     failure(error, elapsedMs) {
-      emit(`! failed after ${formatMs(elapsedMs)}: ${error.message}`);
+      emit(`! failed after ${formatDuration(elapsedMs)}: ${error.message}`);
     },
     retry(delayMs, nextAttempt, maxAttempts) {
-      emit(`! retrying in ${formatMs(delayMs)} (attempt ${nextAttempt} of ${maxAttempts})`);
+      emit(
+        `! retrying in ${formatDuration(delayMs, { exact: true })} (attempt ${nextAttempt} of ${maxAttempts})`,
+      );
     },
     note(text) {
       emit(`! ${text}`);
@@ -157,7 +161,7 @@ function renderBody(body: Buffer, contentType: string | undefined): string | nul
   if (body.length === 0) return null;
   const type = (contentType ?? "").toLowerCase();
   const textual = type === "" || type.includes("json") || type.startsWith("text/") || type.includes("xml");
-  if (!textual) return `[${formatSize(body.length)} of ${type.split(";")[0]}]`;
+  if (!textual) return `[${formatBytes(body.length)} of ${type.split(";")[0]}]`;
   const text = body.toString("utf8");
   try {
     return JSON.stringify(maskSecretValues(JSON.parse(text) as unknown, redactUrlIn));
@@ -169,14 +173,4 @@ function renderBody(body: Buffer, contentType: string | undefined): string | nul
 function truncate(text: string, limit: number): string {
   if (text.length <= limit) return text;
   return `${text.slice(0, limit)}… [truncated, ${text.length} characters in all]`;
-}
-
-function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-function formatSize(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }

@@ -16,6 +16,7 @@ import http from "node:http";
 import type https from "node:https";
 import type { Socket } from "node:net";
 import { InterruptedError, NetworkError, UsageError } from "../errors.js";
+import { formatDuration } from "../util/duration.js";
 
 export interface TransportRequest {
   method: string;
@@ -320,7 +321,7 @@ function truncatedError(target: Target): NetworkError {
 }
 
 function timeoutError(target: Target, state: ExchangeState, timeoutMs: number | null): NetworkError {
-  const within = timeoutMs === null ? "" : ` within ${formatDuration(timeoutMs)}`;
+  const within = timeoutMs === null ? "" : ` within ${formatDuration(timeoutMs, { exact: true })}`;
   if (!state.connected) {
     return new NetworkError(
       `could not connect to ${target.hostPort}${within}: ${checkHint(target)}`,
@@ -345,10 +346,4 @@ function interrupted(target: Target, state: ExchangeState | null): RequestInterr
     `interrupted (${target.request})`,
     Boolean(state?.connected || state?.written),
   );
-}
-
-function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const seconds = ms / 1000;
-  return Number.isInteger(seconds) ? `${seconds}s` : `${seconds.toFixed(1)}s`;
 }

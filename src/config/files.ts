@@ -16,7 +16,13 @@ import {
   searchedDirectories,
   userConfigPath,
 } from "./paths.js";
-import { type ConfigFile, parseConfig, type Scope } from "./schema.js";
+import {
+  type ConfigFile,
+  type ConfigFiles,
+  type ConfigLocations,
+  parseConfig,
+  type Scope,
+} from "./schema.js";
 import { CREDENTIAL_KEYS, type Layer, type RawValues, SETTING_KEYS, type SettingKey } from "./settings.js";
 import { isTrustedDirectory, untrustedCodeConfig } from "./trust.js";
 import { checkValue, isLiteral, type ProfileValues } from "./values.js";
@@ -39,21 +45,7 @@ export interface ConfigLoadOptions {
   warn: (message: string) => void;
 }
 
-export interface ConfigLocations {
-  userPath: string;
-  userPresent: boolean;
-  /** The project file: before reading, the nearest that exists; after, the one cosmiconfig found (or null). */
-  projectPath: string | null;
-  cwd: string;
-  homeDir: string;
-  /** The project file names that exist from cwd up to home (nearest first). */
-  candidates: string[];
-}
-
-export interface ConfigFiles extends ConfigLocations {
-  user: ConfigFile | null;
-  project: ConfigFile | null;
-}
+export type { ConfigFiles, ConfigLocations } from "./schema.js";
 
 export interface ProfileChoice {
   name: string | null;

@@ -12,7 +12,7 @@
 // Errors name the file and the key. Values are checked for type here; what they mean (URL,
 // UUID, format) is checked once `${env:NAME}` is resolved, for the profile in use.
 import { UsageError } from "../errors.js";
-import { SETTING_KEYS } from "./settings.js";
+import { SETTING_KEYS } from "./keys.js";
 import { directoryEntryProblem, hostEntryProblem } from "./trust.js";
 import { isSettingKey, type ProfileValues, suggestKey } from "./values.js";
 
@@ -164,4 +164,20 @@ function describe(value: unknown): string {
   if (typeof value === "boolean") return String(value);
   if (typeof value === "string") return value === "" ? "an empty string" : "a string";
   return typeof value === "object" ? "a mapping" : `a ${typeof value}`;
+}
+
+export interface ConfigLocations {
+  userPath: string;
+  userPresent: boolean;
+  /** The project file: before reading, the nearest that exists; after, the one cosmiconfig found (or null). */
+  projectPath: string | null;
+  cwd: string;
+  homeDir: string;
+  /** The project file names that exist from cwd up to home (nearest first). */
+  candidates: string[];
+}
+
+export interface ConfigFiles extends ConfigLocations {
+  user: ConfigFile | null;
+  project: ConfigFile | null;
 }

@@ -3,25 +3,14 @@
 // Every value remembers where it came from, for `cpctl config show` and for error messages
 // that name the place to fix.
 import { UsageError } from "../errors.js";
-import { isUuid } from "../model/enums.js";
+import { DEFAULT_TENANT_HEADER, isUuid } from "../model/enums.js";
 import { isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "../output/format.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
-import type { ConfigFiles } from "./files.js";
+import type { SettingKey } from "./keys.js";
+import type { ConfigFiles } from "./schema.js";
+import { urlProblem } from "./values.js";
 
-export const SETTING_KEYS = [
-  "baseUrl",
-  "apiKey",
-  "bearerToken",
-  "tenantId",
-  "tenantHeader",
-  "output",
-  "confirm",
-  "caFile",
-] as const;
-export type SettingKey = (typeof SETTING_KEYS)[number];
-
-/** Settings whose values are credentials: masked wherever they are shown. */
-export const CREDENTIAL_KEYS: readonly SettingKey[] = ["apiKey", "bearerToken"];
+export { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey } from "./keys.js";
 
 export type RawValues = Partial<Record<SettingKey, string | boolean>>;
 
@@ -56,8 +45,6 @@ export interface Settings {
   /** The config files found and read (for `cpctl config ...`). */
   config?: ConfigFiles;
 }
-
-const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
 
 /** The environment's layer (CLI.md's table). */
 export function environmentLayer(env: Readonly<Record<string, string | undefined>>): Layer {
@@ -145,15 +132,6 @@ export function resolveSettings(
 }
 
 function checkBaseUrl(value: string, source: string): void {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(
-      `${source}: '${value}' is not a URL; give the control plane address, e.g. https://api.example.com`,
-    );
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(`${source}: '${value}' must be an http:// or https:// address`);
-  }
+  const problem = urlProblem(value);
+  if (problem) throw new UsageError(`${source}: ${problem}`);
 }

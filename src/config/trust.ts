@@ -8,7 +8,7 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, resolve, sep } from "node:path";
 import { UsageError } from "../errors.js";
-import { CREDENTIAL_KEYS, SETTING_KEYS, type Settings } from "./settings.js";
+import { shellQuote } from "../util/shell.js";
 import { displayUrl } from "./values.js";
 
 interface HostEntry {
@@ -62,11 +62,11 @@ export function hostToTrust(value: string): string | null {
 }
 
 /** The host part of an address, as `config set trustedHosts` would take it. */
-function hostOf(baseUrl: string): string {
+export function hostOf(baseUrl: string): string {
   return new URL(baseUrl).host;
 }
 
-function isTrustedHost(baseUrl: string, entries: readonly string[]): boolean {
+export function isTrustedHost(baseUrl: string, entries: readonly string[]): boolean {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -102,43 +102,8 @@ export function untrustedCodeConfig(path: string, dir: string, userPath: string)
   return new UsageError(
     `${path} is code, and ${dir} is not a directory you have trusted: cpctl runs a project's cpctl.config.mjs only in a directory your user config trusts`,
   )
-    .withHint(`If you trust this project's code: cpctl config set trustedDirectories ${shellWord(dir)}`)
+    .withHint(`If you trust this project's code: cpctl config set trustedDirectories ${shellQuote(dir)}`)
     .withHint(
       `(that adds it under trustedDirectories: in ${userPath}). A data file (.cpctlrc.yaml, .cpctlrc.json) needs no trust.`,
     );
-}
-
-/**
- * Refuses to send anything of the user's to an address a project file chose, unless the user
- * config trusts that host: credentials from the user file, the environment or --api-key-file,
- * and any value the project file itself read from the environment with `${env:NAME}`. A
- * credential written out in the project file is the project's own and may go to its host, as
- * may the built-in `local` profile's public placeholder key.
- */
-export function checkProjectAddress(settings: Settings, userPath: string): void {
-  const { baseUrl, originKind, origin, fromEnvReference } = settings;
-  if (baseUrl === null || originKind.baseUrl !== "project") return;
-  if (isTrustedHost(baseUrl, settings.config?.user?.trustedHosts ?? [])) return;
-  const carried: string[] = [];
-  for (const key of SETTING_KEYS) {
-    if (settings[key] === null || origin[key] === undefined) continue;
-    const kind = originKind[key];
-    const projectOwn = kind === "project" && !fromEnvReference[key];
-    if (CREDENTIAL_KEYS.includes(key) ? kind !== "default" && !projectOwn : kind === "project" && !projectOwn)
-      carried.push(`${key} (${origin[key]})`);
-  }
-  if (carried.length === 0) return;
-  const host = hostOf(baseUrl);
-  throw new UsageError(
-    `the address ${displayUrl(baseUrl)} comes from a project file (${origin.baseUrl}), and your user config does not trust ${host}: cpctl sends nothing of yours to a host a project file chose, here ${carried.join(" and ")}`,
-  )
-    .withHint(`If you trust this project's control plane: cpctl config set trustedHosts ${host}`)
-    .withHint(
-      `(that adds it under trustedHosts: in ${userPath}). Or choose the address yourself with --base-url or CPCTL_BASE_URL.`,
-    );
-}
-
-/** A path as one shell word: quoted when it holds anything a shell would split or expand. */
-function shellWord(text: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

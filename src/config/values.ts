@@ -5,7 +5,7 @@ import { isOutputFormat, OUTPUT_FORMATS } from "../output/format.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
 import { closest } from "../util/did-you-mean.js";
 import { envReferences } from "../util/env-references.js";
-import { SETTING_KEYS, type SettingKey } from "./settings.js";
+import { SETTING_KEYS, type SettingKey } from "./keys.js";
 
 export type ProfileValue = string | boolean;
 export type ProfileValues = Partial<Record<SettingKey, ProfileValue>>;
@@ -35,7 +35,7 @@ export function checkValue(key: SettingKey, value: ProfileValue): string | null 
   if (typeof value !== "string") return `must be a string, not ${typeof value}`;
   switch (key) {
     case "baseUrl":
-      return checkUrl(value);
+      return urlProblem(value);
     case "tenantId":
       return isUuid(value) ? null : `'${value}' is not a tenant UUID (8-4-4-4-12 hexadecimal digits)`;
     case "tenantHeader":
@@ -52,7 +52,8 @@ export function checkValue(key: SettingKey, value: ProfileValue): string | null 
   }
 }
 
-function checkUrl(value: string): string | null {
+/** What is wrong with a control plane address, or null: the one check of --base-url, CPCTL_BASE_URL and a profile's baseUrl. */
+export function urlProblem(value: string): string | null {
   let url: URL;
   try {
     url = new URL(value);

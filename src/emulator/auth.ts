@@ -13,13 +13,13 @@
 //   what is kept is that every answer stays within the one tenant the request acts for.
 //   Keys starting with `org_` stand for organisation-scoped keys and need the header.
 import type { IncomingHttpHeaders } from "node:http";
-import { isUuid } from "../model/enums.js";
+import { DEFAULT_TENANT_HEADER, isUuid } from "../model/enums.js";
 import { type KeyGrants, tenantIdForCredential } from "./key-grants.js";
 import { HttpError } from "./responses.js";
 
 export { tenantIdForCredential } from "./key-grants.js";
 
-export const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
+export { DEFAULT_TENANT_HEADER };
 
 /** Keys with this prefix belong to an organisation, not a workspace: they need a tenant header. */
 const ORG_KEY_PREFIX = "org_";

@@ -73,6 +73,9 @@ export function failureStatusFor(stage: RevisionStatus): RevisionStatus {
   return "DEPLOY_FAILED";
 }
 
+/** The header that carries the tenant ID unless a profile names another (service-facts "Authentication"). */
+export const DEFAULT_TENANT_HEADER = "X-Tenant-Id";
+
 export const LISTENER_COMPUTE_TYPES = ["k8s"] as const;
 
 export const IMAGE_PULL_POLICIES = ["Always", "Never", "IfNotPresent"] as const;

@@ -7,6 +7,7 @@ import { rememberChanges } from "../ci/previewed.js";
 import type { Ctx } from "../context.js";
 import type { Change } from "../model/changes.js";
 import { changeAsJson, changeLines, countChanges } from "../output/changes.js";
+import { jsonText } from "../output/encode.js";
 import { isMachineFormat } from "../output/format.js";
 
 interface Preview {
@@ -37,7 +38,7 @@ export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
         changes: preview.changes.map((change) => changeAsJson(change, showSecrets)),
       },
     };
-    ctx.io.stderr.write(`${JSON.stringify(json)}\n`);
+    ctx.io.stderr.write(`${jsonText(json)}\n`);
     return;
   }
   const revision =

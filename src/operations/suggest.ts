@@ -5,6 +5,7 @@
 // credential: those come from the profile or the environment, as they did here.
 import { displayUrl } from "../config/values.js";
 import type { Ctx } from "../context.js";
+import { shellQuote } from "../util/shell.js";
 
 const PORTABLE_ORIGINS = new Set(["flag", "env", "project"]);
 
@@ -23,10 +24,4 @@ export async function suggestCommand(ctx: Ctx, words: readonly string[]): Promis
 /** The command that shows a deployment's current state. */
 export function stateCommand(ctx: Ctx, deploymentId: string): Promise<string> {
   return suggestCommand(ctx, ["deploy", "get", deploymentId]);
-}
-
-/** A word as a POSIX shell reads it back: bare when safe, else in single quotes. */
-function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }

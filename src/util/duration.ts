@@ -13,9 +13,13 @@ export function parseDuration(text: string): number | null {
 
 export const DURATION_HELP = "e.g. 500ms, 90 (seconds), 90s, 15m, 1h";
 
-/** A short human form: 450ms, 12s, 3m05s, 1h02m. */
-export function formatDuration(ms: number): string {
+/**
+ * A short human form: 450ms, 12s, 3m05s, 1h02m. `exact`: seconds below a minute keep their
+ * tenth (1.5s), for a limit the user gave rather than a time that passed.
+ */
+export function formatDuration(ms: number, { exact = false } = {}): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (exact && ms < 60_000 && ms % 1000 !== 0) return `${(ms / 1000).toFixed(1)}s`;
   const seconds = Math.floor(ms / 1000);
   if (seconds < 60) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);

@@ -490,6 +490,22 @@ describe("the preview", () => {
     expect(body.source_config.resource_spec).toMatchObject({ cpu: 2, max_scale: 6, memory_mb: 1024 });
   });
 
+  it("the JSON preview line holds no raw character a terminal acts on (DEL, C1, bidi)", async () => {
+    const em = await startTestEmulator();
+    await richDeployment(em);
+    const hostile = "a\u007fb\u009bc\u202ed";
+    const r = await runCli(
+      ["deploy", "patch", "rich", "--image-uri", `img:${hostile}`, "--dry-run", "-o", "json"],
+      {
+        env: cliEnv(em),
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const line = r.stderr.split("\n").find((l) => l.startsWith('{"preview"')) ?? "";
+    expect(line).not.toMatch(/[\u007f-\u009f\u202a-\u202e]/);
+    expect(JSON.stringify(previewOf(r.stderr).changes)).toContain(JSON.stringify(hostile).slice(1, -1));
+  });
+
   it("nothing to change: says so, sends nothing, exits 0", async () => {
     const em = await startTestEmulator();
     const d = await richDeployment(em);

@@ -54,7 +54,7 @@ describe("safe calls are retried with exponential back-off and full jitter", () 
     expect(r.code).toBe(0);
     expect(clock.sleeps).toEqual([7000, 7000]);
     expect(r.stderr).toContain("< retry-after: 7");
-    expect(r.stderr).toContain("! retrying in 7.0 s (attempt 2 of 4)");
+    expect(r.stderr).toContain("! retrying in 7s (attempt 2 of 4)");
     expect(r.stderr).toContain("(attempt 3 of 4)");
   });
 
