@@ -27,6 +27,7 @@ import { alternate, benchEnv, capture, closeDevNull, command, median } from "./b
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
+import { tableRows } from "./bench/table.mjs";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // What package.json "bin" names: what users run.
@@ -131,6 +132,7 @@ try {
 
   // --- deploy list --all -o ndjson: memory flat, time linear --------------------------------
   allPagesRows(cpctl);
+  rows.push(...tableRows({ cpctl, runs: ALL_RUNS, raw })); // goal 3: tables and yaml, any length
 
   // --- the emulator's list throughput ------------------------------------------------------
   await loadRow();

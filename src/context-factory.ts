@@ -83,6 +83,7 @@ export function createContext(deps: ContextDeps): Ctx {
           format: resolved.output,
           showSecrets: Boolean(flags.showSecrets),
           color: colorEnabled({ isTTY: io.stdout.isTTY, env, colorFlag: flags.color !== false }),
+          now: () => deps.clock.now(),
         });
       });
       return printer;

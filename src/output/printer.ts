@@ -6,17 +6,34 @@ import type { OutStream } from "../io.js";
 import { maskSecretValues } from "../secrets.js";
 import { jsonText, yamlText } from "./encode.js";
 import type { OutputFormat } from "./format.js";
+import { relativeTime } from "./relative-time.js";
 import { visible, visibleLines } from "./safe-text.js";
+import { DEFAULT_TERMINAL_WIDTH, TerminalTable } from "./table.js";
+import { displayWidth, padEnd } from "./text-width.js";
 
 export interface Column<T> {
   header: string;
   value: (item: T) => string | number | boolean | null | undefined;
+  /**
+   * What the value is, for a terminal table: "id", an ID users copy (shown whole, or on a
+   * terminal too narrow for it, its first characters: never cut in the middle); "time", an
+   * ISO 8601 time (shown relative, "3m ago"). Every other output keeps the value as it is.
+   */
+  kind?: "id" | "time";
 }
 
 /** How one kind of resource is shown: its ID, its list columns and its detail rows. */
 export interface View<T> {
   id: (item: T) => string;
+  /** The columns of a list, in the order of the tab-separated rows (scripts cut them by position). */
   columns: Column<T>[];
+  /**
+   * The order of the columns in a terminal table, by header, when it is not `columns`' own
+   * (the name first). Headers not named keep their place after the ones named.
+   */
+  tableOrder?: readonly string[];
+  /** What a terminal shows for an empty list: "No deployments." */
+  empty?: string;
   details?: (item: T) => [label: string, value: unknown][];
 }
 
@@ -24,6 +41,16 @@ interface PrinterOptions {
   format: OutputFormat;
   showSecrets: boolean;
   color: boolean;
+  /** The clock a terminal table's relative times count from (the context's); Date.now if not given. */
+  now?: () => number;
+}
+
+/** A list written as it arrives (see Printer.listWriter). */
+export interface ListWriter<T> {
+  push(item: T): Promise<void>;
+  /** The end of a page: a terminal table shows what it has (the first page fixes its widths). */
+  flush(): void;
+  end(): Promise<void>;
 }
 
 export class Printer {
@@ -48,9 +75,8 @@ export class Printer {
         return this.yaml(value);
       case "id":
         return this.write(visible(view.id(item)));
-      case "table": {
-        return this.table(null, (view.details ?? columnsAsDetails(view.columns))(value));
-      }
+      case "table":
+        return this.details((view.details ?? columnsAsDetails(view.columns))(value));
     }
   }
 
@@ -63,36 +89,56 @@ export class Printer {
 
   /**
    * A list written as it arrives, so that `list --all` over many pages holds one page in
-   * memory: json streams the array, ndjson/id/tab-separated write a line an item. Only the
-   * terminal table and yaml need every row before printing.
+   * memory: json streams the array, yaml the sequence an item at a time, ndjson/id/
+   * tab-separated write a line an item, and a terminal table starts with its first page
+   * (table.ts). The caller calls flush() at the end of each page.
    */
-  listWriter<T>(view: View<T>): { push(item: T): Promise<void>; end(): Promise<void> } {
+  listWriter<T>(view: View<T>): ListWriter<T> {
     const { format } = this.options;
-    const buffered: T[] = [];
+    const table = format === "table" && this.out.isTTY ? this.terminalTable(view) : null;
     let count = 0;
-    const tableOnTerminal = format === "table" && this.out.isTTY;
     return {
       push: async (item: T) => {
         const value = this.safe(item);
         if (format === "json") this.out.write(`${count === 0 ? "[\n" : ",\n"}${indent(jsonText(value, 2))}`);
         else if (format === "ndjson") this.out.write(`${jsonText(value)}\n`);
         else if (format === "id") this.out.write(`${visible(view.id(item))}\n`);
-        else if (format === "table" && !tableOnTerminal)
-          this.out.write(`${view.columns.map((c) => tsvCell(c.value(value))).join("\t")}\n`);
-        else buffered.push(value);
+        // A sequence of one item is that item's "- ..." entry: the entries one after another
+        // are the whole sequence, each made safe by the same encoder as a single value.
+        else if (format === "yaml") this.out.write(await yamlText([value]));
+        else if (table) table.push(value);
+        else this.out.write(`${view.columns.map((c) => tsvCell(c.value(value))).join("\t")}\n`);
         count++;
       },
+      flush: () => table?.flush(),
       end: async () => {
         if (format === "json") this.out.write(count === 0 ? "[]\n" : "\n]\n");
-        else if (format === "yaml") await this.yaml(buffered);
-        else if (tableOnTerminal) {
-          if (buffered.length === 0) return;
-          await this.table(
-            view.columns.map((c) => c.header),
-            buffered.map((item) => view.columns.map((c) => c.value(item))),
-          );
-        }
+        else if (format === "yaml" && count === 0) this.out.write("[]\n");
+        else table?.end();
       },
+    };
+  }
+
+  /**
+   * The rows of a terminal table: the view's columns in their terminal order, every value
+   * visible, times relative to the moment the table starts (one "now" for every row).
+   */
+  private terminalTable<T>(view: View<T>) {
+    const columns = terminalOrder(view);
+    const now = (this.options.now ?? Date.now)();
+    const table = new TerminalTable(
+      (text) => this.out.write(text),
+      columns.map((c) => ({ header: c.header, whole: c.kind === "id" })),
+      {
+        width: this.out.columns || DEFAULT_TERMINAL_WIDTH,
+        color: this.options.color,
+        empty: view.empty ?? "Nothing to list.",
+      },
+    );
+    return {
+      push: (item: T) => table.row(columns.map((c) => terminalCell(c, item, now))),
+      flush: () => table.flush(),
+      end: () => table.end(),
     };
   }
 
@@ -127,45 +173,34 @@ export class Printer {
     this.out.write(await yamlText(value));
   }
 
-  private async table(headers: string[] | null, rows: unknown[][]): Promise<void> {
+  /**
+   * One item's fields, a line each: tab-separated off a terminal; on one, the labels padded
+   * to one width and the values whole (a single item has room to show everything).
+   */
+  private details(rows: [label: string, value: unknown][]): void {
     if (!this.out.isTTY) {
       // Off a terminal: tab-separated, no header, no truncation, no colour (grep/cut friendly).
       for (const row of rows) this.out.write(`${row.map(tsvCell).join("\t")}\n`);
       return;
     }
-    const cells = rows.map((row) => row.map(cell));
-    this.out.write(`${await renderBoxTable(headers, cells, this.options.color)}\n`);
+    const cells = rows.map(([label, value]) => [cell(label), cell(value)] as const);
+    const width = Math.max(0, ...cells.map(([label]) => displayWidth(label)));
+    this.out.write(cells.map(([label, value]) => `${padEnd(label, width)}  ${value}\n`).join(""));
   }
 }
 
-async function renderBoxTable(headers: string[] | null, rows: string[][], color: boolean): Promise<string> {
-  // cli-table3 is loaded here only: it is not needed off a terminal.
-  const { default: Table } = await import("cli-table3");
-  const table = new Table({
-    head: headers ?? [],
-    style: { head: color ? ["bold"] : [], border: color ? ["grey"] : [], compact: true },
-    chars: headers
-      ? {}
-      : {
-          top: "",
-          "top-mid": "",
-          "top-left": "",
-          "top-right": "",
-          bottom: "",
-          "bottom-mid": "",
-          "bottom-left": "",
-          "bottom-right": "",
-          left: "",
-          "left-mid": "",
-          mid: "",
-          "mid-mid": "",
-          right: "",
-          "right-mid": "",
-          middle: "  ",
-        },
-  });
-  table.push(...rows);
-  return table.toString();
+/** The view's columns in the order a terminal table shows them (View.tableOrder). */
+function terminalOrder<T>(view: View<T>): Column<T>[] {
+  if (!view.tableOrder) return view.columns;
+  const named = view.tableOrder.flatMap((header) => view.columns.filter((c) => c.header === header));
+  return [...named, ...view.columns.filter((c) => !named.includes(c))];
+}
+
+/** A terminal table's cell: as `cell`, a time relative to `now` ("3m ago"). */
+function terminalCell<T>(column: Column<T>, item: T, now: number): string {
+  const value = column.value(item);
+  if (column.kind === "time" && typeof value === "string") return relativeTime(value, now) ?? cell(value);
+  return cell(value);
 }
 
 function columnsAsDetails<T>(columns: Column<T>[]) {

@@ -1,18 +1,25 @@
-// How each resource is shown in table, tab-separated and id output.
+// How each resource is shown in table, tab-separated and id output. `columns` is the order of
+// the tab-separated rows, which scripts cut by position and which never changes; a terminal
+// table shows the name first (`tableOrder`), IDs whole where the terminal has room (users copy
+// them), and times relative (printer.ts, table.ts).
 import type { DeploymentT, GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
 import type { View } from "./printer.js";
 
 export const deploymentView: View<DeploymentT> = {
   id: (d) => d.id,
   columns: [
-    { header: "ID", value: (d) => d.id },
+    { header: "ID", value: (d) => d.id, kind: "id" },
     { header: "NAME", value: (d) => d.name },
     { header: "SOURCE", value: (d) => d.source },
     { header: "STATUS", value: (d) => d.status },
-    { header: "LATEST REVISION", value: (d) => d.latest_revision_id },
-    { header: "ACTIVE REVISION", value: (d) => d.active_revision_id },
-    { header: "UPDATED", value: (d) => d.updated_at },
+    { header: "LATEST REV", value: (d) => d.latest_revision_id, kind: "id" },
+    { header: "ACTIVE REV", value: (d) => d.active_revision_id, kind: "id" },
+    { header: "UPDATED", value: (d) => d.updated_at, kind: "time" },
   ],
+  // Name, status, then the ID (whole when the terminal has room: the revision IDs on the
+  // right give up their width first), then the rest.
+  tableOrder: ["NAME", "STATUS", "ID", "SOURCE", "UPDATED", "LATEST REV", "ACTIVE REV"],
+  empty: "No deployments.",
   details: (d) => [
     ["id", d.id],
     ["name", d.name],
@@ -44,7 +51,7 @@ export function deploymentListView(latestStatus: ReadonlyMap<string, string>): V
     columns: deploymentView.columns.map((column) =>
       column.header === "STATUS"
         ? {
-            header: "STATUS",
+            ...column,
             value: (d: DeploymentT) =>
               latestStatus.has(d.id) ? `${d.status} (latest revision ${latestStatus.get(d.id)})` : d.status,
           }
@@ -67,7 +74,7 @@ export function revisionListView(activeRevisionId: string | null): View<Revision
 export const revisionView: View<RevisionT> = {
   id: (r) => r.id,
   columns: [
-    { header: "ID", value: (r) => r.id },
+    { header: "ID", value: (r) => r.id, kind: "id" },
     { header: "STATUS", value: (r) => r.status },
     { header: "SOURCE", value: (r) => r.source },
     {
@@ -75,29 +82,33 @@ export const revisionView: View<RevisionT> = {
       value: (r) => r.source_revision_config?.repo_ref ?? r.source_revision_config?.image_uri,
     },
     { header: "COMMIT", value: (r) => r.source_revision_config?.repo_commit_sha?.slice(0, 12) },
-    { header: "CREATED", value: (r) => r.created_at },
-    { header: "UPDATED", value: (r) => r.updated_at },
+    { header: "CREATED", value: (r) => r.created_at, kind: "time" },
+    { header: "UPDATED", value: (r) => r.updated_at, kind: "time" },
   ],
+  empty: "No revisions.",
 };
 
 export const integrationView: View<GitIntegrationT> = {
   id: (i) => i.id,
   columns: [
-    { header: "ID", value: (i) => i.id },
+    { header: "ID", value: (i) => i.id, kind: "id" },
     { header: "NAME", value: (i) => i.name },
     { header: "INSTALLATION ID", value: (i) => i.installation_id },
   ],
+  tableOrder: ["NAME", "ID"],
+  empty: "No integrations.",
 };
 
 export const listenerView: View<ListenerT> = {
   id: (l) => l.id,
   columns: [
-    { header: "ID", value: (l) => l.id },
+    { header: "ID", value: (l) => l.id, kind: "id" },
     { header: "COMPUTE TYPE", value: (l) => l.compute_type },
     { header: "COMPUTE ID", value: (l) => l.compute_id },
     { header: "NAMESPACES", value: (l) => (l.compute_config?.k8s_namespaces ?? []).join(",") },
-    { header: "CREATED", value: (l) => l.created_at },
+    { header: "CREATED", value: (l) => l.created_at, kind: "time" },
   ],
+  empty: "No listeners.",
 };
 
 /** Non-empty fields of a sub-object as `parent.field` rows. */

@@ -1,8 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
-import { cliEnv, runCli } from "../helpers/run-cli.js";
+import { cliEnv, instantClock, runCli } from "../helpers/run-cli.js";
 
 afterEach(closeTestEmulators);
 
@@ -91,11 +92,55 @@ describe("deploy list", () => {
     expect(columns.slice(0, 4)).toEqual([d.id, "tabular", "gitrepo", "READY"]);
     expect(plain.stdout).not.toMatch(/\u001b\[/);
     const tty = await runCli(["deploy", "list"], { env: cliEnv(em), tty: true });
-    expect(tty.stdout).toContain("NAME");
+    expect(tty.stdout).toMatch(/NAME\s+STATUS\s+ID\s+SOURCE\s+UPDATED/);
     expect(tty.stdout).toContain("tabular");
-    expect(tty.stdout).toMatch(/[│|┌─]/);
     const yaml = await runCli(["deploy", "list", "-o", "yaml"], { env: cliEnv(em) });
     expect(yaml.stdout).toMatch(/^- name: tabular/m);
+  });
+});
+
+describe("deploy list, long and short, in every format", () => {
+  it("off a terminal: the tab-separated rows scripts parse, unchanged (view order, ISO times, no header)", async () => {
+    const em = await startTestEmulator();
+    for (let i = 0; i < 120; i++)
+      await em.createDeployment("internal_container", `tsv-${String(i).padStart(3, "0")}`);
+    const json = await runCli(["deploy", "list", "--all", "-o", "json"], { env: cliEnv(em) });
+    const expected = (JSON.parse(json.stdout) as Record<string, string>[])
+      .map((d) =>
+        [d.id, d.name, d.source, d.status, d.latest_revision_id, d.active_revision_id, d.updated_at].join(
+          "\t",
+        ),
+      )
+      .join("\n");
+    const all = await runCli(["deploy", "list", "--all"], { env: cliEnv(em) });
+    expect(all.stdout).toBe(`${expected}\n`);
+    const page = await runCli(["deploy", "list", "--limit", "5"], { env: cliEnv(em) });
+    expect(page.stdout).toBe(`${expected.split("\n").slice(0, 5).join("\n")}\n`);
+  });
+
+  it("yaml over several pages is one sequence that reads back as the json list", async () => {
+    const em = await startTestEmulator();
+    for (let i = 0; i < 105; i++)
+      await em.createDeployment("external_container", `yaml-${String(i).padStart(3, "0")}`);
+    const json = await runCli(["deploy", "list", "--all", "-o", "json"], { env: cliEnv(em) });
+    const yaml = await runCli(["deploy", "list", "--all", "-o", "yaml"], { env: cliEnv(em) });
+    expect(yaml.code).toBe(0);
+    expect(parseYaml(yaml.stdout)).toEqual(JSON.parse(json.stdout));
+    const none = await runCli(["deploy", "list", "--all", "--name", "none", "-o", "yaml"], {
+      env: cliEnv(em),
+    });
+    expect(parseYaml(none.stdout)).toEqual([]);
+  });
+
+  it("on a terminal: times relative to the CLI's clock, the ID whole where the width allows", async () => {
+    const em = await startTestEmulator();
+    const d = await em.createDeployment("gitrepo", "relative");
+    const clock = instantClock(em.clock.now() + 2 * 24 * 3600_000 + 5 * 60_000);
+    const tty = await runCli(["deploy", "list"], { env: cliEnv(em, { NO_COLOR: "1" }), tty: true, clock });
+    const [header, row] = tty.stdout.split("\n");
+    expect(header).toMatch(/^NAME\s+STATUS\s+ID\s+SOURCE\s+UPDATED\s+LATEST REV\s+ACTIVE REV$/);
+    expect(row).toMatch(new RegExp(`^relative\\s+READY\\s+${d.id}\\s+gitrepo\\s+2d ago\\s`));
+    expect(tty.stdout).not.toContain(d.updated_at);
   });
 });
 

@@ -203,7 +203,7 @@ describe("what the common commands load", () => {
     const env = { CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "startup-key" };
     const { run, sources, builtins } = await loadsOf(["deploy", "list", "-o", "json"], env);
     expect(JSON.parse(run.stdout)).toEqual([]);
-    for (const library of ["zod", "yaml", "cosmiconfig", "cli-table3", "@inquirer", "ora", "undici"])
+    for (const library of ["zod", "yaml", "cosmiconfig", "@inquirer", "ora", "undici"])
       expect(
         sources.filter((s) => s.includes(`node_modules/${library}/`)),
         library,

@@ -45,6 +45,7 @@ export async function plainPrinter(ctx: Ctx, settings: Settings | null = null): 
     format,
     showSecrets: Boolean(ctx.flags.showSecrets),
     color: colorEnabled({ isTTY: ctx.io.stdout.isTTY, env: ctx.env, colorFlag: ctx.flags.color !== false }),
+    now: () => ctx.clock.now(),
   });
 }
 

@@ -80,12 +80,17 @@ export default defineCommand({
       if (more) sayMoreExist(ctx, "deployments", items.length, options);
       return;
     }
-    // One page in memory at a time: each page is written before the next is fetched.
+    // One page in memory at a time: each page is written (a terminal table's too) before the
+    // next is taken, and the statuses are the current page's only.
     const statuses = new Map<string, string>();
     const writer = printer.listWriter(deploymentListView(statuses));
     for await (const page of allDeployments(api, filters, options.offset ?? 0)) {
-      if (table) for (const [id, status] of await latestRevisionStatuses(ctx, page)) statuses.set(id, status);
+      if (table) {
+        statuses.clear();
+        for (const [id, status] of await latestRevisionStatuses(ctx, page)) statuses.set(id, status);
+      }
       for (const deployment of page) await writer.push(deployment);
+      writer.flush();
     }
     await writer.end();
   },

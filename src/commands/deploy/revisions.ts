@@ -60,6 +60,7 @@ export default defineCommand({
         if (skip > 0) skip--;
         else await writer.push(revision);
       }
+      writer.flush();
     }
     await writer.end();
   },
