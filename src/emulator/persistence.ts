@@ -24,6 +24,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { type StateContents, snapshotText } from "./snapshot.js";
 import { EmulatorStartError } from "./start-error.js";
 import { checkStateShape, type EmulatorState } from "./state.js";
 import { StateLock } from "./state-lock.js";
@@ -116,8 +117,8 @@ export class StateFile {
   }
 
   /** Written, durable, and still ours (a save made after a takeover is never acknowledged). */
-  save(state: EmulatorState): void {
-    writeFileAtomic(this.path, JSON.stringify(state));
+  save(contents: StateContents): void {
+    writeFileAtomic(this.path, snapshotText(contents));
     this.stateLock.assertHeld();
   }
 

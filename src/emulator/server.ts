@@ -14,7 +14,9 @@
 //   log-routes, log-query,       the log endpoints; their body and paging; logs laid out
 //   logs, log-lines,             from a revision's history and the clock; their words;
 //   tarball-summary              the files of an uploaded tarball
-//   store, state, persistence    the world, its changes, the state file (atomic writes)
+//   store, store-indexes, state  the world, its indexes, its format; what a change touched
+//   state-change, persistence,   the state file (atomic writes) and its text
+//   snapshot
 //   lifecycle, views, clock      revision status computed from the clock; response shapes
 //   seed, ids                    per-tenant listeners and integrations; identifiers
 //   faults, controls,            fault injection; the /_emulator/ controls (the README ("Emulator controls"))
@@ -188,7 +190,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clock = options.clock ?? new OffsetClock(saved?.clock_offset_ms ?? 0);
   const store = new Store(saved, {
     stageMs: options.stageMs ?? DEFAULT_STAGE_MS,
-    save: stateFile ? (state) => stateFile.save(state) : () => {},
+    commit: stateFile ? () => stateFile.save(store.contents()) : undefined,
     tarballs: stateFile
       ? {
           write: (id, data) => stateFile.writeUpload(id, data),

@@ -1,0 +1,98 @@
+// One change to the emulator's state: the after-image of every record it touched (the whole
+// deployment, upload or tracing project as it now is, or null for one removed) and of the
+// scalars it moved. After-images rather than operations, so that applying an entry twice, or
+// over a state that already holds its effect, gives the same state.
+//
+// The store marks what each method touched on a StateChange; a commit turns it into a
+// JournalEntry, so the images are those of that moment.
+import type { FailRule, StoredDeployment, StoredUpload, TracingProject } from "./state.js";
+
+export interface JournalEntry {
+  /** Record number: increasing from one change to the next. */
+  n: number;
+  /** Applied first: everything cleared (POST /_emulator/reset), with a new key and the clock kept. */
+  reset?: { signing_key: string; clock_offset_ms: number };
+  seq?: number;
+  clock_offset_ms?: number;
+  /** By ID: the record as it now is, or null when removed. */
+  deployments?: Record<string, StoredDeployment | null>;
+  uploads?: Record<string, StoredUpload | null>;
+  tracing_projects?: Record<string, TracingProject | null>;
+  /** The whole list (rules are few, and a change can take one from the middle). */
+  fail_next?: readonly FailRule[];
+}
+
+export class StateChange {
+  private resetTo: JournalEntry["reset"] | undefined;
+  private seqNow: number | undefined;
+  private clockOffsetNow: number | undefined;
+  private failRulesNow: readonly FailRule[] | undefined;
+  private readonly deploymentImages = new Map<string, StoredDeployment | null>();
+  private readonly uploadImages = new Map<string, StoredUpload | null>();
+  private readonly projectImages = new Map<string, TracingProject | null>();
+
+  deployment(deployment: StoredDeployment): void {
+    this.deploymentImages.set(deployment.id, deployment);
+  }
+
+  removedDeployment(id: string): void {
+    this.deploymentImages.set(id, null);
+  }
+
+  upload(upload: StoredUpload): void {
+    this.uploadImages.set(upload.id, upload);
+  }
+
+  removedUpload(id: string): void {
+    this.uploadImages.set(id, null);
+  }
+
+  tracingProject(project: TracingProject): void {
+    this.projectImages.set(project.id, project);
+  }
+
+  removedTracingProject(id: string): void {
+    this.projectImages.set(id, null);
+  }
+
+  seq(value: number): void {
+    this.seqNow = value;
+  }
+
+  clockOffset(ms: number): void {
+    this.clockOffsetNow = ms;
+  }
+
+  failRules(rules: readonly FailRule[]): void {
+    this.failRulesNow = rules;
+  }
+
+  /** Everything before in this change is void: the state was emptied. */
+  reset(signingKey: string, clockOffsetMs: number): void {
+    this.clear();
+    this.resetTo = { signing_key: signingKey, clock_offset_ms: clockOffsetMs };
+  }
+
+  /** The entry numbered `n`; it holds references, serialised when it is written. */
+  entry(n: number): JournalEntry {
+    const entry: JournalEntry = { n };
+    if (this.resetTo) entry.reset = this.resetTo;
+    if (this.seqNow !== undefined) entry.seq = this.seqNow;
+    if (this.clockOffsetNow !== undefined) entry.clock_offset_ms = this.clockOffsetNow;
+    if (this.deploymentImages.size) entry.deployments = Object.fromEntries(this.deploymentImages);
+    if (this.uploadImages.size) entry.uploads = Object.fromEntries(this.uploadImages);
+    if (this.projectImages.size) entry.tracing_projects = Object.fromEntries(this.projectImages);
+    if (this.failRulesNow) entry.fail_next = this.failRulesNow;
+    return entry;
+  }
+
+  clear(): void {
+    this.resetTo = undefined;
+    this.seqNow = undefined;
+    this.clockOffsetNow = undefined;
+    this.failRulesNow = undefined;
+    this.deploymentImages.clear();
+    this.uploadImages.clear();
+    this.projectImages.clear();
+  }
+}
