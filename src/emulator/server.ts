@@ -14,9 +14,10 @@
 //   log-routes, log-query,       the log endpoints; their body and paging; logs laid out
 //   logs, log-lines,             from a revision's history and the clock; their words;
 //   tarball-summary              the files of an uploaded tarball
-//   store, store-indexes, state  the world, its indexes, its format; what a change touched
-//   state-change, persistence,   the state file (atomic writes) and its text
-//   snapshot
+//   store, store-indexes, state  the world, its indexes, its format
+//   persistence, journal,        the state file: a snapshot and a journal of changes
+//   journal-record, state-change, (records framed and checksummed, after-images), replay,
+//   replay, snapshot, atomic-file compaction's sliced snapshot, atomic file writes
 //   lifecycle, views, clock      revision status computed from the clock; response shapes
 //   seed, ids                    per-tenant listeners and integrations; identifiers
 //   faults, controls,            fault injection; the /_emulator/ controls (the README ("Emulator controls"))
@@ -85,8 +86,13 @@ export interface EmulatorOptions {
   apiKeys?: string[];
   /** The token the emulator-wide controls require (X-Control-Token). See control-auth.ts. */
   controlToken?: string;
-  /** Saves the state in this file (and uploads in `<file>.uploads/`). Absent: memory only. */
+  /**
+   * Saves the state in this file, its journal in `<file>.journal` and uploads in
+   * `<file>.uploads/` (persistence.ts). Absent: memory only.
+   */
   statePath?: string;
+  /** With statePath: the journal size past which it is compacted at the least (tests). */
+  compactionMinBytes?: number;
   /** Name of the tenant ID header. Default X-Tenant-Id. */
   tenantHeader?: string;
   /** Default: real time plus an offset that the clock control grows (saved with the state). */
@@ -178,7 +184,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   // Load first: a corrupt state file refuses the start before a port is taken.
-  const stateFile = options.statePath ? new StateFile(options.statePath) : null;
+  const stateFile = options.statePath
+    ? new StateFile(options.statePath, { compactionMinBytes: options.compactionMinBytes })
+    : null;
   stateFile?.lock();
   let saved: EmulatorState | null;
   try {
@@ -190,7 +198,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clock = options.clock ?? new OffsetClock(saved?.clock_offset_ms ?? 0);
   const store = new Store(saved, {
     stageMs: options.stageMs ?? DEFAULT_STAGE_MS,
-    commit: stateFile ? () => stateFile.save(store.contents()) : undefined,
+    commit: stateFile ? (change) => stateFile.commit(change) : undefined,
     tarballs: stateFile
       ? {
           write: (id, data) => stateFile.writeUpload(id, data),
@@ -199,6 +207,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         }
       : new MemoryTarballs(),
   });
+  stateFile?.attach(() => store.contents());
   const core: Core = {
     store,
     clock,
@@ -375,9 +384,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       new Promise<void>((resolve) => {
         for (const timer of pending) clearTimeout(timer);
         pending.clear();
+        // Then the journal is folded into the state file and the lock released.
         server.close(() => {
-          stateFile?.unlock();
-          resolve();
+          (stateFile?.close() ?? Promise.resolve()).then(resolve, resolve);
         });
         server.closeAllConnections();
       }),

@@ -1,14 +1,16 @@
-// One change to the emulator's state: the after-image of every record it touched (the whole
-// deployment, upload or tracing project as it now is, or null for one removed) and of the
-// scalars it moved. After-images rather than operations, so that applying an entry twice, or
-// over a state that already holds its effect, gives the same state.
+// One change to the emulator's state, as the journal records it: the after-image of every
+// record the change touched (the whole deployment, upload or tracing project as it now is,
+// or null for one removed) and of the scalars it moved. After-images rather than operations,
+// so that applying an entry twice, or over a snapshot that already holds its effect, gives
+// the same state. That is what lets compaction write a snapshot while changes go on
+// (persistence.ts): whatever the snapshot caught of a change, replaying the entry sets it right.
 //
-// The store marks what each method touched on a StateChange; a commit turns it into a
-// JournalEntry, so the images are those of that moment.
+// The store marks what each method touched on a StateChange; persistence turns it into a
+// JournalEntry when the change is committed, so the images are those of that moment.
 import type { FailRule, StoredDeployment, StoredUpload, TracingProject } from "./state.js";
 
 export interface JournalEntry {
-  /** Record number: increasing from one change to the next. */
+  /** Record number: increasing through the journal; compared with a snapshot's journal_from. */
   n: number;
   /** Applied first: everything cleared (POST /_emulator/reset), with a new key and the clock kept. */
   reset?: { signing_key: string; clock_offset_ms: number };
@@ -73,7 +75,7 @@ export class StateChange {
     this.resetTo = { signing_key: signingKey, clock_offset_ms: clockOffsetMs };
   }
 
-  /** The entry numbered `n`; it holds references, serialised when it is written. */
+  /** The entry to journal, numbered `n`; it holds references, serialised when it is written. */
   entry(n: number): JournalEntry {
     const entry: JournalEntry = { n };
     if (this.resetTo) entry.reset = this.resetTo;

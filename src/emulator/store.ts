@@ -1,7 +1,8 @@
 // The emulator's state and every change to it. No HTTP here: handlers validate, then call
 // one method; each method changes the state and commits the change (with a state file: to
-// disk) before returning, so the answer a handler then sends is always backed by what was
-// saved. Each method marks what it touched on a StateChange.
+// its journal, on disk) before returning, so the answer a handler then sends is always
+// backed by what was saved. Each method marks what it touched on a StateChange, which is all
+// a commit writes: its cost does not grow with the state (persistence.ts).
 import { type RevisionStatus, revisionStages, type Source } from "../model/enums.js";
 import { withResourceDefaults } from "../model/resource-spec.js";
 import { REVISION_FIELD_SOURCES, SOURCE_CONFIG_FIELD_SOURCES } from "../model/rules.js";
