@@ -27,6 +27,7 @@ import { alternate, benchEnv, capture, closeDevNull, command, median } from "./b
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
+import { storeRow } from "./bench/store.mjs";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // What package.json "bin" names: what users run.
@@ -134,6 +135,7 @@ try {
 
   // --- the emulator's list throughput ------------------------------------------------------
   await loadRow();
+  rows.push(await storeRow({ bin: BIN, env: benchEnv({ HOME: home }), dir: join(work, "store"), runs: RUNS }));
 
   // --- the packed package ------------------------------------------------------------------
   if (!args.skipPack) packRows(files);
