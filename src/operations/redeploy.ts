@@ -6,8 +6,8 @@ import { allRevisions, getDeployment, getRevision, redeployRevision } from "../a
 import type { Ctx } from "../context.js";
 import { ApiError, NotFoundError, OperationError } from "../errors.js";
 import { redeployChanges } from "../model/changes.js";
-import { sameValue } from "../model/merge.js";
 import { REVISION_SUCCESS } from "../model/enums.js";
+import { sameValue } from "../model/merge.js";
 import type { DeploymentT, RevisionT } from "../model/responses.js";
 import { revisionView } from "../output/views.js";
 import { type FinishOptions, finishChange } from "./after-change.js";
