@@ -135,7 +135,7 @@ try {
 
   // --- the emulator's list throughput ------------------------------------------------------
   await loadRow();
-  rows.push(await storeRow({ bin: BIN, env: benchEnv({ HOME: home }), dir: join(work, "store"), runs: RUNS }));
+  rows.push(await storeRow({ bin: BIN, env: benchEnv({ HOME: home }), dir: work, runs: RUNS }));
 
   // --- the packed package ------------------------------------------------------------------
   if (!args.skipPack) packRows(files);

@@ -9,7 +9,7 @@
 // rounds, so that a noisy stretch of the machine costs both alike; the figure is the ratio of
 // the median rates. Bounded: a fixed number of creates, and a time limit for the whole figure.
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { exchange, seedDeployments } from "./emulator.mjs";
@@ -21,11 +21,20 @@ const LARGE = 10_000;
 
 /**
  * Measures the figure; returns one row of the benchmark's table (see report.mjs).
- * `bin`: bin/cpctl.cjs; `env`: the children's environment (benchEnv); `dir`: an empty
- * scratch directory; `runs`: measured rounds (each one batch per emulator).
+ * `bin`: bin/cpctl.cjs; `env`: the children's environment (benchEnv); `dir`: a directory to
+ * work in (its own is made inside); `runs`: measured rounds (one batch per emulator each).
  */
-export async function storeRow({ bin, env, dir, runs, batch = 100, concurrency = 8, maxMs = 180_000 }) {
+export async function storeRow({
+  bin,
+  env,
+  dir: scratch,
+  runs,
+  batch = 100,
+  concurrency = 8,
+  maxMs = 180_000,
+}) {
   const deadline = performance.now() + maxMs;
+  const dir = mkdtempSync(join(scratch, "store-"));
   const emulators = [];
   try {
     process.stdout.write(`--state creates: seeding ${LARGE.toLocaleString("en")} deployments ... `);
