@@ -10,9 +10,9 @@
 // Cost. A change's record holds what the change touched (state-change.ts), not the state: a
 // write costs the same at 10,000 deployments as at none. The journal is folded into the
 // snapshot (compaction) once it is larger than the snapshot (and COMPACTION_MIN_BYTES): the
-// snapshot's size in bytes is written once per as many bytes of journal, so all in all a
-// change costs a bounded multiple of its own size, and a start replays at most about a
-// snapshot's worth of journal.
+// new snapshot is at most the old one plus what the journal added, so no more than twice the
+// journal's bytes; all in all a change costs a bounded multiple of its own size, and a start
+// replays at most about a snapshot's worth of journal.
 //
 // Compaction does not stop the emulator, nor lose a change made while it runs:
 //   1. the journal is renamed FILE.journal.old, and a new FILE.journal, whose records are
