@@ -13,8 +13,7 @@
 import { closeSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { writeFileAtomic } from "./atomic-file.js";
 import { decodeRecords, encodeRecord } from "./journal-record.js";
-import { entryProblem } from "./replay.js";
-import type { JournalEntry } from "./state-change.js";
+import { entryProblem, type JournalEntry } from "./state-change.js";
 
 export const JOURNAL_FORMAT = "cpctl-emulator-journal";
 export const JOURNAL_VERSION = 1;

@@ -65,36 +65,3 @@ function setImages<T>(target: Map<string, T>, images: Record<string, T | null> |
     else target.set(id, image);
   }
 }
-
-/**
- * Checks that a parsed record is a journal entry (a shape check, as checkStateShape is for
- * the snapshot; the state that results is checked by that too).
- */
-export function entryProblem(value: unknown): string | null {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return "it is not a JSON object";
-  const entry = value as Record<string, unknown>;
-  if (typeof entry.n !== "number" || !Number.isSafeInteger(entry.n) || entry.n < 0)
-    return `"n" is not a record number`;
-  if (entry.reset !== undefined) {
-    const reset = entry.reset as Record<string, unknown> | null;
-    if (!reset || typeof reset.signing_key !== "string" || typeof reset.clock_offset_ms !== "number")
-      return `"reset" is not a reset`;
-  }
-  for (const field of ["seq", "clock_offset_ms"]) {
-    if (entry[field] !== undefined && (typeof entry[field] !== "number" || !Number.isFinite(entry[field])))
-      return `"${field}" is not a number`;
-  }
-  if (entry.fail_next !== undefined && !Array.isArray(entry.fail_next)) return `"fail_next" is not an array`;
-  for (const field of ["deployments", "uploads", "tracing_projects"]) {
-    const images = entry[field];
-    if (images === undefined) continue;
-    if (images === null || typeof images !== "object" || Array.isArray(images))
-      return `"${field}" is not an object`;
-    for (const [id, image] of Object.entries(images)) {
-      if (image === null) continue;
-      if (typeof image !== "object" || Array.isArray(image) || (image as { id?: unknown }).id !== id)
-        return `"${field}" holds a record that is not the one named ${JSON.stringify(id)}`;
-    }
-  }
-  return null;
-}

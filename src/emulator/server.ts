@@ -91,8 +91,6 @@ export interface EmulatorOptions {
    * `<file>.uploads/` (persistence.ts). Absent: memory only.
    */
   statePath?: string;
-  /** With statePath: the journal size past which it is compacted at the least (tests). */
-  compactionMinBytes?: number;
   /** Name of the tenant ID header. Default X-Tenant-Id. */
   tenantHeader?: string;
   /** Default: real time plus an offset that the clock control grows (saved with the state). */
@@ -184,9 +182,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   // Load first: a corrupt state file refuses the start before a port is taken.
-  const stateFile = options.statePath
-    ? new StateFile(options.statePath, { compactionMinBytes: options.compactionMinBytes })
-    : null;
+  const stateFile = options.statePath ? new StateFile(options.statePath) : null;
   stateFile?.lock();
   let saved: EmulatorState | null;
   try {
