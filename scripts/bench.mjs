@@ -28,6 +28,7 @@ import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundl
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
 import { tableRows } from "./bench/table.mjs";
+import { storeRow } from "./bench/store.mjs";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // What package.json "bin" names: what users run.
@@ -136,6 +137,7 @@ try {
 
   // --- the emulator's list throughput ------------------------------------------------------
   await loadRow();
+  rows.push(await storeRow({ bin: BIN, env: benchEnv({ HOME: home }), dir: work, runs: RUNS }));
 
   // --- the packed package ------------------------------------------------------------------
   if (!args.skipPack) packRows(files);

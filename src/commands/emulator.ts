@@ -12,7 +12,7 @@ export default defineCommand({
       .option("--host <host>", "address to listen on (default 127.0.0.1)")
       .option(
         "--state <file>",
-        "keep state in this file (written atomically after every change); default: memory only",
+        "keep state in this file and FILE.journal (every change saved before it is answered); default: memory only",
       )
       .option("--stage-ms <ms>", `how long each revision stage takes (default ${DEFAULT_STAGE_MS})`)
       .option(

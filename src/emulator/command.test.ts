@@ -2,7 +2,7 @@
 // to take over a dead one's state lock, the message of a lock conflict, and the tenants of
 // the configured keys on stderr. No sleeps: every wait is for a line or an exit.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { httpRequest } from "../../test/helpers/emulator.js";
 import { report } from "../../test/reliability/helpers.js";
 import { tenantIdForCredential } from "./key-grants.js";
+import { readStateFiles } from "./persistence.js";
 
 const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const env = { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests" };
@@ -111,7 +112,8 @@ describe("two emulators taking over a dead emulator's state lock at once", () =>
       acknowledged.push(`round-${round}`);
       await Promise.all(pair.map((p) => killed(p.child)));
     }
-    const saved = JSON.parse(readFileSync(file, "utf8")).deployments.map((d: { name: string }) => d.name);
+    // What the next emulator would load: the state file with its journal replayed.
+    const saved = readStateFiles(file).state!.deployments.map((d) => d.name);
     expect(saved.sort()).toEqual([...acknowledged].sort());
     expect(refusals).toBe(ROUNDS);
     report("emulator lock takeover race", {

@@ -6,15 +6,10 @@ import type { RevisionT } from "../model/responses.js";
 import { revisionTriggers } from "../model/rules.js";
 import { validateCreateRequest, validatePatchRequest } from "../model/validate.js";
 import { type Core, deploymentRevision, tenantDeployment } from "./core.js";
-import {
-  type DeploymentFilters,
-  parseDeleteOptions,
-  parseDeploymentFilters,
-  parseRevisionFilters,
-} from "./query.js";
+import { listingPage } from "./deployment-listing.js";
+import { parseDeleteOptions, parseDeploymentFilters, parseRevisionFilters } from "./query.js";
 import { deploymentNotFound, HttpError, invalid, noContent, ok } from "./responses.js";
 import type { Router } from "./router.js";
-import type { StoredDeployment } from "./state.js";
 import { checkCreateAgainstState, checkPatchAgainstState } from "./state-rules.js";
 import { deploymentJson, deploymentView, revisionView } from "./views.js";
 
@@ -38,16 +33,7 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
   router.add("GET", "/v2/deployments", (context) => {
     const tenantId = context.tenant();
     const filters = parseDeploymentFilters(context.query);
-    const all = store.tenantDeployments(tenantId);
-    const page: StoredDeployment[] = [];
-    let skipped = 0;
-    // Newest first: the tenant's list is kept oldest first by (created_at, creation order).
-    for (let i = all.length - 1; i >= 0 && page.length < filters.limit; i--) {
-      const deployment = all[i]!;
-      if (!matchesFilters(deployment, filters, context.now)) continue;
-      if (skipped < filters.offset) skipped++;
-      else page.push(deployment);
-    }
+    const page = listingPage(store, tenantId, filters, context.now);
     const resources = page.map((d) => deploymentJson(d, context.now));
     // The offset to send for the next page; a page shorter than `limit` is the last one.
     return {
@@ -114,32 +100,4 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
     store.redeploy(deployment, from, context.now);
     return ok(deploymentView(deployment, context.now));
   });
-}
-
-function matchesFilters(deployment: StoredDeployment, filters: DeploymentFilters, now: number): boolean {
-  if (filters.name !== null && deployment.name !== filters.name) return false;
-  if (
-    filters.nameContains !== null &&
-    !deployment.name.toLowerCase().includes(filters.nameContains.toLowerCase())
-  ) {
-    return false;
-  }
-  if (filters.deploymentIds !== null && !filters.deploymentIds.has(deployment.id)) return false;
-  if (filters.deploymentType !== null && deployment.source_config.deployment_type !== filters.deploymentType)
-    return false;
-  // Remote-reconciled deployments are the self-hosted ones: external_container.
-  if (
-    filters.remoteReconciled !== null &&
-    (deployment.source === "external_container") !== filters.remoteReconciled
-  ) {
-    return false;
-  }
-  // Emulated deployments carry no tags, so any tag filter matches nothing.
-  if (filters.tagValueIds !== null) return false;
-  if (filters.status !== null || filters.imageVersion !== null) {
-    const view = deploymentView(deployment, now);
-    if (filters.status !== null && view.status !== filters.status) return false;
-    if (filters.imageVersion !== null && view.image_version !== filters.imageVersion) return false;
-  }
-  return true;
 }

@@ -17,6 +17,7 @@ import {
 } from "../../test/helpers/emulator.js";
 import { buildLogsPath, deployLogsPath, logPage } from "../../test/helpers/logs.js";
 import { ManualClock } from "./clock.js";
+import { readStateFiles } from "./persistence.js";
 import { startEmulator } from "./server.js";
 
 afterEach(closeTestEmulators);
@@ -318,7 +319,8 @@ describe("kill -9", () => {
       await Promise.all(Array.from({ length: 12 }, (_, w) => worker(w)));
       await exited;
       expect(confirmed.length).toBeGreaterThanOrEqual(killAfter);
-      const saved = new Set(readState(path).deployments.map((d: { name: string }) => d.name));
+      // What the next emulator loads: the state file with its journal replayed.
+      const saved = new Set(readStateFiles(path).state!.deployments.map((d) => d.name));
       for (const name of confirmed) expect(saved.has(name), name).toBe(true);
     }
     // And the file is a state a new emulator starts from.

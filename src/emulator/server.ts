@@ -14,7 +14,10 @@
 //   log-routes, log-query,       the log endpoints; their body and paging; logs laid out
 //   logs, log-lines,             from a revision's history and the clock; their words;
 //   tarball-summary              the files of an uploaded tarball
-//   store, state, persistence    the world, its changes, the state file (atomic writes)
+//   store, store-indexes, state  the world, its indexes, its format
+//   persistence, journal,        the state file: a snapshot and a journal of changes
+//   journal-record, state-change, (records framed and checksummed, after-images), replay,
+//   replay, snapshot, atomic-file compaction's sliced snapshot, atomic file writes
 //   lifecycle, views, clock      revision status computed from the clock; response shapes
 //   seed, ids                    per-tenant listeners and integrations; identifiers
 //   faults, controls,            fault injection; the /_emulator/ controls (the README ("Emulator controls"))
@@ -83,7 +86,10 @@ export interface EmulatorOptions {
   apiKeys?: string[];
   /** The token the emulator-wide controls require (X-Control-Token). See control-auth.ts. */
   controlToken?: string;
-  /** Saves the state in this file (and uploads in `<file>.uploads/`). Absent: memory only. */
+  /**
+   * Saves the state in this file, its journal in `<file>.journal` and uploads in
+   * `<file>.uploads/` (persistence.ts). Absent: memory only.
+   */
   statePath?: string;
   /** Name of the tenant ID header. Default X-Tenant-Id. */
   tenantHeader?: string;
@@ -188,7 +194,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clock = options.clock ?? new OffsetClock(saved?.clock_offset_ms ?? 0);
   const store = new Store(saved, {
     stageMs: options.stageMs ?? DEFAULT_STAGE_MS,
-    save: stateFile ? (state) => stateFile.save(state) : () => {},
+    commit: stateFile ? (change) => stateFile.commit(change) : undefined,
     tarballs: stateFile
       ? {
           write: (id, data) => stateFile.writeUpload(id, data),
@@ -197,6 +203,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         }
       : new MemoryTarballs(),
   });
+  stateFile?.attach(() => store.contents());
   const core: Core = {
     store,
     clock,
@@ -373,9 +380,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       new Promise<void>((resolve) => {
         for (const timer of pending) clearTimeout(timer);
         pending.clear();
+        // Then the journal is folded into the state file and the lock released.
         server.close(() => {
-          stateFile?.unlock();
-          resolve();
+          (stateFile?.close() ?? Promise.resolve()).then(resolve, resolve);
         });
         server.closeAllConnections();
       }),

@@ -2,6 +2,9 @@
 // holds, so it stores facts, never derived values: a revision keeps when it was created and
 // its stage plan, not a status, and its status is computed from the clock on every read.
 // That is what lets revision timing survive a restart.
+//
+// With --state the file holds a snapshot of it, and FILE.journal the changes made since
+// (persistence.ts): the snapshot's `journal_from` says which journal records come after it.
 import type { RevisionStatus, Source } from "../model/enums.js";
 import type { SecretReferenceT, SecretT } from "../model/schemas.js";
 import { newSigningKey } from "./ids.js";
@@ -115,6 +118,11 @@ export interface EmulatorState {
   seq: number;
   /** Offset of the default clock (real time + offset), so skipped time stays skipped. */
   clock_offset_ms: number;
+  /**
+   * The first journal record this snapshot may not hold (records from it on are replayed over
+   * it). Absent in files written before the journal: there is nothing to replay.
+   */
+  journal_from?: number;
   deployments: StoredDeployment[];
   uploads: StoredUpload[];
   tracing_projects: TracingProject[];
@@ -151,6 +159,13 @@ export function checkStateShape(value: unknown): string | null {
     if (typeof state[field] !== "number" || !Number.isFinite(state[field]))
       return `"${field}" is not a number`;
   }
+  if (
+    state.journal_from !== undefined &&
+    (typeof state.journal_from !== "number" ||
+      !Number.isSafeInteger(state.journal_from) ||
+      state.journal_from < 0)
+  )
+    return `"journal_from" is not a record number`;
   for (const field of ["deployments", "uploads", "tracing_projects", "fail_next"]) {
     if (!Array.isArray(state[field])) return `"${field}" is not an array`;
   }

@@ -1,6 +1,8 @@
 // The emulator's state and every change to it. No HTTP here: handlers validate, then call
-// one method; each method changes the state and saves it (when there is a state file)
-// before returning, so the answer a handler then sends is always backed by what was saved.
+// one method; each method changes the state and commits the change (with a state file: to
+// its journal, on disk) before returning, so the answer a handler then sends is always
+// backed by what was saved. Each method marks what it touched on a StateChange, which is all
+// a commit writes: its cost does not grow with the state (persistence.ts).
 import { type RevisionStatus, revisionStages, type Source } from "../model/enums.js";
 import { withResourceDefaults } from "../model/resource-spec.js";
 import { REVISION_FIELD_SOURCES, SOURCE_CONFIG_FIELD_SOURCES } from "../model/rules.js";
@@ -8,6 +10,7 @@ import type { CreateRequest, PatchRequest, ResourceSpecRequestT } from "../model
 import { UPLOAD_URL_LIFETIME_MS } from "./defaults.js";
 import { newCommitSha, newId } from "./ids.js";
 import { supersede } from "./lifecycle.js";
+import type { StateContents } from "./snapshot.js";
 import {
   type EmulatorState,
   emptyState,
@@ -18,6 +21,8 @@ import {
   type StoredUpload,
   type TracingProject,
 } from "./state.js";
+import { StateChange } from "./state-change.js";
+import { DeploymentIndex, TracingProjectIndex, UploadIndex } from "./store-indexes.js";
 import { touch } from "./versions.js";
 
 /** Where uploaded tarballs go: memory, or files beside the state file. */
@@ -43,8 +48,11 @@ export class MemoryTarballs implements TarballStorage {
 export interface StoreOptions {
   /** Stage length given to new revisions. */
   stageMs: number;
-  /** Saves the whole state; called after every change, before the change is answered. */
-  save: (state: EmulatorState) => void;
+  /**
+   * Makes a change durable; called after every change, before it is answered. Throws when it
+   * cannot (the change is then not acknowledged). Absent: memory only.
+   */
+  commit?: (change: StateChange) => void;
   tarballs: TarballStorage;
 }
 
@@ -52,85 +60,113 @@ const SOURCE_CONFIG_FIELDS = Object.keys(SOURCE_CONFIG_FIELD_SOURCES);
 const REVISION_CONFIG_FIELDS = Object.keys(REVISION_FIELD_SOURCES);
 
 export class Store {
-  private state: EmulatorState;
-  private readonly byId = new Map<string, StoredDeployment>();
-  /** Per tenant, oldest first by (created_at, seq): lists read it backwards for "newest first". */
-  private readonly byTenant = new Map<string, StoredDeployment[]>();
-  private readonly uploadsByPath = new Map<string, StoredUpload>();
-  private readonly uploadsById = new Map<string, StoredUpload>();
-  /** Bytes of all uploaded tarballs, for the in-memory quota. */
-  private uploadedBytes = 0;
+  private signingKeyValue: string;
+  /** Last sequence number handed out (deployments and revisions: the tiebreak of "newest first"). */
+  private seq: number;
+  private clockOffset: number;
+  private failNext: FailRule[];
+  private readonly deployments = new DeploymentIndex();
+  private readonly uploads = new UploadIndex();
+  private readonly projects = new TracingProjectIndex();
+  /** What the method under way touched: committed (and cleared) at its end. */
+  private readonly change = new StateChange();
 
   constructor(
     state: EmulatorState | null,
     private readonly options: StoreOptions,
   ) {
-    this.state = state ?? emptyState();
-    this.reindex();
+    const initial = state ?? emptyState();
+    this.signingKeyValue = initial.signing_key;
+    this.seq = initial.seq;
+    this.clockOffset = initial.clock_offset_ms;
+    this.failNext = initial.fail_next;
+    for (const deployment of initial.deployments) this.deployments.add(deployment);
+    for (const upload of initial.uploads) this.uploads.add(upload);
+    for (const project of initial.tracing_projects) this.projects.add(project);
   }
 
   get signingKey(): string {
-    return this.state.signing_key;
+    return this.signingKeyValue;
   }
 
   get clockOffsetMs(): number {
-    return this.state.clock_offset_ms;
+    return this.clockOffset;
+  }
+
+  /** Everything, as a snapshot is made of it (live: see snapshot.ts). */
+  contents(): StateContents {
+    return {
+      signing_key: this.signingKeyValue,
+      seq: this.seq,
+      clock_offset_ms: this.clockOffset,
+      deployments: this.deployments.all(),
+      uploads: this.uploads.all(),
+      tracing_projects: this.projects.all(),
+      fail_next: this.failNext,
+    };
   }
 
   // --- reads ---
 
   /** A deployment of this tenant; another tenant's is as good as absent. */
   find(tenantId: string, id: string): StoredDeployment | undefined {
-    const deployment = this.byId.get(id.toLowerCase());
+    const deployment = this.deployments.get(id.toLowerCase());
     return deployment && deployment.tenant_id === tenantId ? deployment : undefined;
   }
 
   /** Any tenant's (the controls act without authentication). */
   findAnyTenant(id: string): StoredDeployment | undefined {
-    return this.byId.get(id.toLowerCase());
+    return this.deployments.get(id.toLowerCase());
   }
 
+  /** The tenant's deployment of this name (names are unique per tenant). */
+  findByName(tenantId: string, name: string): StoredDeployment | undefined {
+    return this.deployments.named(tenantId, name);
+  }
+
+  /** Oldest first by (created_at, creation order): lists read it backwards for "newest first". */
   tenantDeployments(tenantId: string): readonly StoredDeployment[] {
-    return this.byTenant.get(tenantId) ?? [];
+    return this.deployments.ofTenant(tenantId);
   }
 
   nameTaken(tenantId: string, name: string): boolean {
-    return this.tenantDeployments(tenantId).some((d) => d.name === name);
+    return this.deployments.named(tenantId, name) !== undefined;
   }
 
   upload(objectPath: string): StoredUpload | undefined {
-    return this.uploadsByPath.get(objectPath);
+    return this.uploads.atPath(objectPath);
   }
 
   uploadById(id: string): StoredUpload | undefined {
-    return this.uploadsById.get(id);
+    return this.uploads.get(id);
   }
 
   /** Still issued: not removed with its deployment (or by a reset) since it was looked up. */
   isCurrentUpload(upload: StoredUpload): boolean {
-    return this.uploadsById.get(upload.id) === upload;
+    return this.uploads.get(upload.id) === upload;
   }
 
   /** Still stored: not deleted (or reset away) since it was looked up. */
   isCurrent(deployment: StoredDeployment): boolean {
-    return this.byId.get(deployment.id) === deployment;
+    return this.deployments.get(deployment.id) === deployment;
   }
 
   storedUploadBytes(): number {
-    return this.uploadedBytes;
+    return this.uploads.storedBytes;
   }
 
   tarball(objectPath: string): Buffer | undefined {
-    const upload = this.uploadsByPath.get(objectPath);
+    const upload = this.uploads.atPath(objectPath);
     return upload?.uploaded_at != null ? this.options.tarballs.read(upload.id) : undefined;
   }
 
+  /** A tenant's tracing projects, or everyone's, in creation order. */
   tracingProjects(tenantId?: string): TracingProject[] {
-    return this.state.tracing_projects.filter((p) => tenantId === undefined || p.tenant_id === tenantId);
+    return [...this.projects.all(tenantId)];
   }
 
   failRules(): readonly FailRule[] {
-    return this.state.fail_next;
+    return this.failNext;
   }
 
   // --- changes ---
@@ -152,7 +188,7 @@ export class Store {
     const deployment: StoredDeployment = {
       id,
       tenant_id: tenantId,
-      seq: ++this.state.seq,
+      seq: this.nextSeq(),
       name: request.name,
       source: request.source,
       source_config: sourceConfig,
@@ -166,18 +202,20 @@ export class Store {
     this.addRevision(deployment, request.source, revisionConfig, now);
 
     // Creating a deployment also creates a tracing project of the same name (spec 1).
-    if (!this.state.tracing_projects.some((p) => p.tenant_id === tenantId && p.name === request.name)) {
-      this.state.tracing_projects.push({
+    if (!this.projects.named(tenantId, request.name)) {
+      const project: TracingProject = {
         id: newId(),
         tenant_id: tenantId,
         name: request.name,
         deployment_id: id,
         created_at: now,
-      });
+      };
+      this.projects.add(project);
+      this.change.tracingProject(project);
     }
-    this.state.deployments.push(deployment);
-    this.index(deployment);
-    this.save();
+    this.deployments.add(deployment);
+    this.change.deployment(deployment);
+    this.commit();
     return deployment;
   }
 
@@ -210,8 +248,8 @@ export class Store {
       deployment.source_revision_config = revisionConfig;
     }
     deployment.updated_at = now;
-    touch(deployment);
-    this.save();
+    this.changed(deployment);
+    this.commit();
   }
 
   /** A push to the tracked branch: a new gitrepo revision at `sha`. The caller checked the conditions. */
@@ -220,8 +258,8 @@ export class Store {
     const revision = this.addRevision(deployment, "gitrepo", revisionConfig, now);
     deployment.source_revision_config = revisionConfig;
     deployment.updated_at = now;
-    touch(deployment);
-    this.save();
+    this.changed(deployment);
+    this.commit();
     return revision;
   }
 
@@ -236,8 +274,8 @@ export class Store {
     const revision = this.addRevision(deployment, from.source, revisionConfig, now);
     deployment.source_revision_config = revisionConfig;
     deployment.updated_at = now;
-    touch(deployment);
-    this.save();
+    this.changed(deployment);
+    this.commit();
     return revision;
   }
 
@@ -247,23 +285,25 @@ export class Store {
    * outlives its deployment otherwise, and a later deployment of the same name uses it again).
    */
   deleteDeployment(deployment: StoredDeployment, options: { deleteTracingProject?: boolean } = {}): void {
-    this.state.deployments = this.state.deployments.filter((d) => d !== deployment);
+    this.deployments.remove(deployment);
+    this.change.removedDeployment(deployment.id);
     if (options.deleteTracingProject) {
-      this.state.tracing_projects = this.state.tracing_projects.filter(
-        (p) => !(p.tenant_id === deployment.tenant_id && p.name === deployment.name),
-      );
+      const project = this.projects.named(deployment.tenant_id, deployment.name);
+      if (project) {
+        this.projects.remove(project);
+        this.change.removedTracingProject(project.id);
+      }
     }
-    this.byId.delete(deployment.id);
-    const siblings = this.byTenant.get(deployment.tenant_id) ?? [];
-    this.byTenant.set(
-      deployment.tenant_id,
-      siblings.filter((d) => d !== deployment),
-    );
-    const gone = this.state.uploads.filter((u) => u.deployment_id === deployment.id);
-    this.state.uploads = this.state.uploads.filter((u) => u.deployment_id !== deployment.id);
-    this.state.fail_next = this.state.fail_next.filter((r) => r.deployment_id !== deployment.id);
-    for (const upload of gone) this.forgetUpload(upload);
-    this.save();
+    const gone = this.uploads.ofDeployment(deployment.id);
+    for (const upload of gone) {
+      this.uploads.remove(upload);
+      this.change.removedUpload(upload.id);
+    }
+    if (this.failNext.some((r) => r.deployment_id === deployment.id)) {
+      this.failNext = this.failNext.filter((r) => r.deployment_id !== deployment.id);
+      this.change.failRules(this.failNext);
+    }
+    this.commit();
     // Files after the state: a crash in between leaves an orphan file, never a dangling path.
     for (const upload of gone) this.options.tarballs.remove(upload.id);
   }
@@ -272,10 +312,9 @@ export class Store {
   issueUpload(deployment: StoredDeployment, now: number, expiresAt: number): StoredUpload {
     // URLs that expired unused are worth nothing: drop them, so the state does not grow
     // with every upload-url call.
-    const lapsed = this.state.uploads.filter((u) => u.uploaded_at === null && uploadExpiresAt(u) <= now);
-    if (lapsed.length > 0) {
-      this.state.uploads = this.state.uploads.filter((u) => !lapsed.includes(u));
-      for (const upload of lapsed) this.forgetUpload(upload);
+    for (const upload of this.uploads.lapsed(now, uploadExpiresAt)) {
+      this.uploads.remove(upload);
+      this.change.removedUpload(upload.id);
     }
     const id = newId();
     const upload: StoredUpload = {
@@ -289,10 +328,9 @@ export class Store {
       size: null,
       sha256: null,
     };
-    this.state.uploads.push(upload);
-    this.uploadsById.set(id, upload);
-    this.uploadsByPath.set(upload.object_path, upload);
-    this.save();
+    this.uploads.add(upload);
+    this.change.upload(upload);
+    this.commit();
     return upload;
   }
 
@@ -304,32 +342,47 @@ export class Store {
     upload.uploaded_at = now;
     upload.size = data.length;
     upload.sha256 = sha256;
-    this.uploadedBytes += data.length;
-    this.save();
+    this.uploads.completed(upload);
+    this.change.upload(upload);
+    this.commit();
   }
 
   addFailRule(rule: FailRule): void {
-    this.state.fail_next.push(rule);
-    this.save();
+    this.failNext.push(rule);
+    this.change.failRules(this.failNext);
+    this.commit();
   }
 
-  failRevision(revision: StoredRevision, stage: RevisionStatus, message: string | null): void {
+  failRevision(
+    deployment: StoredDeployment,
+    revision: StoredRevision,
+    stage: RevisionStatus,
+    message: string | null,
+  ): void {
     revision.fail_at = stage;
     revision.fail_message = message;
-    this.save();
+    this.change.deployment(deployment);
+    this.commit();
   }
 
   setClockOffset(offsetMs: number): void {
-    this.state.clock_offset_ms = offsetMs;
-    this.save();
+    this.clockOffset = offsetMs;
+    this.change.clockOffset(offsetMs);
+    this.commit();
   }
 
   /** Back to an empty emulator. The clock is left alone: emulated time never runs backwards. */
   reset(): void {
-    const uploads = this.state.uploads;
-    this.state = { ...emptyState(), clock_offset_ms: this.state.clock_offset_ms };
-    this.reindex();
-    this.save();
+    const uploads = [...this.uploads.all()];
+    const empty = emptyState();
+    this.signingKeyValue = empty.signing_key;
+    this.seq = empty.seq;
+    this.failNext = empty.fail_next;
+    this.deployments.clear();
+    this.uploads.clear();
+    this.projects.clear();
+    this.change.reset(this.signingKeyValue, this.clockOffset);
+    this.commit();
     for (const upload of uploads) this.options.tarballs.remove(upload.id);
   }
 
@@ -347,7 +400,7 @@ export class Store {
     const rule = this.takeFailRule(deployment, stages);
     const revision: StoredRevision = {
       id: newId(),
-      seq: ++this.state.seq,
+      seq: this.nextSeq(),
       source,
       source_revision_config: { ...config },
       created_at: now,
@@ -364,9 +417,7 @@ export class Store {
       };
     }
     // The digest of what the revision builds from: objects are write-once, so it stays true.
-    const tarball = config.source_tarball_path
-      ? this.uploadsByPath.get(config.source_tarball_path)
-      : undefined;
+    const tarball = config.source_tarball_path ? this.uploads.atPath(config.source_tarball_path) : undefined;
     if (tarball?.sha256) revision.source_tarball_sha256 = tarball.sha256;
     deployment.revisions.push(revision);
     return revision;
@@ -378,62 +429,41 @@ export class Store {
    * being used up, without effect, by a container revision that never builds.
    */
   private takeFailRule(deployment: StoredDeployment, stages: RevisionStatus[]): FailRule | null {
-    const index = this.state.fail_next.findIndex(
+    const index = this.failNext.findIndex(
       (rule) =>
         (rule.deployment_id === null || rule.deployment_id === deployment.id) &&
         (rule.tenant_id == null || rule.tenant_id === deployment.tenant_id) &&
         stages.includes(rule.stage),
     );
     if (index < 0) return null;
-    const [rule] = this.state.fail_next.splice(index, 1);
+    const [rule] = this.failNext.splice(index, 1);
+    this.change.failRules(this.failNext);
     return rule!;
   }
 
-  private save(): void {
-    this.options.save(this.state);
+  private nextSeq(): number {
+    this.change.seq(++this.seq);
+    return this.seq;
   }
 
-  private forgetUpload(upload: StoredUpload): void {
-    this.uploadsById.delete(upload.id);
-    this.uploadsByPath.delete(upload.object_path);
-    this.uploadedBytes -= upload.size ?? 0;
+  /** A stored deployment changed in place: its serialised views are stale, its image is due. */
+  private changed(deployment: StoredDeployment): void {
+    touch(deployment);
+    this.change.deployment(deployment);
   }
 
-  private reindex(): void {
-    this.byId.clear();
-    this.byTenant.clear();
-    this.uploadsById.clear();
-    this.uploadsByPath.clear();
-    this.uploadedBytes = 0;
-    for (const deployment of this.state.deployments) this.index(deployment);
-    for (const upload of this.state.uploads) {
-      this.uploadsById.set(upload.id, upload);
-      this.uploadsByPath.set(upload.object_path, upload);
-      this.uploadedBytes += upload.size ?? 0;
+  private commit(): void {
+    try {
+      this.options.commit?.(this.change);
+    } finally {
+      this.change.clear();
     }
-  }
-
-  private index(deployment: StoredDeployment): void {
-    this.byId.set(deployment.id, deployment);
-    let list = this.byTenant.get(deployment.tenant_id);
-    if (!list) {
-      list = [];
-      this.byTenant.set(deployment.tenant_id, list);
-    }
-    // Usually the newest, so it goes at the end; walk back only if the clock disagrees.
-    let at = list.length;
-    while (at > 0 && isNewer(list[at - 1]!, deployment)) at--;
-    list.splice(at, 0, deployment);
   }
 }
 
 /** When an upload URL stops being accepted (files from before expiry was stored: issued + lifetime). */
 export function uploadExpiresAt(upload: StoredUpload): number {
   return upload.expires_at ?? upload.issued_at + UPLOAD_URL_LIFETIME_MS;
-}
-
-function isNewer(a: StoredDeployment, b: StoredDeployment): boolean {
-  return a.created_at !== b.created_at ? a.created_at > b.created_at : a.seq > b.seq;
 }
 
 function emptyRevisionConfig(): RevisionConfig {

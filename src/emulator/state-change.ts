@@ -1,0 +1,133 @@
+// One change to the emulator's state, as the journal records it: the after-image of every
+// record the change touched (the whole deployment, upload or tracing project as it now is,
+// or null for one removed) and of the scalars it moved. After-images rather than operations,
+// so that applying an entry twice, or over a snapshot that already holds its effect, gives
+// the same state. That is what lets compaction write a snapshot while changes go on
+// (persistence.ts): whatever the snapshot caught of a change, replaying the entry sets it right.
+//
+// The store marks what each method touched on a StateChange; persistence turns it into a
+// JournalEntry when the change is committed, so the images are those of that moment.
+import type { FailRule, StoredDeployment, StoredUpload, TracingProject } from "./state.js";
+
+export interface JournalEntry {
+  /** Record number: increasing through the journal; compared with a snapshot's journal_from. */
+  n: number;
+  /** Applied first: everything cleared (POST /_emulator/reset), with a new key and the clock kept. */
+  reset?: { signing_key: string; clock_offset_ms: number };
+  seq?: number;
+  clock_offset_ms?: number;
+  /** By ID: the record as it now is, or null when removed. */
+  deployments?: Record<string, StoredDeployment | null>;
+  uploads?: Record<string, StoredUpload | null>;
+  tracing_projects?: Record<string, TracingProject | null>;
+  /** The whole list (rules are few, and a change can take one from the middle). */
+  fail_next?: readonly FailRule[];
+}
+
+/**
+ * Checks that a parsed record is a journal entry (a shape check, as checkStateShape is for
+ * the snapshot; the state that results is checked by that too).
+ */
+export function entryProblem(value: unknown): string | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return "it is not a JSON object";
+  const entry = value as Record<string, unknown>;
+  if (typeof entry.n !== "number" || !Number.isSafeInteger(entry.n) || entry.n < 0)
+    return `"n" is not a record number`;
+  if (entry.reset !== undefined) {
+    const reset = entry.reset as Record<string, unknown> | null;
+    if (!reset || typeof reset.signing_key !== "string" || typeof reset.clock_offset_ms !== "number")
+      return `"reset" is not a reset`;
+  }
+  for (const field of ["seq", "clock_offset_ms"]) {
+    if (entry[field] !== undefined && (typeof entry[field] !== "number" || !Number.isFinite(entry[field])))
+      return `"${field}" is not a number`;
+  }
+  if (entry.fail_next !== undefined && !Array.isArray(entry.fail_next)) return `"fail_next" is not an array`;
+  for (const field of ["deployments", "uploads", "tracing_projects"]) {
+    const images = entry[field];
+    if (images === undefined) continue;
+    if (images === null || typeof images !== "object" || Array.isArray(images))
+      return `"${field}" is not an object`;
+    for (const [id, image] of Object.entries(images)) {
+      if (image === null) continue;
+      if (typeof image !== "object" || Array.isArray(image) || (image as { id?: unknown }).id !== id)
+        return `"${field}" holds a record that is not the one named ${JSON.stringify(id)}`;
+    }
+  }
+  return null;
+}
+
+export class StateChange {
+  private resetTo: JournalEntry["reset"] | undefined;
+  private seqNow: number | undefined;
+  private clockOffsetNow: number | undefined;
+  private failRulesNow: readonly FailRule[] | undefined;
+  private readonly deploymentImages = new Map<string, StoredDeployment | null>();
+  private readonly uploadImages = new Map<string, StoredUpload | null>();
+  private readonly projectImages = new Map<string, TracingProject | null>();
+
+  deployment(deployment: StoredDeployment): void {
+    this.deploymentImages.set(deployment.id, deployment);
+  }
+
+  removedDeployment(id: string): void {
+    this.deploymentImages.set(id, null);
+  }
+
+  upload(upload: StoredUpload): void {
+    this.uploadImages.set(upload.id, upload);
+  }
+
+  removedUpload(id: string): void {
+    this.uploadImages.set(id, null);
+  }
+
+  tracingProject(project: TracingProject): void {
+    this.projectImages.set(project.id, project);
+  }
+
+  removedTracingProject(id: string): void {
+    this.projectImages.set(id, null);
+  }
+
+  seq(value: number): void {
+    this.seqNow = value;
+  }
+
+  clockOffset(ms: number): void {
+    this.clockOffsetNow = ms;
+  }
+
+  failRules(rules: readonly FailRule[]): void {
+    this.failRulesNow = rules;
+  }
+
+  /** Everything before in this change is void: the state was emptied. */
+  reset(signingKey: string, clockOffsetMs: number): void {
+    this.clear();
+    this.resetTo = { signing_key: signingKey, clock_offset_ms: clockOffsetMs };
+  }
+
+  /** The entry to journal, numbered `n`; it holds references, serialised when it is written. */
+  entry(n: number): JournalEntry {
+    const entry: JournalEntry = { n };
+    if (this.resetTo) entry.reset = this.resetTo;
+    if (this.seqNow !== undefined) entry.seq = this.seqNow;
+    if (this.clockOffsetNow !== undefined) entry.clock_offset_ms = this.clockOffsetNow;
+    if (this.deploymentImages.size) entry.deployments = Object.fromEntries(this.deploymentImages);
+    if (this.uploadImages.size) entry.uploads = Object.fromEntries(this.uploadImages);
+    if (this.projectImages.size) entry.tracing_projects = Object.fromEntries(this.projectImages);
+    if (this.failRulesNow) entry.fail_next = this.failRulesNow;
+    return entry;
+  }
+
+  clear(): void {
+    this.resetTo = undefined;
+    this.seqNow = undefined;
+    this.clockOffsetNow = undefined;
+    this.failRulesNow = undefined;
+    this.deploymentImages.clear();
+    this.uploadImages.clear();
+    this.projectImages.clear();
+  }
+}
