@@ -27,6 +27,7 @@ import { alternate, benchEnv, capture, closeDevNull, command, median } from "./b
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
+import { waitRows } from "./bench/wait.mjs";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // What package.json "bin" names: what users run.
@@ -131,6 +132,9 @@ try {
 
   // --- deploy list --all -o ndjson: memory flat, time linear --------------------------------
   allPagesRows(cpctl);
+
+  // --- deploy wait: lag and request rate ---------------------------------------------------
+  rows.push(...(await waitRows({ root: ROOT, node: NODE, bin: BIN, work, home, cwd, quick: args.quick })));
 
   // --- the emulator's list throughput ------------------------------------------------------
   await loadRow();
