@@ -25,6 +25,7 @@ import { seedDeployments, startEmulator } from "./bench/emulator.mjs";
 import { loadTest } from "./bench/load.mjs";
 import { alternate, benchEnv, capture, closeDevNull, command, median } from "./bench/measure.mjs";
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
+import { pagesRow } from "./bench/pages.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
 import { waitRows } from "./bench/wait.mjs";
@@ -132,6 +133,16 @@ try {
 
   // --- deploy list --all -o ndjson: memory flat, time linear --------------------------------
   allPagesRows(cpctl);
+  rows.push(
+    await pagesRow({
+      emulatorUrl: emulator.url,
+      argv: [NODE, BIN],
+      env: cliEnv("bench-10k"),
+      cwd,
+      count: LARGE,
+      runs: Math.max(5, Math.round(RUNS / 4)),
+    }),
+  );
 
   // --- deploy wait: lag and request rate ---------------------------------------------------
   rows.push(...(await waitRows({ root: ROOT, node: NODE, bin: BIN, work, home, cwd, quick: args.quick })));
