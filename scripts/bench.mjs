@@ -21,6 +21,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { coldNpxRows } from "./bench/cold-npx.mjs";
 import { seedDeployments, startEmulator } from "./bench/emulator.mjs";
 import { loadTest } from "./bench/load.mjs";
 import { alternate, benchEnv, capture, closeDevNull, command, median } from "./bench/measure.mjs";
@@ -151,7 +152,18 @@ try {
   await loadRow();
 
   // --- the packed package ------------------------------------------------------------------
-  if (!args.skipPack) packRows(files);
+  if (!args.skipPack) {
+    packRows(files);
+    rows.push(
+      ...coldNpxRows({
+        root: ROOT,
+        work,
+        env: benchEnv({ HOME: home }),
+        version: pkg.version,
+        runs: Math.max(5, Math.round(RUNS / 2)),
+      }),
+    );
+  }
 } catch (error) {
   console.error(`\nbenchmark failed: ${error.stack ?? error}`);
   process.exitCode = 1;
