@@ -25,6 +25,7 @@ import { coldNpxRows } from "./bench/cold-npx.mjs";
 import { seedDeployments, startEmulator } from "./bench/emulator.mjs";
 import { loadTest } from "./bench/load.mjs";
 import { alternate, benchEnv, capture, closeDevNull, command, median } from "./bench/measure.mjs";
+import { nodeVersionRows } from "./bench/node-versions.mjs";
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
 import { pagesRow } from "./bench/pages.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
@@ -131,6 +132,19 @@ try {
     { figure: "deploy create --dry-run -f FILE.json", subject: dryRunJson, goal: 2.0 },
     { figure: "  create --dry-run -f FILE.json, compile cache off", subject: dryRunJsonUncached, goal: null },
   ]);
+
+  // --- the start-up figures on Node 22 and 24 ----------------------------------------------
+  nodeVersionRows({
+    root: ROOT,
+    bin: BIN,
+    env,
+    cwd,
+    bareList: files.bareList,
+    version: pkg.version,
+    timedRows,
+    checkOutput,
+    rows,
+  });
 
   // --- deploy list --all -o ndjson: memory flat, time linear --------------------------------
   allPagesRows(cpctl);
