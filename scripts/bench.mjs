@@ -28,6 +28,7 @@ import { alternate, benchEnv, capture, closeDevNull, command, median } from "./b
 import { nodeVersionRows } from "./bench/node-versions.mjs";
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
 import { pagesRow } from "./bench/pages.mjs";
+import { proxyVariablesHere, startForwardProxy, throughProxy } from "./bench/proxy.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
 import { waitRows } from "./bench/wait.mjs";
@@ -59,9 +60,12 @@ mkdirSync(cwd);
 const rows = [];
 const raw = { runs: RUNS, figures: {} };
 let emulator;
+let proxy;
 
 try {
   printHeader();
+  if (proxyVariablesHere().length)
+    console.log(`${proxyVariablesHere().join(", ")}: removed from the benchmark's child processes.`);
 
   emulator = await startEmulator({ root: ROOT, env: benchEnv({ HOME: home }) });
   console.log(`emulator: ${emulator.url} (pid ${emulator.pid}, memory only)`);
@@ -108,6 +112,9 @@ try {
     });
   const listUncached = uncached(list);
   const dryRunJsonUncached = uncached(dryRunJson);
+  // The same list through a forward proxy (undici loaded).
+  proxy = await startForwardProxy({ root: ROOT });
+  const listProxied = throughProxy(list, proxy.url);
 
   checkOutput(version, (out) => out.trim() === pkg.version, `prints ${pkg.version}`);
   checkOutput(help, (out) => out.startsWith("Usage: cpctl"), "prints the usage");
@@ -117,6 +124,9 @@ try {
   checkOutput(dryRunJsonUncached, sameBody, "prints the request body");
   checkOutput(list, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
   checkOutput(listUncached, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+  checkOutput(listProxied, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+  if (!listProxied.check && (await proxy.count()).forwarded === 0)
+    listProxied.check = "the request did not go through the proxy";
   checkOutput(bareList, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
 
   timedRows(nodeE0, [
@@ -126,7 +136,9 @@ try {
   timedRows(bareList, [
     { figure: "deploy list -o json (1 request)", subject: list, goal: 1.5 },
     { figure: "  deploy list -o json, compile cache off", subject: listUncached, goal: null },
+    { figure: "  deploy list -o json, through HTTP_PROXY", subject: listProxied, goal: null },
   ]);
+  await proxy.close();
   timedRows(nodeE0, [
     { figure: "deploy create --dry-run -f FILE.yaml", subject: dryRunYaml, goal: 2.0 },
     { figure: "deploy create --dry-run -f FILE.json", subject: dryRunJson, goal: 2.0 },
@@ -182,6 +194,7 @@ try {
   console.error(`\nbenchmark failed: ${error.stack ?? error}`);
   process.exitCode = 1;
 } finally {
+  await proxy?.close();
   await emulator?.close();
   closeDevNull();
   cleanupRss();
