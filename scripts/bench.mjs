@@ -22,6 +22,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { coldNpxRows } from "./bench/cold-npx.mjs";
+import { withProjectConfig } from "./bench/config-file.mjs";
 import { seedDeployments, startEmulator } from "./bench/emulator.mjs";
 import { loadTest } from "./bench/load.mjs";
 import { alternate, benchEnv, capture, closeDevNull, command, median } from "./bench/measure.mjs";
@@ -112,7 +113,12 @@ try {
     });
   const listUncached = uncached(list);
   const dryRunJsonUncached = uncached(dryRunJson);
-  // The same list through a forward proxy (undici loaded).
+  // The same list with a project config file (cosmiconfig loaded), and through a proxy (undici).
+  const listWithConfig = withProjectConfig(list, {
+    work,
+    emulatorUrl: emulator.url,
+    apiKey: "bench-10k",
+  }).subject;
   proxy = await startForwardProxy({ root: ROOT });
   const listProxied = throughProxy(list, proxy.url);
 
@@ -124,6 +130,7 @@ try {
   checkOutput(dryRunJsonUncached, sameBody, "prints the request body");
   checkOutput(list, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
   checkOutput(listUncached, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+  checkOutput(listWithConfig, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
   checkOutput(listProxied, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
   if (!listProxied.check && (await proxy.count()).forwarded === 0)
     listProxied.check = "the request did not go through the proxy";
@@ -136,6 +143,7 @@ try {
   timedRows(bareList, [
     { figure: "deploy list -o json (1 request)", subject: list, goal: 1.5 },
     { figure: "  deploy list -o json, compile cache off", subject: listUncached, goal: null },
+    { figure: "deploy list -o json, project config file", subject: listWithConfig, goal: 1.5 },
     { figure: "  deploy list -o json, through HTTP_PROXY", subject: listProxied, goal: null },
   ]);
   await proxy.close();
