@@ -175,7 +175,7 @@ try {
       env: cliEnv("bench-10k"),
       cwd,
       count: LARGE,
-      runs: Math.max(5, Math.round(RUNS / 4)),
+      runs: Math.max(3, Math.round(RUNS / 4)),
     }),
   );
 
