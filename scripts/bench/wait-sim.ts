@@ -5,14 +5,16 @@
 // emulator's clock. One build per emulator (a revision's stage length is the emulator's):
 // a gitrepo revision walks 6 stages, so a build of D ms has stages of D / 6 ms.
 //
-// For each build: create the deployment (its revision starts then), move the clock on by the
-// build's phase (when the wait's first poll comes, 0 to one interval after the start), then
-// wait as `deploy wait` does (first poll at once, then one every interval). The lag is the
+// Builds of `durations` lengths evenly from minMs to maxMs, each waited for with `phases`
+// phases spread evenly over one interval (the phase: when the wait's first poll comes after
+// the build's start; the lag depends on it modulo the interval). For each: create the
+// deployment (its revision starts then), move the clock on by the phase, then wait as `deploy
+// wait` does (first poll at once, then one every interval). The lag is the
 // time the wait returned minus the time the revision became DEPLOYED (its `updated_at`),
 // both on the emulator's clock. Requests are counted by the emulator (observe), sleeps by the
 // clock: on success every gap must be the interval (no backoff).
 //
-//   node wait-sim.cjs '{"builds": 100, "minMs": 60000, "maxMs": 600000}'
+//   node wait-sim.cjs '{"durations": 10, "phases": 10, "minMs": 60000, "maxMs": 600000}'
 // prints one JSON object on stdout.
 import { ApiClient } from "../../src/api/client.js";
 import { createDeployment } from "../../src/api/endpoints.js";
@@ -24,7 +26,8 @@ import type { CreateRequest } from "../../src/model/schemas.js";
 import { MAX_INTERVAL_MS, pollRevision, type WaitReporter } from "../../src/wait/poll.js";
 
 interface SimOptions {
-  builds: number;
+  durations: number;
+  phases: number;
   minMs: number;
   maxMs: number;
   intervalMs?: number;
@@ -143,18 +146,19 @@ async function simulateBuild(
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? "{}") as SimOptions;
   const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
-  const builds = Math.max(2, options.builds);
+  const durations = Math.max(2, options.durations);
+  const phases = Math.max(1, options.phases);
   const sleeps: number[] = [];
   const results: BuildResult[] = [];
   const start = performance.now();
-  for (let i = 0; i < builds; i++) {
-    // Durations evenly from minMs to maxMs (whole multiples of 6 ms: whole stages); phases
-    // spread evenly over one interval in a scrambled order (the golden ratio's multiples),
-    // so that every duration meets a different phase.
-    const raw = options.minMs + ((options.maxMs - options.minMs) * i) / (builds - 1);
+  for (let i = 0; i < durations; i++) {
+    // Whole multiples of 6 ms: whole stages.
+    const raw = options.minMs + ((options.maxMs - options.minMs) * i) / (durations - 1);
     const durationMs = Math.round(raw / STAGES) * STAGES;
-    const phaseMs = Math.round((((i + 1) * 0.6180339887498949) % 1) * intervalMs);
-    results.push(await simulateBuild(durationMs, phaseMs, intervalMs, sleeps));
+    for (let j = 0; j < phases; j++) {
+      const phaseMs = Math.round(((j + 0.5) * intervalMs) / phases);
+      results.push(await simulateBuild(durationMs, phaseMs, intervalMs, sleeps));
+    }
   }
   const lags = results.map((r) => r.lagMs).sort((a, b) => a - b);
   const requests = results.reduce((sum, r) => sum + r.requests, 0);
@@ -163,6 +167,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({
       builds: results.length,
+      durations,
+      phases,
       intervalMs,
       minMs: options.minMs,
       maxMs: options.maxMs,

@@ -3,8 +3,9 @@
 //
 // 1. A simulation on the emulator's clock with the project's own code: scripts/bench/wait-sim.ts,
 //    bundled here with esbuild and run in a child process (the emulator in-process on a
-//    ManualClock, the real poll loop and API client). Builds of 1 to 10 minutes, the default
-//    interval: mean and p90 lag, requests per second of simulated time.
+//    ManualClock, the real poll loop and API client). Builds of 1 to 10 minutes (10 lengths,
+//    each with 10 phases over one interval; 5 x 4 with --quick), the default interval: mean
+//    and p90 lag, requests per second of simulated time.
 // 2. A real-time spot check: the built CLI (`node bin/cpctl.cjs deploy wait ID`) against a child
 //    `cpctl emulator --stage-ms 2000` (a gitrepo build of 6 stages: 12 s), started 1.5 s
 //    after the build (so that its polls fall mid-interval, not just after the end); the lag is
@@ -27,17 +28,19 @@ const SPOT_API_KEY = "bench-wait";
  */
 export async function waitRows({ root, node, bin, work, home, cwd, quick }) {
   const rows = [];
-  rows.push(...simulationRows({ root, node, work, builds: quick ? 20 : 100 }));
+  rows.push(...simulationRows({ root, node, work, durations: quick ? 5 : 10, phases: quick ? 4 : 10 }));
   rows.push(await spotCheckRow({ root, node, bin, home, cwd }));
   return rows;
 }
 
-function simulationRows({ root, node, work, builds }) {
+function simulationRows({ root, node, work, durations, phases }) {
   const lagFigure = "deploy wait lag, 1-10 min builds (simulated)";
   const rateFigure = "deploy wait requests/s (simulated)";
   const lagGoal = `<= ${WAIT_GOALS.meanLagMs / 1000} s mean`;
   const rateGoal = `<= ${WAIT_GOALS.requestsPerSecond} req/s`;
-  process.stdout.write(`wait simulation: ${builds} builds of 1 to 10 minutes on the emulator's clock ... `);
+  process.stdout.write(
+    `wait simulation: ${durations} build lengths from 1 to 10 minutes x ${phases} phases, on the emulator's clock ... `,
+  );
   let sim;
   try {
     const bundle = join(work, "wait-sim.cjs");
@@ -55,7 +58,8 @@ function simulationRows({ root, node, work, builds }) {
       { cwd: root, encoding: "utf8", timeout: 60_000 },
     );
     if (esbuild.status !== 0) throw new Error(`esbuild: ${esbuild.stderr || esbuild.error?.message}`);
-    const run = spawnSync(node, [bundle, JSON.stringify({ builds, minMs: 60_000, maxMs: 600_000 })], {
+    const options = { durations, phases, minMs: 60_000, maxMs: 600_000 };
+    const run = spawnSync(node, [bundle, JSON.stringify(options)], {
       cwd: work,
       env: benchEnv(),
       encoding: "utf8",
@@ -89,7 +93,7 @@ function simulationRows({ root, node, work, builds }) {
       ratio: `${(sim.meanLagMs / sim.intervalMs).toFixed(2)}x`,
       goal: lagGoal,
       pass: sim.meanLagMs <= WAIT_GOALS.meanLagMs,
-      note: `${sim.builds} builds; ratio is the mean lag over the interval`,
+      note: `${sim.builds} waits (${sim.durations} lengths x ${sim.phases} phases); ratio is the mean lag over the interval`,
       raw: sim,
     },
     {
