@@ -21,14 +21,20 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { coldNpxRows } from "./bench/cold-npx.mjs";
+import { withProjectConfig } from "./bench/config-file.mjs";
 import { seedDeployments, startEmulator } from "./bench/emulator.mjs";
 import { loadTest } from "./bench/load.mjs";
 import { alternate, benchEnv, capture, closeDevNull, command, median } from "./bench/measure.mjs";
+import { nodeVersionRows } from "./bench/node-versions.mjs";
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
+import { pagesRow } from "./bench/pages.mjs";
+import { proxyVariablesHere, startForwardProxy, throughProxy } from "./bench/proxy.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
 import { tableRows } from "./bench/table.mjs";
 import { storeRow } from "./bench/store.mjs";
+import { waitRows } from "./bench/wait.mjs";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // What package.json "bin" names: what users run.
@@ -57,9 +63,12 @@ mkdirSync(cwd);
 const rows = [];
 const raw = { runs: RUNS, figures: {} };
 let emulator;
+let proxy;
 
 try {
   printHeader();
+  if (proxyVariablesHere().length)
+    console.log(`${proxyVariablesHere().join(", ")}: removed from the benchmark's child processes.`);
 
   emulator = await startEmulator({ root: ROOT, env: benchEnv({ HOME: home }) });
   console.log(`emulator: ${emulator.url} (pid ${emulator.pid}, memory only)`);
@@ -106,6 +115,14 @@ try {
     });
   const listUncached = uncached(list);
   const dryRunJsonUncached = uncached(dryRunJson);
+  // The same list with a project config file (cosmiconfig loaded), and through a proxy (undici).
+  const listWithConfig = withProjectConfig(list, {
+    work,
+    emulatorUrl: emulator.url,
+    apiKey: "bench-10k",
+  }).subject;
+  proxy = await startForwardProxy({ root: ROOT });
+  const listProxied = throughProxy(list, proxy.url);
 
   checkOutput(version, (out) => out.trim() === pkg.version, `prints ${pkg.version}`);
   checkOutput(help, (out) => out.startsWith("Usage: cpctl"), "prints the usage");
@@ -115,6 +132,10 @@ try {
   checkOutput(dryRunJsonUncached, sameBody, "prints the request body");
   checkOutput(list, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
   checkOutput(listUncached, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+  checkOutput(listWithConfig, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+  checkOutput(listProxied, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+  if (!listProxied.check && (await proxy.count()).forwarded === 0)
+    listProxied.check = "the request did not go through the proxy";
   checkOutput(bareList, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
 
   timedRows(nodeE0, [
@@ -124,27 +145,68 @@ try {
   timedRows(bareList, [
     { figure: "deploy list -o json (1 request)", subject: list, goal: 1.5 },
     { figure: "  deploy list -o json, compile cache off", subject: listUncached, goal: null },
+    { figure: "deploy list -o json, project config file", subject: listWithConfig, goal: 1.5 },
+    { figure: "  deploy list -o json, through HTTP_PROXY", subject: listProxied, goal: null },
   ]);
+  await proxy.close();
   timedRows(nodeE0, [
     { figure: "deploy create --dry-run -f FILE.yaml", subject: dryRunYaml, goal: 2.0 },
     { figure: "deploy create --dry-run -f FILE.json", subject: dryRunJson, goal: 2.0 },
     { figure: "  create --dry-run -f FILE.json, compile cache off", subject: dryRunJsonUncached, goal: null },
   ]);
 
+  // --- the start-up figures on Node 22 and 24 ----------------------------------------------
+  nodeVersionRows({
+    root: ROOT,
+    bin: BIN,
+    env,
+    cwd,
+    bareList: files.bareList,
+    version: pkg.version,
+    timedRows,
+    checkOutput,
+    rows,
+  });
+
   // --- deploy list --all -o ndjson: memory flat, time linear --------------------------------
   allPagesRows(cpctl);
   rows.push(...tableRows({ cpctl, runs: ALL_RUNS, raw })); // goal 3: tables and yaml, any length
+  rows.push(
+    await pagesRow({
+      emulatorUrl: emulator.url,
+      argv: [NODE, BIN],
+      env: cliEnv("bench-10k"),
+      cwd,
+      count: LARGE,
+      runs: Math.max(3, Math.round(RUNS / 4)),
+    }),
+  );
+
+  // --- deploy wait: lag and request rate ---------------------------------------------------
+  rows.push(...(await waitRows({ root: ROOT, node: NODE, bin: BIN, work, home, cwd, quick: args.quick })));
 
   // --- the emulator's list throughput ------------------------------------------------------
   await loadRow();
   rows.push(await storeRow({ bin: BIN, env: benchEnv({ HOME: home }), dir: work, runs: RUNS }));
 
   // --- the packed package ------------------------------------------------------------------
-  if (!args.skipPack) packRows(files);
+  if (!args.skipPack) {
+    packRows(files);
+    rows.push(
+      ...coldNpxRows({
+        root: ROOT,
+        work,
+        env: benchEnv({ HOME: home }),
+        version: pkg.version,
+        runs: Math.max(5, Math.round(RUNS / 2)),
+      }),
+    );
+  }
 } catch (error) {
   console.error(`\nbenchmark failed: ${error.stack ?? error}`);
   process.exitCode = 1;
 } finally {
+  await proxy?.close();
   await emulator?.close();
   closeDevNull();
   cleanupRss();

@@ -4,11 +4,17 @@
 import { spawnSync } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 
-/** The child environment: the caller's, without NODE_EXTRA_CA_CERTS (see docs/performance.md). */
+/**
+ * The child environment: the caller's, without NODE_EXTRA_CA_CERTS (see docs/performance.md)
+ * and without proxy variables (every server is on loopback; a proxy variable would load undici
+ * into every command: scripts/bench/proxy.mjs sets one where that is the point).
+ */
 export function benchEnv(extra = {}) {
-  const env = { ...process.env, ...extra };
+  const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
-  return env;
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"])
+    delete env[name];
+  return Object.assign(env, extra);
 }
 
 /**
