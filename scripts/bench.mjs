@@ -32,8 +32,8 @@ import { pagesRow } from "./bench/pages.mjs";
 import { proxyVariablesHere, startForwardProxy, throughProxy } from "./bench/proxy.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
-import { tableRows } from "./bench/table.mjs";
 import { storeRow } from "./bench/store.mjs";
+import { tableRows } from "./bench/table.mjs";
 import { waitRows } from "./bench/wait.mjs";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");

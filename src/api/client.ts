@@ -6,7 +6,7 @@ import { ApiError, NetworkError, UsageError } from "../errors.js";
 import { DEFAULT_TENANT_HEADER } from "../model/enums.js";
 import { createRedactor } from "../secrets.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
-import { DEFAULT_PAGE_WINDOW, type Query, type QueryValue, readPages } from "./pages.js";
+import { DEFAULT_PAGE_WINDOW, type Query, readPages } from "./pages.js";
 import { createTracer, maskSecretValues, redactText, redactUrl, redactUrlIn, type Tracer } from "./redact.js";
 import {
   DEFAULT_RETRY_POLICY,

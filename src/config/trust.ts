@@ -9,7 +9,6 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, resolve, sep } from "node:path";
 import { UsageError } from "../errors.js";
 import { shellQuote } from "../util/shell.js";
-import { displayUrl } from "./values.js";
 
 interface HostEntry {
   hostname: string;

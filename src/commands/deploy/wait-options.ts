@@ -10,7 +10,7 @@ export const timeoutOption = () =>
     .argParser(duration);
 
 /** The public client polls every 1 to 3 s: a finished revision is noticed about one interval late. */
-const DEFAULT_INTERVAL_MS = 3_000;
+export const DEFAULT_INTERVAL_MS = 3_000;
 
 export const intervalOption = () =>
   new Option(
