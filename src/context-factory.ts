@@ -194,7 +194,7 @@ async function createApiClient(
   });
 }
 
-/** CPCTL_PAGE_WINDOW: how many pages of a list are asked for at once (1 to 16; 1 is one after another). */
+/** CPCTL_PAGE_WINDOW: the most pages of a list asked for at once (1 to 16; 1 is one after another). */
 function pageWindow(text: string | undefined): number | undefined {
   if (text === undefined || text === "") return undefined;
   const n = Number(text);

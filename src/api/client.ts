@@ -85,6 +85,16 @@ export interface RequestOptions {
    * first answer was lost finds nothing (404) the second time. Returned as a success.
    */
   doneOnRetry?: number[];
+  /**
+   * Return a 2xx body unparsed (an UnparsedBody): pages asked ahead wait as bytes and become
+   * objects only when their turn comes (pages.ts), which keeps a long list's memory flat.
+   */
+  parseLater?: boolean;
+}
+
+/** A 2xx body kept as it came; `parse` gives what the request would have returned, or throws. */
+export interface UnparsedBody {
+  parse(): unknown;
 }
 
 interface ApiResponse<T> {
@@ -109,6 +119,7 @@ interface PreparedRequest {
   timeoutMs: number;
   policy: RetryPolicy;
   doneOnRetry: readonly number[];
+  parseLater: boolean;
 }
 
 /** What the error messages need to know about the credentials that were sent. */
@@ -185,7 +196,9 @@ export class ApiClient {
    * until a page is shorter than `pageSize` (the service's rule for the last page).
    */
   paginate<T>(path: string, query: Query = {}, pageSize = 100): AsyncGenerator<T[], void, undefined> {
-    return readPages<T>(this, path, query, pageSize, this.options.pageWindow ?? DEFAULT_PAGE_WINDOW);
+    return readPages<T>(this, path, query, pageSize, {
+      ceiling: this.options.pageWindow ?? DEFAULT_PAGE_WINDOW,
+    });
   }
 
   private prepare(method: string, path: string, opts: RequestOptions): PreparedRequest {
@@ -213,6 +226,7 @@ export class ApiClient {
       signal: opts.detached ? opts.signal : combineSignals(this.options.signal, opts.signal),
       timeoutMs: opts.timeoutMs ?? this.options.requestTimeoutMs,
       doneOnRetry: opts.doneOnRetry ?? [],
+      parseLater: opts.parseLater === true,
       policy:
         opts.maxAttempts === undefined
           ? this.policy
@@ -250,7 +264,8 @@ export class ApiClient {
     }
     this.tracer?.response({ ...res, elapsedMs: Date.now() - started });
     if (res.status >= 200 && res.status < 300) {
-      return { status: res.status, headers: res.headers, body: successBody(res, p) as T };
+      const body: unknown = p.parseLater ? { parse: () => successBody(res, p) } : successBody(res, p);
+      return { status: res.status, headers: res.headers, body: body as T };
     }
     if (attempt > 1 && p.doneOnRetry.includes(res.status)) {
       this.tracer?.note(`HTTP ${res.status} on attempt ${attempt}: an earlier attempt did the work`);
