@@ -8,31 +8,46 @@ export const MASK = "****";
 export const REDACTED = "[redacted]";
 
 /**
- * Copy of a JSON value with every secret value replaced by `****`: any `value` key (at any
- * depth) inside an array named `secrets`, the string values of an object named `secrets`
- * used as a name -> value map, and the `input` a 422 item echoes back when its `loc` points
- * into `secrets`. `null` stays `null` (it says "no value"). Every other string goes through
+ * The JSON value with every secret value replaced by `****`: any `value` key (at any depth)
+ * inside an array named `secrets`, the string values of an object named `secrets` used as a
+ * name -> value map, and the `input` a 422 item echoes back when its `loc` points into
+ * `secrets`. `null` stays `null` (it says "no value"). Every other string goes through
  * `otherStrings` (the trace uses it to redact signed URLs and known credentials).
+ *
+ * Objects and arrays with nothing to change are returned as they are, not copied (a long
+ * list prints each item through here, and copying every object was most of what it
+ * allocated): the result shares them with the input, so treat both as read-only.
  */
 export function maskSecretValues<T>(json: T, otherStrings: (text: string) => string = (text) => text): T {
   return maskNode(json, false, otherStrings) as T;
 }
 
 function maskNode(node: unknown, insideSecrets: boolean, otherStrings: (text: string) => string): unknown {
-  if (Array.isArray(node)) return node.map((item) => maskNode(item, insideSecrets, otherStrings));
   if (typeof node === "string") return otherStrings(node);
   if (node === null || typeof node !== "object") return node;
-  const echoesSecret =
-    Array.isArray((node as { loc?: unknown }).loc) && (node as { loc: unknown[] }).loc.includes("secrets");
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (echoesSecret && key === "input") out[key] = MASK;
-    else if (insideSecrets && key === "value" && value !== null) out[key] = MASK;
-    else if (key === "secrets" && isPlainObject(value)) out[key] = maskMap(value, otherStrings);
-    else
-      out[key] = maskNode(value, insideSecrets || (key === "secrets" && Array.isArray(value)), otherStrings);
+  if (Array.isArray(node)) {
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < node.length; i++) {
+      const masked = maskNode(node[i], insideSecrets, otherStrings);
+      if (masked !== node[i] && copy === null) copy = node.slice(0, i);
+      copy?.push(masked);
+    }
+    return copy ?? node;
   }
-  return out;
+  const record = node as Record<string, unknown>;
+  const echoesSecret = Array.isArray(record.loc) && record.loc.includes("secrets");
+  let copy: Record<string, unknown> | null = null;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    let masked: unknown;
+    if (echoesSecret && key === "input") masked = MASK;
+    else if (insideSecrets && key === "value" && value !== null) masked = MASK;
+    else if (key === "secrets" && isPlainObject(value)) masked = maskMap(value, otherStrings);
+    else masked = maskNode(value, insideSecrets || (key === "secrets" && Array.isArray(value)), otherStrings);
+    if (masked !== value && copy === null) copy = { ...record };
+    if (copy !== null) setOwn(copy, key, masked);
+  }
+  return copy ?? record;
 }
 
 function maskMap(
@@ -40,10 +55,18 @@ function maskMap(
   otherStrings: (text: string) => string,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(map)) {
-    out[key] = typeof value === "string" ? MASK : maskNode(value, true, otherStrings);
+  for (const key of Object.keys(map)) {
+    const value = map[key];
+    setOwn(out, key, typeof value === "string" ? MASK : maskNode(value, true, otherStrings));
   }
   return out;
+}
+
+/** `target[key] = value` as JSON.parse does it: a key "__proto__" is a key, not the prototype. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -2,6 +2,7 @@
 // path, tenant and status do.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "./client.js";
 import { createTracer, maskSecretValues, redactHeaders, redactText, redactUrl } from "./redact.js";
@@ -77,6 +78,72 @@ describe("maskSecretValues", () => {
       { secrets: [{ items: [{ value: "****" }] }] },
     ]);
     expect(maskSecretValues("text")).toBe("text");
+  });
+
+  it("shares what has nothing to mask instead of copying it, and copies what it changes", () => {
+    const labels = { team: "agents" };
+    const input = { name: "d", labels, secrets: [{ name: "A", value: "x" }], tags: ["a", "b"] };
+    const out = maskSecretValues(input);
+    expect(out.labels).toBe(labels);
+    expect(out.tags).toBe(input.tags);
+    expect(out).not.toBe(input);
+    expect(out.secrets).not.toBe(input.secrets);
+    expect(input.secrets[0]?.value).toBe("x");
+    const plain = { name: "d", resource_spec: { cpu: 1 } };
+    expect(maskSecretValues(plain)).toBe(plain);
+  });
+
+  it("keeps a key named __proto__ as a key (as JSON.parse made it), masked values too", () => {
+    const input = JSON.parse('{"__proto__": {"x": 1}, "secrets": {"__proto__": "s3cret"}, "name": "n"}');
+    const out = maskSecretValues(input) as Record<string, unknown>;
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"x":1},"secrets":{"__proto__":"****"},"name":"n"}');
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+
+  it("property: the same result as masking a deep copy, and the input never changes", () => {
+    // The rule restated the simple way (a full copy, every node visited), as a reference.
+    const reference = (node: unknown, inside: boolean): unknown => {
+      if (Array.isArray(node)) return node.map((item) => reference(item, inside));
+      if (node === null || typeof node !== "object") return node;
+      const record = node as Record<string, unknown>;
+      const echoes = Array.isArray(record.loc) && record.loc.includes("secrets");
+      return Object.fromEntries(
+        Object.entries(record).map(([key, value]) => {
+          if (echoes && key === "input") return [key, "****"];
+          if (inside && key === "value" && value !== null) return [key, "****"];
+          if (key === "secrets" && value !== null && typeof value === "object" && !Array.isArray(value))
+            return [
+              key,
+              Object.fromEntries(
+                Object.entries(value).map(([k, v]) => [
+                  k,
+                  typeof v === "string" ? "****" : reference(v, true),
+                ]),
+              ),
+            ];
+          return [key, reference(value, inside || (key === "secrets" && Array.isArray(value)))];
+        }),
+      );
+    };
+    const key = fc.constantFrom("secrets", "value", "input", "loc", "name", "items");
+    const json = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        fc.string(),
+        fc.integer(),
+        fc.constant(null),
+        fc.array(tie("node"), { maxLength: 4 }),
+        fc.dictionary(key, tie("node"), { maxKeys: 4 }),
+        fc.record({ loc: fc.constantFrom(["body", "secrets", 0], ["body", "name"]), input: fc.string() }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(json, (input) => {
+        const before = JSON.stringify(input);
+        expect(maskSecretValues(input)).toEqual(reference(input, false));
+        expect(JSON.stringify(input)).toBe(before);
+      }),
+    );
   });
 });
 

@@ -5,7 +5,6 @@
 
 /** UTF-16 surrogates not part of a pair. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const HAS_LONE_SURROGATE = new RegExp(LONE_SURROGATE.source);
 
 /**
  * What JSON.stringify leaves raw but a terminal may act on: DEL, C1 controls, bidirectional
@@ -15,16 +14,28 @@ const RAW_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2
 
 const unicodeEscape = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
+declare global {
+  interface String {
+    /** ES2024, in every Node cpctl supports (20.19+); TypeScript's ES2023 lib lacks it. */
+    isWellFormed(): boolean;
+  }
+}
+
 function wellFormed(text: string): string {
-  return text.replace(LONE_SURROGATE, "\ufffd");
+  return text.isWellFormed() ? text : text.replace(LONE_SURROGATE, "\ufffd");
 }
 
 /** JSON.stringify's replacer: well-formed strings, and object keys too. */
 function wellFormedValue(this: unknown, _key: string, value: unknown): unknown {
   if (typeof value === "string") return wellFormed(value);
   if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
-  if (!Object.keys(value).some((key) => HAS_LONE_SURROGATE.test(key))) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [wellFormed(key), child]));
+  // A loop rather than Object.keys(value).some(...): this runs for every object printed, and
+  // the array of keys was garbage each time.
+  for (const key in value) {
+    if (!key.isWellFormed())
+      return Object.fromEntries(Object.entries(value).map(([k, child]) => [wellFormed(k), child]));
+  }
+  return value;
 }
 
 /**
