@@ -24,6 +24,8 @@
 //   in a split chunk, exposes only `default`, so named imports came out undefined.
 // - commander loads node:child_process (with net and dgram, ~4 ms) only for executable
 //   subcommands, which cpctl does not use: that one require is made lazy.
+// - cosmiconfig's JS and TS loaders, which cpctl never calls, lose their import() calls, so
+//   that its chunk gets bin/cpctl.cjs's code cache (and node:crypto is loaded on first use).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
@@ -85,6 +87,44 @@ const picocolorsNoProbe = {
         );
       }
       return { contents: source.replace(PICOCOLORS_PROBE, "false"), loader: "js" };
+    });
+  },
+};
+
+// cosmiconfig's loaders.js holds two import() calls, in loadJs and loadTs, and requires
+// node:crypto at load for loadTs alone. cpctl never calls either loader (config/files.ts gives
+// cosmiconfig its own: the JSON and YAML ones, and its .mjs loader, config/import-module.ts),
+// but an import() anywhere in a chunk makes bin/cpctl.cjs leave the whole chunk to Node's
+// compiler, outside its code cache: with node:crypto, about 12 ms of every run that reads a
+// config file. So the two calls throw instead, and crypto is required when first used.
+const COSMICONFIG_EDITS = [
+  [
+    'const crypto_1 = require("crypto");',
+    'const crypto_1 = { randomUUID: () => require("crypto").randomUUID() };',
+  ],
+  [
+    "return (await import(href)).default;",
+    'throw new Error("cpctl never loads a config file with cosmiconfig\'s loadJs");',
+  ],
+  [
+    "typescript = (await import('typescript')).default;",
+    'throw new Error("cpctl never loads a config file with cosmiconfig\'s loadTs");',
+  ],
+];
+const cosmiconfigUnusedLoaders = {
+  name: "cosmiconfig-unused-loaders",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]cosmiconfig[\\/]dist[\\/]loaders\.js$/ }, (args) => {
+      let source = readFileSync(args.path, "utf8");
+      for (const [from, to] of COSMICONFIG_EDITS) {
+        if (!source.includes(from)) {
+          throw new Error(
+            `build: ${relative(root, args.path)} no longer holds \`${from}\` (cosmiconfig changed): update the unused-loaders patch`,
+          );
+        }
+        source = source.replace(from, to);
+      }
+      return { contents: source, loader: "js" };
     });
   },
 };
@@ -165,7 +205,7 @@ try {
     chunkNames: "chunks/[name]-[hash]",
     define: { __CPCTL_VERSION__: JSON.stringify(pkg.version) },
     banner: { js: IMPORT_CHUNK },
-    plugins: [yamlAsEsm, lazyChildProcess, picocolorsNoProbe, lazyBuiltins],
+    plugins: [yamlAsEsm, lazyChildProcess, picocolorsNoProbe, cosmiconfigUnusedLoaders, lazyBuiltins],
     // cosmiconfig requires typescript only in its .ts loader, which cpctl never gives it (its
     // loaders are config/files.ts's): the require stays in the bundle and is never run.
     external: NEVER_LOADED,

@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -87,9 +87,13 @@ async function node(
 }
 
 /** What a run loaded: dist/ files (with the sources their source maps name) and builtins. */
-async function loadsOf(args: string[], env: Record<string, string> = {}) {
+async function loadsOf(args: string[], env: Record<string, string> = {}, cwd?: string) {
   const out = join(freshDir("loads"), "loads.json");
-  const run = await node(bin, args, { env: { ...env, LOADS_OUT: out }, nodeArgs: ["--require", loadsHook] });
+  const run = await node(bin, args, {
+    env: { ...env, LOADS_OUT: out },
+    nodeArgs: ["--require", loadsHook],
+    cwd,
+  });
   expect(run.code, run.stderr).toBe(0);
   const { modules, builtins } = JSON.parse(readFileSync(out, "utf8")) as {
     modules: string[];
@@ -212,6 +216,34 @@ describe("what the common commands load", () => {
     expect(builtins).toContain("http");
     expect(builtins).not.toContain("https");
     expect(builtins).not.toContain("tls");
+  });
+
+  test("deploy list with a project .cpctlrc.yaml: cosmiconfig, from the compile cache, and no node:crypto", async () => {
+    const cwd = freshDir("project");
+    writeFileSync(
+      join(cwd, ".cpctlrc.yaml"),
+      `defaultProfile: here\nprofiles:\n  here:\n    baseUrl: ${emulatorUrl}\n    apiKey: startup-key\n`,
+      { mode: 0o600 },
+    );
+    const cacheRoot = freshDir("cache");
+    const { run, distFiles, builtins } = await loadsOf(
+      ["deploy", "list", "-o", "json"],
+      { CPCTL_CACHE_DIR: cacheRoot },
+      cwd,
+    );
+    expect(JSON.parse(run.stdout)).toEqual([]);
+    const cosmiconfig = distFiles.filter((file) =>
+      (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources.some((s) =>
+        s.includes("node_modules/cosmiconfig/"),
+      ),
+    );
+    expect(cosmiconfig).toHaveLength(1);
+    // An import() in a chunk leaves it to Node's compiler, outside the cache (bin/cpctl.cjs):
+    // the build takes cosmiconfig's, in loaders cpctl never calls, out (scripts/build.mjs).
+    expect(readFileSync(cosmiconfig[0]!, "utf8")).not.toContain("import(");
+    const cache = join(cacheRoot, "compile-cache", `${pkg.version}-node${process.version}-${process.arch}`);
+    expect(readdirSync(cache)).toContain(`chunks+${basename(cosmiconfig[0]!)}.cache`);
+    expect(builtins).not.toContain("crypto");
   });
 
   test("deploy create --dry-run -f FILE.json: zod, but no HTTP, no YAML parser, no stream for stdout or stderr", async () => {
