@@ -231,7 +231,10 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
           deployment_type: "prod",
           build_on_push: false,
         },
-        secrets: [{ name: "OPENAI_API_KEY", value: env.OPENAI_API_KEY }],
+        secrets: [
+          { name: "OPENAI_API_KEY", value: env.OPENAI_API_KEY },
+          { name: "OLD_TOKEN", value: "old" },
+        ],
       });
       const first = agent.latest_revision_id as string;
       emulator.advance(60_000);
