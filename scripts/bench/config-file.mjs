@@ -25,7 +25,7 @@ export function withProjectConfig(list, { work, emulatorUrl, apiKey }) {
   mkdirSync(project, { recursive: true });
   const file = join(project, ".cpctlrc.yaml");
   // A key written in the project file is the project's own and may go to the host it names
-  // (README "Project files from repositories you did not write"): no trust setting needed.
+  // (docs/configuration.md, "Project files from repositories you did not write"): no trust setting needed.
   // Mode 0600, as cpctl asks of a file that holds a literal credential (else it warns).
   writeFileSync(
     file,

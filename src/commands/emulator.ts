@@ -32,7 +32,7 @@ export default defineCommand({
         "after",
         `\nThe first line on stdout is \`listening on http://HOST:PORT\`; then stderr names the tenant each
 --api-key acts for. Without --api-key, any key works and may name any tenant in the tenant
-header (for your own machine only). Test controls live under /_emulator/ (see the README):
+header (for your own machine only). Test controls live under /_emulator/ (see docs/emulator.md):
 those touching a tenant's data take its credentials; clock, faults, stats and reset need
 X-Control-Token with --control-token, and are refused with --api-key and no token.
 Requests from web pages are refused: a foreign Origin, a Host that is not a loopback name

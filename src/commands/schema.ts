@@ -8,7 +8,7 @@ export default defineCommand({
     command.addHelpText(
       "after",
       `\nThe schema of deployment files (-f FILE): the create request body of the API. Editors use it
-for completion and checks; see the README ("Editor support").${examples("cpctl schema > cpctl.schema.json")}`,
+for completion and checks; see docs/deployments.md ("Deployment files").${examples("cpctl schema > cpctl.schema.json")}`,
     ),
   run: async (ctx) => {
     const schema = toJSONSchema(DeploymentCreateRequest, { target: "draft-2020-12", io: "input" }) as Record<

@@ -49,7 +49,7 @@ export function parseConfig(
 ): ConfigFile {
   const fail = (key: string, problem: string): never => {
     throw new UsageError(`${path}: ${keyPrefix}${key}: ${problem}`).withHint(
-      "See `cpctl config path` for the files cpctl reads, and the README (Configuration) for their format.",
+      "See `cpctl config path` for the files cpctl reads, and docs/configuration.md for their format.",
     );
   };
   const file: ConfigFile = {

@@ -1,5 +1,5 @@
 // HTTP endpoints of the controls (controls.ts), under /_emulator/. No faults, not counted in
-// the statistics. Documented in the README ("Emulator controls").
+// the statistics. Documented in docs/emulator.md ("Emulator controls").
 //
 // Two kinds: the emulator-wide ones (clock, faults, stats, reset) are the operator's and ask
 // `context.operator()` (control-auth.ts); the ones that read or change a tenant's data

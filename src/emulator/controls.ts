@@ -1,7 +1,7 @@
 // The emulator's controls: move the clock, inject faults, make revisions fail, simulate a
 // push, inspect tracing projects and request counts, reset. One implementation serves both
 // the HTTP endpoints under /_emulator/ and the programmatic API of RunningEmulator. Bad
-// input throws HttpError (422, 404, 409) in both cases. The README ("Emulator controls")
+// input throws HttpError (422, 404, 409) in both cases. docs/emulator.md ("Emulator controls")
 // documents them.
 //
 // The controls that touch tenants' data take a `tenantId` scope: over HTTP it is the

@@ -20,7 +20,7 @@
 //   replay, snapshot, atomic-file compaction's sliced snapshot, atomic file writes
 //   lifecycle, views, clock      revision status computed from the clock; response shapes
 //   seed, ids                    per-tenant listeners and integrations; identifiers
-//   faults, controls,            fault injection; the /_emulator/ controls (the README ("Emulator controls"))
+//   faults, controls,            fault injection; the /_emulator/ controls (docs/emulator.md, "Emulator controls")
 //   control-routes
 //   cli-args, defaults           `cpctl emulator` flags -> options
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
@@ -106,7 +106,7 @@ export interface EmulatorOptions {
   uploadQuotaBytes?: number | null;
 }
 
-/** A fault as `POST /_emulator/faults` takes it (see faults.ts and the README ("Emulator controls")). */
+/** A fault as `POST /_emulator/faults` takes it (see faults.ts and docs/emulator.md, "Emulator controls"). */
 export interface FaultSpec {
   method?: string;
   path: string;

@@ -59,7 +59,7 @@ const UNDESCRIBED: { status: number; op?: OperationRef; why: string }[] = [
   {
     status: 409,
     op: { method: "POST", path: "/v2/deployments" },
-    why: "names are unique per tenant (the emulator's rule, README): the document lists 201, 400 and 422 only",
+    why: "names are unique per tenant (the emulator's rule, docs/emulator.md): the document lists 201, 400 and 422 only",
   },
 ];
 

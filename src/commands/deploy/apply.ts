@@ -33,7 +33,7 @@ and secret added, changed and removed (values masked). A difference in a field f
 creation is an error naming it. If another apply creates the deployment first, this one patches
 it instead. Run \`cpctl deploy diff -f FILE\` to see the plan.${WAIT_HELP}${examples(
         "cpctl deploy apply -f deploy.yaml --wait",
-        "cpctl deploy apply -f deploy.yaml --set source_revision_config.image_uri=ghcr.io/acme/api:$SHA",
+        "cpctl deploy apply -f api.yaml --set source_revision_config.image_uri=ghcr.io/acme/api:$SHA",
       )}`,
     ),
   run: async (ctx, _args, options) => {

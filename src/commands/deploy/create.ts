@@ -22,7 +22,7 @@ export default defineCommand({
       "after",
       `${WAIT_HELP}${examples(
         "cpctl deploy create -f deployment.yaml --wait",
-        "cpctl deploy create --name my-agent --source gitrepo --integration-id $ID \\",
+        'cpctl deploy create --name my-agent --source gitrepo --integration-id "$INTEGRATION_ID" \\',
         "    --repo-url https://github.com/acme/agent --repo-ref main --agent-config-path agent.json",
         "cpctl deploy create --name api --source external_container --image-uri ghcr.io/acme/api:1.2 \\",
         "    --cpu 1 --memory-mb 2048 --secret OPENAI_API_KEY --dry-run",

@@ -9,7 +9,7 @@ export default defineCommand({
       .argument("<deployment>", "deployment ID, or its exact name")
       .addHelpText(
         "after",
-        examples("cpctl deploy get my-agent", "cpctl deploy get 3f2b...-... -o json | jq .status"),
+        examples("cpctl deploy get my-agent", 'cpctl deploy get "$DEPLOYMENT_ID" -o json | jq -r .status'),
       ),
   run: async (ctx, [ref]) => {
     const deployment = await resolveDeployment(ctx, ref);

@@ -24,7 +24,7 @@ skipped and interrupted ones. Secrets and resources stay as they are now. Exit 4
 is nothing to roll back to, or --to is not one of the deployment's revisions. Prints the
 deployment (-o json: the Deployment object) and, with --wait, waits for the new revision.${WAIT_HELP}${examples(
         "cpctl deploy rollback my-agent --wait",
-        "cpctl deploy rollback my-agent --to 0b7f3c1e-... --dry-run",
+        'cpctl deploy rollback my-agent --to "$REVISION_ID" --dry-run',
       )}`,
     ),
   run: async (ctx, [ref], options) => {
