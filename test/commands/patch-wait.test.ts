@@ -261,23 +261,17 @@ describe("deploy wait", () => {
 
     // The emulator always starts a revision; a service that answers a deployment without one
     // is played by a front that blanks latest_revision_id.
-    const front = await frontOf(
-      em,
-      () => undefined,
-      (answer, request) =>
+    const front = await frontOf(em, {
+      rewrite: (answer, request) =>
         request.url === `/v2/deployments/${d.id}`
           ? JSON.stringify({ ...answer.json, latest_revision_id: null })
           : answer.text,
-    );
-    try {
-      const none = await runCli(["deploy", "wait", d.id], {
-        env: { CPCTL_BASE_URL: front.url, CPCTL_API_KEY: em.apiKey },
-      });
-      expect(none.code).toBe(1);
-      expect(none.stderr).toBe(`error: deployment ${d.id} has no revision to wait for\n`);
-      expect(revisionPolls(em)).toBe(1);
-    } finally {
-      await front.close();
-    }
+    });
+    const none = await runCli(["deploy", "wait", d.id], {
+      env: { CPCTL_BASE_URL: front.url, CPCTL_API_KEY: em.apiKey },
+    });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(`error: deployment ${d.id} has no revision to wait for\n`);
+    expect(revisionPolls(em)).toBe(1);
   });
 });
