@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
+import { failure } from "../test/helpers/failure.js";
 import { InterruptedError } from "./errors.js";
 import { InputTooLargeError, type ReadLimit, readAll, readsWaiting, readTextFile } from "./io.js";
 
@@ -81,9 +82,8 @@ describe("reads are bounded", () => {
   it("a regular file over the limit is refused, naming the input, the limit and what it is", async () => {
     const path = join(dir, "big.yaml");
     writeFileSync(path, "x".repeat(LIMIT.maxBytes + 1));
-    const error = await readTextFile(path, options).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InputTooLargeError);
-    expect((error as Error).message).toBe(
+    const error = await failure(readTextFile(path, options), InputTooLargeError);
+    expect(error.message).toBe(
       "-f test: larger than 1 KiB, the most cpctl reads from a test file; nothing was sent",
     );
     writeFileSync(path, "x".repeat(LIMIT.maxBytes));

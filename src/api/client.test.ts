@@ -1,78 +1,11 @@
 // ApiClient against a real node:http server on 127.0.0.1: headers, URLs, bodies, status
 // handling, error messages and pagination.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { failure } from "../../test/helpers/failure.js";
+import { json, startServer, type TestServer } from "../../test/helpers/http-server.js";
 import { ApiError, NetworkError, UsageError } from "../errors.js";
 import { ApiClient, type ApiClientOptions } from "./client.js";
 import { closeIdleConnections } from "./transport.js";
-
-interface Recorded {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-type Handler = (req: Recorded, res: http.ServerResponse) => void;
-
-interface TestServer {
-  url: string;
-  requests: Recorded[];
-  connections: number;
-  close(): Promise<void>;
-}
-
-const servers: TestServer[] = [];
-
-async function startServer(handler: Handler): Promise<TestServer> {
-  const requests: Recorded[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const recorded = {
-        method: req.method ?? "",
-        url: req.url ?? "",
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
-      };
-      requests.push(recorded);
-      handler(recorded, res);
-    });
-  });
-  const state: TestServer = {
-    url: "",
-    requests,
-    connections: 0,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-  server.on("connection", () => {
-    state.connections++;
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  servers.push(state);
-  return state;
-}
-
-function json(
-  res: http.ServerResponse,
-  status: number,
-  body: unknown,
-  headers: http.OutgoingHttpHeaders = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
 
 function client(server: TestServer, overrides: Partial<ApiClientOptions> = {}): ApiClient {
   return new ApiClient({
@@ -86,18 +19,6 @@ function client(server: TestServer, overrides: Partial<ApiClientOptions> = {}): 
   });
 }
 
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the request to fail");
-}
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
 afterAll(() => closeIdleConnections());
 
 describe("request headers", () => {
@@ -238,11 +159,10 @@ describe("URLs and bodies", () => {
       res.writeHead(200, { "Content-Type": "text/html" });
       res.end("<html><body>Sign in to the captive portal</body></html>");
     });
-    const error = await failure(client(server).get("/v2/deployments"));
-    expect(error).toBeInstanceOf(NetworkError);
+    const error = await failure(client(server).get("/v2/deployments"), NetworkError);
     expect(error).toMatchObject({ kind: "bad_response", mayHaveReachedServer: true });
-    expect((error as Error).message).toContain("not valid JSON (text/html)");
-    expect((error as Error).message).not.toContain("<html");
+    expect(error.message).toContain("not valid JSON (text/html)");
+    expect(error.message).not.toContain("<html");
   });
 });
 
@@ -252,9 +172,7 @@ describe("error answers", () => {
       res.writeHead(status, { "Content-Type": contentType });
       res.end(body);
     });
-    const error = await failure(client(server, opts).get("/v2/deployments/d-1"));
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
+    return failure(client(server, opts).get("/v2/deployments/d-1"), ApiError);
   }
 
   it("400: uses the detail string", async () => {
@@ -364,7 +282,7 @@ describe("error answers", () => {
       res.writeHead(301, { Location: "https://cp.example.com/v2/deployments" });
       res.end();
     });
-    const error = (await failure(client(server).get("/v2/deployments"))) as ApiError;
+    const error = await failure(client(server).get("/v2/deployments"), ApiError);
     expect(error.status).toBe(301);
     expect(error.message).toContain("redirect to https://cp.example.com/v2/deployments");
     expect(error.message).toContain("--base-url");
@@ -376,9 +294,9 @@ describe("connections", () => {
     const server = await startServer((_req, res) => json(res, 200, {}));
     const c = client(server);
     for (let i = 0; i < 5; i++) await c.get("/v2/deployments");
-    expect(server.connections).toBe(1);
+    expect(server.connections()).toBe(1);
     await c.post("/v2/deployments", { name: "x" });
-    expect(server.connections).toBe(2);
+    expect(server.connections()).toBe(2);
   });
 });
 
@@ -529,10 +447,10 @@ describe("paginate", () => {
     const server = await listServer(1000, () => 100);
     const error = await failure(
       collect(client(server, { pageWindow: 1 }).paginate("/v2/deployments", {}, 100)),
+      NetworkError,
     );
-    expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ kind: "bad_response" });
-    expect((error as Error).message).toContain("offset 100 twice");
+    expect(error.message).toContain("offset 100 twice");
     expect(server.requests).toHaveLength(2);
   });
 

@@ -1,9 +1,8 @@
 // Redaction and the --debug trace: credentials and secret values never appear; the method,
 // path, tenant and status do.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import fc from "fast-check";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { type Handler, startServer } from "../../test/helpers/http-server.js";
 import { ApiClient } from "./client.js";
 import { createTracer, maskSecretValues, redactHeaders, redactText, redactUrl } from "./redact.js";
 import { closeIdleConnections } from "./transport.js";
@@ -211,23 +210,12 @@ describe("the --debug trace of ApiClient", () => {
   const API_KEY = "lsv2_sk_0123456789abcdef";
   const TOKEN = "eyJhbGciOiJIUzI1NiJ9.payload.signature";
   const SECRET = "hunter2-database-password";
-  let server: http.Server;
   let url = "";
 
-  afterEach(() => {
-    server.closeAllConnections();
-    server.close();
-  });
   afterAll(() => closeIdleConnections());
 
-  async function start(handler: (body: string, res: http.ServerResponse) => void): Promise<void> {
-    server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => handler(Buffer.concat(chunks).toString(), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  async function start(handler: Handler): Promise<void> {
+    url = (await startServer(handler)).url;
   }
 
   function tracedClient(lines: string[]): ApiClient {
@@ -244,9 +232,9 @@ describe("the --debug trace of ApiClient", () => {
 
   it("shows method, path, tenant and status, never the key, the token or a secret value", async () => {
     // The server echoes the request body and, carelessly, the key.
-    await start((body, res) => {
+    await start((req, res) => {
       res.writeHead(201, { "Content-Type": "application/json", "Set-Cookie": "session=abc" });
-      res.end(JSON.stringify({ ...JSON.parse(body), id: "d-1", debug: `key was ${API_KEY}` }));
+      res.end(JSON.stringify({ ...JSON.parse(req.body), id: "d-1", debug: `key was ${API_KEY}` }));
     });
     const lines: string[] = [];
     await tracedClient(lines).post("/v2/deployments", {
@@ -266,10 +254,8 @@ describe("the --debug trace of ApiClient", () => {
   });
 
   it("traces the query, failures and retries", async () => {
-    let calls = 0;
-    await start((_body, res) => {
-      calls++;
-      res.writeHead(calls === 1 ? 503 : 200, { "Content-Type": "application/json" });
+    await start((_req, res, n) => {
+      res.writeHead(n === 1 ? 503 : 200, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ resources: [] }));
     });
     const lines: string[] = [];

@@ -1,63 +1,12 @@
 // Retries: what is repeated, what never is, Retry-After, and the give-up error. A real
 // node:http server counts the requests; sleeps are recorded, never waited for.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { failure } from "../../test/helpers/failure.js";
+import { closedPort, drop, json, startServer } from "../../test/helpers/http-server.js";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
 import { ApiClient, type ApiClientOptions } from "./client.js";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, isRetryable, parseRetryAfter } from "./retry.js";
 import { closeIdleConnections, nodeTransport, type Transport } from "./transport.js";
-
-type Handler = (res: http.ServerResponse, count: number) => void;
-
-interface TestServer {
-  url: string;
-  port: number;
-  count: () => number;
-  close(): Promise<void>;
-}
-
-const servers: TestServer[] = [];
-
-async function startServer(handler: Handler): Promise<TestServer> {
-  let count = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => handler(res, ++count));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  const state: TestServer = {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    count: () => count,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-  servers.push(state);
-  return state;
-}
-
-/** A port that was just in use and is now closed: connecting to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function answer(res: http.ServerResponse, status: number, body: unknown = {}, headers = {}): void {
-  res.writeHead(status, { "Content-Type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
-}
-
-/** Drops the connection without answering. */
-function drop(res: http.ServerResponse): void {
-  res.socket?.destroy();
-}
 
 function clientFor(baseUrl: string, overrides: Partial<ApiClientOptions> = {}) {
   const delays: number[] = [];
@@ -75,25 +24,13 @@ function clientFor(baseUrl: string, overrides: Partial<ApiClientOptions> = {}) {
   return { client, delays };
 }
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected the request to fail");
-}
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
 afterAll(() => closeIdleConnections());
 
 describe("retry-safe requests (GET)", () => {
   it.each([503, 429, 502, 504])(
     "retries %i up to maxAttempts, then says how many attempts were made",
     async (status) => {
-      const server = await startServer((res) => answer(res, status, { detail: "busy" }));
+      const server = await startServer((_req, res) => json(res, status, { detail: "busy" }));
       const { client, delays } = clientFor(server.url);
       const error = await failure(client.get("/v2/deployments"));
       expect(error).toBeInstanceOf(ApiError);
@@ -106,7 +43,9 @@ describe("retry-safe requests (GET)", () => {
   );
 
   it("succeeds when a retry does", async () => {
-    const server = await startServer((res, n) => (n < 3 ? answer(res, 503) : answer(res, 200, { ok: true })));
+    const server = await startServer((_req, res, n) =>
+      n < 3 ? json(res, 503, {}) : json(res, 200, { ok: true }),
+    );
     const { client, delays } = clientFor(server.url);
     const res = await client.get("/v2/deployments");
     expect(res.body).toEqual({ ok: true });
@@ -127,7 +66,7 @@ describe("retry-safe requests (GET)", () => {
 
   it("does not retry a 500 or a 4xx", async () => {
     for (const status of [500, 400, 404, 409]) {
-      const server = await startServer((res) => answer(res, status));
+      const server = await startServer((_req, res) => json(res, status, {}));
       const { client, delays } = clientFor(server.url);
       await failure(client.get("/x"));
       expect(server.count()).toBe(1);
@@ -138,8 +77,8 @@ describe("retry-safe requests (GET)", () => {
 
 describe("Retry-After", () => {
   it("honours seconds", async () => {
-    const server = await startServer((res, n) =>
-      n === 1 ? answer(res, 429, {}, { "Retry-After": "7" }) : answer(res, 200, { ok: 1 }),
+    const server = await startServer((_req, res, n) =>
+      n === 1 ? json(res, 429, {}, { "Retry-After": "7" }) : json(res, 200, { ok: 1 }),
     );
     const { client, delays } = clientFor(server.url);
     await client.get("/x");
@@ -149,8 +88,8 @@ describe("Retry-After", () => {
   it("honours an HTTP-date", async () => {
     const now = Date.UTC(2030, 0, 1, 12, 0, 0);
     const at = new Date(now + 5000).toUTCString();
-    const server = await startServer((res, n) =>
-      n === 1 ? answer(res, 503, {}, { "Retry-After": at }) : answer(res, 200, { ok: 1 }),
+    const server = await startServer((_req, res, n) =>
+      n === 1 ? json(res, 503, {}, { "Retry-After": at }) : json(res, 200, { ok: 1 }),
     );
     const { client, delays } = clientFor(server.url, { now: () => now });
     await client.get("/x");
@@ -158,11 +97,11 @@ describe("Retry-After", () => {
   });
 
   it("gives up at once when it asks for longer than the cap", async () => {
-    const server = await startServer((res) =>
-      answer(res, 503, { detail: "maintenance" }, { "Retry-After": "3600" }),
+    const server = await startServer((_req, res) =>
+      json(res, 503, { detail: "maintenance" }, { "Retry-After": "3600" }),
     );
     const { client, delays } = clientFor(server.url);
-    const error = (await failure(client.get("/x"))) as ApiError;
+    const error = await failure(client.get("/x"), ApiError);
     expect(error.retryAfterSeconds).toBe(3600);
     expect(server.count()).toBe(1);
     expect(delays).toEqual([]);
@@ -172,9 +111,9 @@ describe("Retry-After", () => {
 
 describe("requests that must not be sent twice (POST, PATCH)", () => {
   it("does not retry a POST after a 503", async () => {
-    const server = await startServer((res) => answer(res, 503, { detail: "busy" }));
+    const server = await startServer((_req, res) => json(res, 503, { detail: "busy" }));
     const { client, delays } = clientFor(server.url);
-    const error = (await failure(client.post("/v2/deployments", { name: "x" }))) as ApiError;
+    const error = await failure(client.post("/v2/deployments", { name: "x" }), ApiError);
     expect(error.status).toBe(503);
     expect(server.count()).toBe(1);
     expect(delays).toEqual([]);
@@ -220,7 +159,7 @@ describe("requests that must not be sent twice (POST, PATCH)", () => {
   });
 
   it("sends a POST twice when the caller says it is retry-safe", async () => {
-    const server = await startServer((res, n) => (n === 1 ? answer(res, 503) : answer(res, 200, {})));
+    const server = await startServer((_req, res, n) => (n === 1 ? json(res, 503, {}) : json(res, 200, {})));
     const { client } = clientFor(server.url);
     await client.post("/v2/deployments/d-1/upload-url", {}, { retrySafe: true });
     expect(server.count()).toBe(2);
@@ -229,7 +168,7 @@ describe("requests that must not be sent twice (POST, PATCH)", () => {
 
 describe("interruption", () => {
   it("stops waiting between attempts when the signal aborts", async () => {
-    const server = await startServer((res) => answer(res, 503));
+    const server = await startServer((_req, res) => json(res, 503, {}));
     const controller = new AbortController();
     const { client } = clientFor(server.url, {
       signal: controller.signal,

@@ -1,66 +1,23 @@
 // The node:http transport: responses, the whole-exchange deadline, abort, and how socket
 // failures are mapped. Servers that never answer make the timeouts deterministic.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { failure } from "../../test/helpers/failure.js";
+import { startServer } from "../../test/helpers/http-server.js";
 import { InterruptedError, NetworkError, UsageError } from "../errors.js";
 import { ApiClient } from "./client.js";
 import { closeIdleConnections, nodeTransport, type TransportRequest } from "./transport.js";
-
-interface TestServer {
-  url: string;
-  port: number;
-  count: () => number;
-  close(): Promise<void>;
-}
-
-const servers: TestServer[] = [];
-
-async function startServer(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
-  let count = 0;
-  const server = http.createServer((req, res) => {
-    count++;
-    handler(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  const state: TestServer = {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    count: () => count,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-  servers.push(state);
-  return state;
-}
 
 function request(url: string, extra: Partial<TransportRequest> = {}): Promise<unknown> {
   return nodeTransport({ method: "GET", url, headers: {}, timeoutMs: 5000, ...extra });
 }
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected the request to fail");
-}
-
 const never = () => {};
 
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
 afterAll(() => closeIdleConnections());
 
 describe("nodeTransport", () => {
   it("returns status, lower-case headers and the body as a Buffer", async () => {
     const server = await startServer((req, res) => {
-      req.resume();
       res.writeHead(201, { "X-Request-ID": "r-1", "Content-Type": "application/json" });
       res.end(`{"method":"${req.method}"}`);
     });
@@ -79,7 +36,7 @@ describe("nodeTransport", () => {
 
   it("times out a server that never answers, destroying the socket", async () => {
     let closed = false;
-    const server = await startServer((req) => req.socket.on("close", () => (closed = true)));
+    const server = await startServer((_req, res) => res.req.socket.on("close", () => (closed = true)));
     const error = await failure(request(`${server.url}/v2/deployments`, { timeoutMs: 100 }));
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ kind: "timeout", code: "timeout", mayHaveReachedServer: true });
@@ -111,7 +68,6 @@ describe("nodeTransport", () => {
     const server = await startServer(never);
     const url = server.url;
     await server.close();
-    servers.length = 0;
     const error = await failure(request(`${url}/v2/x`));
     expect(error).toMatchObject({ kind: "unreachable", mayHaveReachedServer: false });
     expect(error.message).toContain(

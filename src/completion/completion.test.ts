@@ -56,36 +56,35 @@ describe("treeFromProgram", () => {
 });
 
 const installed = (shell: string) => spawnSync(shell, ["-c", "exit 0"], { stdio: "ignore" }).status === 0;
+/** A test's name says when it is skipped, and why (test/terminal/completion.test.ts says it in the output). */
+const needs = (shell: string) => (installed(shell) ? "" : ` (skipped: ${shell} is not installed)`);
 
 describe.each(SHELLS)("the %s script of a program with awkward text", (shell) => {
   const script = completionScript(shell, treeFromProgram(program()));
 
-  test("parses", (t) => {
-    if (!installed(shell)) t.skip(`${shell} is not installed`);
+  test.skipIf(!installed(shell))(`parses${needs(shell)}`, () => {
     const file = join(mkdtempSync(join(tmpdir(), "cpctl-gen-")), `script.${shell}`);
     writeFileSync(file, script);
     const result = spawnSync(shell, ["-n", file], { encoding: "utf8" });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
   });
-
-  test("is the same every time (stable to check in)", () => {
-    expect(completionScript(shell, treeFromProgram(program()))).toBe(script);
-  });
 });
 
-test("bash still completes values with quotes and spaces in the definitions", (t) => {
-  if (!installed("bash")) t.skip("bash is not installed");
-  const script = completionScript("bash", treeFromProgram(program()));
-  const run = (...words: string[]) => {
-    const body = `${script}\nCOMP_WORDS=("$@"); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); _cpctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const result = spawnSync("bash", ["--norc", "-c", body, "bash", ...words], { encoding: "utf8" });
-    expect(result.stderr).toBe("");
-    return result.stdout.split("\n").filter(Boolean);
-  };
-  expect(run("cpctl", "things", "make", "--kind", "a")).toEqual(["a"]);
-  expect(run("cpctl", "things", "make", "--")).toContain("--profile");
-  expect(run("cpctl", "things", "make", "--")).not.toContain("--version");
-  expect(run("cpctl", "things", "make", "")).toEqual(["fast", "slow"]);
-  expect(run("cpctl", "-")).toContain("--version");
-});
+test.skipIf(!installed("bash"))(
+  `bash still completes values with quotes and spaces in the definitions${needs("bash")}`,
+  () => {
+    const script = completionScript("bash", treeFromProgram(program()));
+    const run = (...words: string[]) => {
+      const body = `${script}\nCOMP_WORDS=("$@"); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); _cpctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const result = spawnSync("bash", ["--norc", "-c", body, "bash", ...words], { encoding: "utf8" });
+      expect(result.stderr).toBe("");
+      return result.stdout.split("\n").filter(Boolean);
+    };
+    expect(run("cpctl", "things", "make", "--kind", "a")).toEqual(["a"]);
+    expect(run("cpctl", "things", "make", "--")).toContain("--profile");
+    expect(run("cpctl", "things", "make", "--")).not.toContain("--version");
+    expect(run("cpctl", "things", "make", "")).toEqual(["fast", "slow"]);
+    expect(run("cpctl", "-")).toContain("--version");
+  },
+);

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { failure } from "../../test/helpers/failure.js";
 import { UsageError } from "../errors.js";
 import { ConfigError, type ConfigLoadOptions, LOCAL_BASE_URL, loadConfigLayers } from "./files.js";
 import { defaultLayer, environmentLayer, resolveSettings } from "./settings.js";
@@ -52,15 +53,6 @@ async function settingsOf(s: Setup, options: Partial<ConfigLoadOptions> = {}) {
   );
 }
 
-async function failure(promise: Promise<unknown>): Promise<UsageError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(UsageError);
-  return error as UsageError;
-}
-
 describe("no config file", () => {
   test("gives no layers and no profile", async () => {
     const s = setup();
@@ -78,7 +70,7 @@ describe("no config file", () => {
 
   test("any other profile is unknown, and the error lists the known ones", async () => {
     const s = setup();
-    const error = await failure(s.load({ profileFlag: "prod" }));
+    const error = await failure(s.load({ profileFlag: "prod" }), UsageError);
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toBe("unknown profile 'prod' (from --profile); known profiles: local");
   });
@@ -110,7 +102,7 @@ describe("file formats", () => {
       join(s.cwd, "cpctl.config.mjs"),
       "export default { profiles: { a: { output: 'json' } ;\n",
     );
-    const error = await failure(s.load());
+    const error = await failure(s.load(), UsageError);
     // The wording is Node's (under vitest, Vite's): it says the syntax is wrong, not that require() failed.
     expect(error.message).toMatch(
       new RegExp(`^${path}: cannot read this config file: .*(Unexpected token|invalid JS syntax)`),
@@ -133,7 +125,7 @@ describe("file formats", () => {
   test("broken YAML is a usage error naming the file", async () => {
     const s = setup();
     s.write(s.userFile, "profiles:\n  prod: [\n");
-    const error = await failure(s.load());
+    const error = await failure(s.load(), UsageError);
     expect(error.message).toContain(`${s.userFile}: cannot read this config file`);
   });
 
@@ -153,7 +145,7 @@ describe("file formats", () => {
   ])("a badly shaped file is an error naming the file and key: %j", async (text, message) => {
     const s = setup();
     s.write(s.userFile, text);
-    const error = await failure(s.load());
+    const error = await failure(s.load(), UsageError);
     expect(error.message).toContain(`${s.userFile}: `);
     expect(error.message).toContain(message);
   });
@@ -161,7 +153,7 @@ describe("file formats", () => {
   test("a bad value in the profile in use names the file, profile and key", async () => {
     const s = setup();
     s.write(s.userFile, "profiles:\n  prod:\n    output: xml\n  other:\n    tenantId: nope\n");
-    const error = await failure(s.load({ profileFlag: "prod" }));
+    const error = await failure(s.load({ profileFlag: "prod" }), UsageError);
     expect(error.message).toBe(
       `${s.userFile}: profiles.prod.output (profile prod): 'xml' is not an output format; use one of table, json, yaml, ndjson, id`,
     );
@@ -189,7 +181,7 @@ describe(`\${env:NAME} in values`, () => {
   test("an unset variable is an error naming the file, profile, key and variable", async () => {
     const s = setup();
     s.write(s.userFile, `profiles:\n  prod:\n    apiKey: \${env:PROD_KEY}\n`);
-    const error = await failure(s.load({ profileFlag: "prod" }));
+    const error = await failure(s.load({ profileFlag: "prod" }), UsageError);
     expect(error.message).toBe(
       `${s.userFile}: profiles.prod.apiKey (profile prod): the environment variable PROD_KEY is not set (used as \${env:PROD_KEY}); export it, or change the file`,
     );
@@ -198,7 +190,7 @@ describe(`\${env:NAME} in values`, () => {
   test("a malformed reference is an error, never sent as text", async () => {
     const s = setup();
     s.write(s.userFile, `profiles:\n  prod:\n    apiKey: \${env:PROD KEY}\n`);
-    const error = await failure(s.load({ profileFlag: "prod" }));
+    const error = await failure(s.load({ profileFlag: "prod" }), UsageError);
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toContain(
       `${s.userFile}: profiles.prod.apiKey (profile prod): '\${env:PROD KEY}' is not a valid reference`,
@@ -292,12 +284,12 @@ describe("precedence", () => {
   test("an unknown profile from any source is a usage error listing the known ones", async () => {
     const s = setup();
     both(s);
-    const fromEnv = await failure(s.load({ env: { CPCTL_PROFILE: "stage" } }));
+    const fromEnv = await failure(s.load({ env: { CPCTL_PROFILE: "stage" } }), UsageError);
     expect(fromEnv.message).toBe(
       "unknown profile 'stage' (from CPCTL_PROFILE); known profiles: prod, userdef, projdef, local",
     );
     s.write(join(s.cwd, ".cpctlrc.yaml"), "defaultProfile: gone\n");
-    const fromFile = await failure(s.load());
+    const fromFile = await failure(s.load(), UsageError);
     expect(fromFile.message).toContain(
       `unknown profile 'gone' (from defaultProfile in ${join(s.cwd, ".cpctlrc.yaml")})`,
     );

@@ -2,6 +2,7 @@
 // round-trip what they should, and refuse everything else with a UsageError (never a crash).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { failure } from "../../test/helpers/failure.js";
 import { UsageError } from "../errors.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
 import { formatDuration, parseDuration } from "../util/duration.js";
@@ -179,12 +180,14 @@ describe("${env:NAME} interpolation", () => {
   });
 
   it("names the path of an unset variable", async () => {
-    const error = await interpolate(
-      { a: [{ b: "${env:NOPE_UNSET}" }] },
-      {},
-      async (path, what) => new Error(`${path.join(".")} ${"unset" in what ? what.unset : what.malformed}`),
-    ).catch((e: Error) => e);
-    expect((error as Error).message).toBe("a.0.b NOPE_UNSET");
+    const error = await failure(
+      interpolate(
+        { a: [{ b: "${env:NOPE_UNSET}" }] },
+        {},
+        async (path, what) => new Error(`${path.join(".")} ${"unset" in what ? what.unset : what.malformed}`),
+      ),
+    );
+    expect(error.message).toBe("a.0.b NOPE_UNSET");
   });
 });
 

@@ -1,6 +1,7 @@
 // The interactive-create flow with scripted answers (the real prompts are driven through a
 // pseudo-terminal in test/terminal/interactive-create.test.ts).
 import { describe, expect, test } from "vitest";
+import { failure } from "../../test/helpers/failure.js";
 import type { ApiClient } from "../api/client.js";
 import type { Ctx, GlobalFlags } from "../context.js";
 import { InterruptedError, OperationError, UsageError } from "../errors.js";
@@ -144,10 +145,8 @@ describe("off a terminal", () => {
   test("a missing value is a usage error (exit 2) naming every missing flag and the command to run", async () => {
     const { ctx } = fakeCtx({ interactive: false, argv: ["deploy", "create", "--source", "gitrepo"] });
     const body = { ...emptyBody(), source: "gitrepo" };
-    const error = await completeCreateBody(ctx, body).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UsageError);
-    expect(exitCodeOf(error)).toBe(2);
-    const usage = error as UsageError;
+    const usage = await failure(completeCreateBody(ctx, body), UsageError);
+    expect(exitCodeOf(usage)).toBe(2);
     expect(usage.message).toBe(
       "missing required values: --name, --integration-id, --repo-url, --agent-config-path",
     );
@@ -205,9 +204,8 @@ describe("on a terminal", () => {
     const { ctx } = fakeCtx();
     const body = { ...emptyBody(), source: "external_container" };
     const script = scripted(["api", "registry.example.com/api:1", false]);
-    const error = await completeCreateBody(ctx, body, script.prompter).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(OperationError);
-    expect((error as Error).message).toBe("cancelled: nothing was created");
+    const error = await failure(completeCreateBody(ctx, body, script.prompter), OperationError);
+    expect(error.message).toBe("cancelled: nothing was created");
     expect(exitCodeOf(error)).toBe(1);
   });
 
@@ -275,8 +273,7 @@ describe("on a terminal", () => {
       const { ctx } = fakeCtx();
       const ctrlC = Object.assign(new Error("User force closed the prompt with SIGINT"), { name });
       const script = scripted([ctrlC]);
-      const error = await completeCreateBody(ctx, emptyBody(), script.prompter).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(InterruptedError);
+      const error = await failure(completeCreateBody(ctx, emptyBody(), script.prompter), InterruptedError);
       expect(exitCodeOf(error)).toBe(130);
     },
   );

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { failure } from "../../test/helpers/failure.js";
 import { UsageError } from "../errors.js";
 import { packDirectory, readTarball, SourceError, TooLargeError } from "./pack.js";
 import { prepareSource } from "./source.js";
@@ -215,9 +216,7 @@ describe("packDirectory", () => {
       "data/big.bin": randomBytes(200_000),
       "data/medium.bin": randomBytes(50_000),
     });
-    const error = await packDirectory(root, 64 * 1024).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TooLargeError);
-    const tooLarge = error as TooLargeError;
+    const tooLarge = await failure(packDirectory(root, 64 * 1024), TooLargeError);
     expect(tooLarge.limit).toBe(64 * 1024);
     expect(tooLarge.bytes).toBeGreaterThan(64 * 1024);
     expect(tooLarge.atLeast).toBe(true);
@@ -291,8 +290,7 @@ describe("prepareSource", () => {
 
   it("names the limit and the largest files when a directory packs too large", async () => {
     const root = tree({ "app.py": "x", "model.bin": randomBytes(300_000) });
-    const error = (await prepareSource(root, ".", 100 * 1024).catch((e: unknown) => e)) as UsageError;
-    expect(error).toBeInstanceOf(UsageError);
+    const error = await failure(prepareSource(root, ".", 100 * 1024), UsageError);
     expect(error.message).toBe(
       "the tarball of . is over the upload limit of 100 KiB (102400 bytes) gzipped; nothing was sent",
     );

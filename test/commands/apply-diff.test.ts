@@ -142,33 +142,31 @@ describe("deploy apply", () => {
     writeFile(dir, "ghcr.io/acme/web:2", 0.5);
     let lookups = 0;
     // The other apply creates "web" after this one looked the name up and before its create lands.
-    const front = await frontOf(em, async (request) => {
-      if (request.method === "GET" && request.url.startsWith("/v2/deployments?") && ++lookups === 1)
-        return { status: 200, body: { resources: [], offset: 0 } };
-      if (request.method === "POST" && request.url === "/v2/deployments") {
-        const other = em.createBody("external_container", "web");
-        await em.createDeployment("external_container", "web", {
-          source_config: other.source_config,
-          source_revision_config: { image_uri: "ghcr.io/acme/web:1" },
-        });
-        return { status: 409, body: { detail: "Deployment with name web already exists." } };
-      }
-      return undefined;
+    const front = await frontOf(em, {
+      intercept: async (request) => {
+        if (request.method === "GET" && request.url.startsWith("/v2/deployments?") && ++lookups === 1)
+          return { status: 200, body: { resources: [], offset: 0 } };
+        if (request.method === "POST" && request.url === "/v2/deployments") {
+          const other = em.createBody("external_container", "web");
+          await em.createDeployment("external_container", "web", {
+            source_config: other.source_config,
+            source_revision_config: { image_uri: "ghcr.io/acme/web:1" },
+          });
+          return { status: 409, body: { detail: "Deployment with name web already exists." } };
+        }
+        return undefined;
+      },
     });
-    try {
-      const r = await runCli(["deploy", "apply", "-f", "deploy.yaml", "-o", "json"], {
-        env: { CPCTL_BASE_URL: front.url, CPCTL_API_KEY: em.apiKey },
-        cwd: dir,
-      });
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toContain("was created meanwhile (HTTP 409): patching it instead");
-      const patched = JSON.parse(r.stdout);
-      expect(patched.source_revision_config.image_uri).toBe("ghcr.io/acme/web:2");
-      expect(count(em, "PATCH /v2/deployments/{deployment_id}")).toBe(1);
-      expect((await em.get("/v2/deployments?name=web")).json.resources).toHaveLength(1);
-    } finally {
-      await front.close();
-    }
+    const r = await runCli(["deploy", "apply", "-f", "deploy.yaml", "-o", "json"], {
+      env: { CPCTL_BASE_URL: front.url, CPCTL_API_KEY: em.apiKey },
+      cwd: dir,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("was created meanwhile (HTTP 409): patching it instead");
+    const patched = JSON.parse(r.stdout);
+    expect(patched.source_revision_config.image_uri).toBe("ghcr.io/acme/web:2");
+    expect(count(em, "PATCH /v2/deployments/{deployment_id}")).toBe(1);
+    expect((await em.get("/v2/deployments?name=web")).json.resources).toHaveLength(1);
   });
 
   it("--wait waits for the new revision", async () => {

@@ -1,15 +1,12 @@
 // Each error class of CLI.md, end to end: the exit code, the message on stderr, nothing on
 // stdout, and the JSON error object in json mode.
-import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
+import { closedPort } from "../helpers/http-server.js";
 import { cliEnv, runCli } from "../helpers/run-cli.js";
+import { jsonError } from "../reliability/helpers.js";
 
 afterEach(closeTestEmulators);
-
-function jsonError(stderr: string) {
-  return JSON.parse(stderr.trim().split("\n").at(-1)!).error;
-}
 
 describe("error classes", () => {
   it("400 with a detail string: exit 2", async () => {
@@ -39,7 +36,8 @@ describe("error classes", () => {
     );
     const error = jsonError(json.stderr);
     expect(error.status).toBe(422);
-    expect(error.details.detail[0].loc).toEqual(["body", "source_revision_config", "source_tarball_path"]);
+    const { detail } = error.details as { detail: { loc: unknown }[] };
+    expect(detail[0]!.loc).toEqual(["body", "source_revision_config", "source_tarball_path"]);
   });
 
   it("401 and 403: exit 3, with advice on credentials and no credential echoed", async () => {
@@ -128,12 +126,7 @@ describe("error classes", () => {
   });
 
   it("an unreachable control plane: exit 1 naming the address", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
+    const port = await closedPort();
     const r = await runCli(["deploy", "list", "-o", "json"], {
       env: { CPCTL_BASE_URL: `http://127.0.0.1:${port}`, CPCTL_API_KEY: "k" },
     });

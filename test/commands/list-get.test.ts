@@ -1,8 +1,7 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
+import { json, startServer } from "../helpers/http-server.js";
 import { cliEnv, instantClock, runCli } from "../helpers/run-cli.js";
 
 afterEach(closeTestEmulators);
@@ -166,20 +165,13 @@ describe("deploy get and name resolution", () => {
   it("lists the IDs and exits 2 when a name matches more than one deployment", async () => {
     // The emulator keeps names unique, so a tiny server plays a service that does not.
     const twins = [1, 2].map((n) => ({ id: `0000000${n}-0000-4000-8000-000000000000`, name: "twin" }));
-    const server = http.createServer((_req, res) => {
-      res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ resources: twins, offset: 2 }));
+    const server = await startServer((_req, res) => json(res, 200, { resources: twins, offset: 2 }));
+    const r = await runCli(["deploy", "get", "twin"], {
+      env: { CPCTL_BASE_URL: server.url, CPCTL_API_KEY: "k" },
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const r = await runCli(["deploy", "get", "twin"], { env: { CPCTL_BASE_URL: url, CPCTL_API_KEY: "k" } });
-      expect(r.code).toBe(2);
-      expect(r.stderr).toContain(twins[0]!.id);
-      expect(r.stderr).toContain(twins[1]!.id);
-    } finally {
-      server.close();
-    }
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(twins[0]!.id);
+    expect(r.stderr).toContain(twins[1]!.id);
   });
 });
 

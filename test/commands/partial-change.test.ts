@@ -328,43 +328,37 @@ describe("refusals: exit 2, nothing sent", () => {
     const em = await startTestEmulator();
     const d = await richDeployment(em);
     // What a service that hides values would answer: the emulator's answer, masked.
-    const front = await frontOf(
-      em,
-      () => undefined,
-      (answer) => answer.text.replace(/"value":"[^"]*"/g, '"value":"****"'),
-    );
+    const front = await frontOf(em, {
+      rewrite: (answer) => answer.text.replace(/"value":"[^"]*"/g, '"value":"****"'),
+    });
     const url = front.url;
-    try {
-      const r = await runCli(["deploy", "patch", "rich", "--secret", "C=charlie-2"], {
-        env: { CPCTL_BASE_URL: url, CPCTL_API_KEY: em.apiKey },
-      });
-      expect(r.code).toBe(2);
-      expect(r.stderr).toContain("returned secrets A, B without their values");
-      expect(r.stderr).toContain("--replace-secrets");
-      expect(patches(em)).toBe(0);
-      // With the whole set given, nothing needs to be read back.
-      const whole = await runCli(
-        [
-          "deploy",
-          "patch",
-          "rich",
-          "--replace-secrets",
-          "--secret",
-          "A=a-value",
-          "--secret",
-          "C=c-value",
-          "--yes",
-        ],
-        { env: { CPCTL_BASE_URL: url, CPCTL_API_KEY: em.apiKey } },
-      );
-      expect(whole.code, whole.stderr).toBe(0);
-      expect((await stateOf(em, d.id)).secrets).toEqual([
-        { name: "A", value: "a-value" },
-        { name: "C", value: "c-value" },
-      ]);
-    } finally {
-      await front.close();
-    }
+    const r = await runCli(["deploy", "patch", "rich", "--secret", "C=charlie-2"], {
+      env: { CPCTL_BASE_URL: url, CPCTL_API_KEY: em.apiKey },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("returned secrets A, B without their values");
+    expect(r.stderr).toContain("--replace-secrets");
+    expect(patches(em)).toBe(0);
+    // With the whole set given, nothing needs to be read back.
+    const whole = await runCli(
+      [
+        "deploy",
+        "patch",
+        "rich",
+        "--replace-secrets",
+        "--secret",
+        "A=a-value",
+        "--secret",
+        "C=c-value",
+        "--yes",
+      ],
+      { env: { CPCTL_BASE_URL: url, CPCTL_API_KEY: em.apiKey } },
+    );
+    expect(whole.code, whole.stderr).toBe(0);
+    expect((await stateOf(em, d.id)).secrets).toEqual([
+      { name: "A", value: "a-value" },
+      { name: "C", value: "c-value" },
+    ]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { frontOf } from "../helpers/front.js";
 import { cliEnv, instantClock, previewOf, runCli } from "../helpers/run-cli.js";
 
 afterEach(closeTestEmulators);
@@ -8,6 +9,8 @@ const patches = (em: TestEmulator) =>
   Object.entries(em.emulator.stats().requests)
     .filter(([key]) => key.startsWith("PATCH"))
     .reduce((sum, [, n]) => sum + n, 0);
+const revisionPolls = (em: TestEmulator) =>
+  em.emulator.stats().requests["GET /v2/deployments/{deployment_id}/revisions/{revision_id}"] ?? 0;
 
 describe("deploy patch", () => {
   it("sends only the fields given and says a new revision started", async () => {
@@ -71,18 +74,22 @@ describe("deploy patch", () => {
     expect(empty.stderr).toContain("nothing to change");
     const missing = await runCli(["deploy", "patch", "ghost", "--repo-ref", "x"], { env: cliEnv(em) });
     expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain("no deployment named 'ghost'");
+    expect(patches(em)).toBe(0);
   });
 
   it("--wait follows the new revision to DEPLOYED", async () => {
     const em = await startTestEmulator({ stageMs: 60_000 });
-    await em.createDeployment("gitrepo", "agent");
+    const d = await em.createDeployment("gitrepo", "agent");
     const clock = instantClock(Date.now(), (ms) => em.advance(ms));
     const r = await runCli(
       ["deploy", "patch", "agent", "--repo-ref", "release", "--wait", "--interval", "1s"],
       { env: cliEnv(em), clock },
     );
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/BUILDING[\s\S]*DEPLOYED/);
+    const latest = (await em.get(`/v2/deployments/${d.id}`)).json.latest_revision_id;
+    expect(latest).not.toBe(d.latest_revision_id);
+    expect(r.stderr).toMatch(new RegExp(`revision ${latest}: BUILDING[\\s\\S]*revision ${latest}: DEPLOYED`));
   });
 });
 
@@ -139,7 +146,9 @@ describe("deploy wait", () => {
     expect(new Set(clock.sleeps)).toEqual(new Set([5000]));
     // Forty minutes of stages at one poll every 5 s.
     expect(clock.sleeps.length).toBeGreaterThanOrEqual(40 * 12);
-    expect(r.stderr).toMatch(/still DEPLOYING after/);
+    // A heartbeat every minute, but in the minutes a new status was printed (every ten).
+    const heartbeats = [...r.stderr.matchAll(/: still [A-Z_]+ after (\d+)m00s$/gm)].map((m) => Number(m[1]));
+    expect(heartbeats).toEqual(Array.from({ length: 40 }, (_, minute) => minute).filter((m) => m % 10 !== 0));
   });
 
   it("backs off only while polls fail, and goes back to --interval after a success", async () => {
@@ -243,9 +252,26 @@ describe("deploy wait", () => {
   it("stops at once on a 404 (exit 4) and explains a deployment with no revision", async () => {
     const em = await startTestEmulator();
     const d = await em.createDeployment("gitrepo", "gone");
-    const r = await runCli(["deploy", "wait", d.id, "--revision", "0f0f0f0f-0000-4000-8000-000000000000"], {
-      env: cliEnv(em),
-    });
+    const unknown = "0f0f0f0f-0000-4000-8000-000000000000";
+    const r = await runCli(["deploy", "wait", d.id, "--revision", unknown], { env: cliEnv(em) });
     expect(r.code).toBe(4);
+    expect(r.stderr).toBe(`error: Revision ID ${unknown} not found.\n`);
+    // One poll, not retried as a poll that failed.
+    expect(revisionPolls(em)).toBe(1);
+
+    // The emulator always starts a revision; a service that answers a deployment without one
+    // is played by a front that blanks latest_revision_id.
+    const front = await frontOf(em, {
+      rewrite: (answer, request) =>
+        request.url === `/v2/deployments/${d.id}`
+          ? JSON.stringify({ ...answer.json, latest_revision_id: null })
+          : answer.text,
+    });
+    const none = await runCli(["deploy", "wait", d.id], {
+      env: { CPCTL_BASE_URL: front.url, CPCTL_API_KEY: em.apiKey },
+    });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(`error: deployment ${d.id} has no revision to wait for\n`);
+    expect(revisionPolls(em)).toBe(1);
   });
 });

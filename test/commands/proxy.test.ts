@@ -5,26 +5,16 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
-import { startProxy, type TestProxy } from "../helpers/proxy.js";
+import { startProxy } from "../helpers/proxy.js";
 import { cliEnv, freshDir, runCli } from "../helpers/run-cli.js";
 
-const proxies: TestProxy[] = [];
-afterEach(async () => {
-  await Promise.all(proxies.splice(0).map((p) => p.close()));
-  await closeTestEmulators();
-});
-
-async function proxy(options: { credentials?: string } = {}) {
-  const started = await startProxy(options);
-  proxies.push(started);
-  return started;
-}
+afterEach(closeTestEmulators);
 
 describe("HTTP_PROXY and NO_PROXY", () => {
   it("sends every request through the proxy the scheme's variable names", async () => {
     const em = await startTestEmulator();
     await em.createDeployment("internal_container", "via-proxy");
-    const p = await proxy();
+    const p = await startProxy();
     const r = await runCli(["deploy", "list", "-o", "json"], { env: cliEnv(em, { HTTP_PROXY: p.url }) });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).map((d: { name: string }) => d.name)).toEqual(["via-proxy"]);
@@ -33,8 +23,8 @@ describe("HTTP_PROXY and NO_PROXY", () => {
 
   it("the lower-case variable wins, and HTTPS_PROXY alone leaves http:// direct (as curl)", async () => {
     const em = await startTestEmulator();
-    const upper = await proxy();
-    const lower = await proxy();
+    const upper = await startProxy();
+    const lower = await startProxy();
     await runCli(["deploy", "list"], { env: cliEnv(em, { HTTP_PROXY: upper.url, http_proxy: lower.url }) });
     expect(lower.forwarded).toHaveLength(1);
     expect(upper.forwarded).toHaveLength(0);
@@ -46,7 +36,7 @@ describe("HTTP_PROXY and NO_PROXY", () => {
   it("NO_PROXY: hosts, host:port, domain suffixes and *", async () => {
     const em = await startTestEmulator();
     const port = new URL(em.url).port;
-    const p = await proxy();
+    const p = await startProxy();
     const through = async (noProxy: string) => {
       const before = p.forwarded.length;
       const r = await runCli(["deploy", "list"], {
@@ -68,7 +58,7 @@ describe("HTTP_PROXY and NO_PROXY", () => {
     const dir = freshDir("upload");
     mkdirSync(join(dir, "agent"));
     writeFileSync(join(dir, "agent", "agent.json"), "{}\n");
-    const p = await proxy();
+    const p = await startProxy();
     const r = await runCli(["deploy", "upload", "src", "agent"], {
       env: cliEnv(em, { HTTP_PROXY: p.url }),
       cwd: dir,
@@ -80,7 +70,7 @@ describe("HTTP_PROXY and NO_PROXY", () => {
 
   it("credentials in the proxy URL are used and never shown, --debug included", async () => {
     const em = await startTestEmulator();
-    const p = await proxy({ credentials: "alice:proxy-s3cret" });
+    const p = await startProxy({ credentials: "alice:proxy-s3cret" });
     const withThem = p.url.replace("://", "://alice:proxy-s3cret@");
     const r = await runCli(["deploy", "list", "--debug"], { env: cliEnv(em, { HTTP_PROXY: withThem }) });
     expect(r.code, r.stderr).toBe(0);
@@ -94,7 +84,7 @@ describe("HTTP_PROXY and NO_PROXY", () => {
 
   it("a proxy that asks for credentials (407): a clear error that says how to give them", async () => {
     const em = await startTestEmulator();
-    const p = await proxy({ credentials: "alice:right" });
+    const p = await startProxy({ credentials: "alice:right" });
     const r = await runCli(["deploy", "list"], { env: cliEnv(em, { HTTP_PROXY: p.url }) });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`the proxy ${p.url} (HTTP_PROXY) asks for credentials (HTTP 407)`);
@@ -104,9 +94,8 @@ describe("HTTP_PROXY and NO_PROXY", () => {
 
   it("a proxy that refuses connections: a clear error naming it, no stack", async () => {
     const em = await startTestEmulator();
-    const gone = await proxy();
+    const gone = await startProxy();
     await gone.close();
-    proxies.splice(proxies.indexOf(gone), 1);
     const r = await runCli(["deploy", "list"], { env: cliEnv(em, { HTTP_PROXY: gone.url }) });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`through the proxy ${gone.url} (HTTP_PROXY): connection refused`);

@@ -3,17 +3,17 @@
 // A project file may not choose authorities.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import https from "node:https";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { frontOf } from "../helpers/front.js";
+import type { TestServer } from "../helpers/http-server.js";
 import { startProxy } from "../helpers/proxy.js";
 import { freshDir, runCli } from "../helpers/run-cli.js";
 import { sandbox } from "./fixtures.js";
 
 let em: TestEmulator;
-let server: https.Server;
+let server: TestServer;
 let url = "";
 let pki = "";
 
@@ -73,24 +73,14 @@ beforeAll(async () => {
   pki = freshDir("pki");
   makeCertificates(pki);
   // An https:// front for the emulator, its certificate signed by the test authority.
-  server = https.createServer(
-    { key: readFileSync(join(pki, "server.key")), cert: readFileSync(join(pki, "server.pem")) },
-    async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const answer = await em.request(req.method ?? "GET", req.url ?? "/", {
-        rawBody: chunks.length ? Buffer.concat(chunks) : undefined,
-        headers: { "Content-Type": "application/json" },
-      });
-      res.writeHead(answer.status, { "Content-Type": "application/json" }).end(answer.text);
-    },
-  );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await frontOf(em, {
+    tls: { key: readFileSync(join(pki, "server.key")), cert: readFileSync(join(pki, "server.pem")) },
+  });
+  url = server.url;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await em.close();
 });
 
@@ -130,18 +120,14 @@ describe("caFile", () => {
 
   it("through an HTTPS_PROXY tunnel too", async () => {
     const proxy = await startProxy();
-    try {
-      const s = profile(`    caFile: ${join(pki, "ca.pem")}\n`);
-      const r = await runCli(["deploy", "list", "--profile", "private", "-o", "json"], {
-        homeDir: s.home,
-        cwd: s.cwd,
-        env: { CPCTL_API_KEY: em.apiKey, HTTPS_PROXY: proxy.url },
-      });
-      expect(r.code, r.stderr).toBe(0);
-      expect(proxy.tunnels).toEqual([url.replace("https://", "")]);
-    } finally {
-      await proxy.close();
-    }
+    const s = profile(`    caFile: ${join(pki, "ca.pem")}\n`);
+    const r = await runCli(["deploy", "list", "--profile", "private", "-o", "json"], {
+      homeDir: s.home,
+      cwd: s.cwd,
+      env: { CPCTL_API_KEY: em.apiKey, HTTPS_PROXY: proxy.url },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.tunnels).toEqual([url.replace("https://", "")]);
   });
 
   it("a project file may not name one; a file that is not a certificate is a clear error", async () => {

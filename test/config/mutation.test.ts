@@ -9,6 +9,7 @@ import { InterruptedError, OperationError, UsageError } from "../../src/errors.j
 import { exitCodeOf } from "../../src/exit-codes.js";
 import { CANCELLED_MESSAGE, type ConfirmPrompt, guardMutation } from "../../src/operations/confirm.js";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { failure } from "../helpers/failure.js";
 import { instantClock, runCli } from "../helpers/run-cli.js";
 import { type Sandbox, sandbox } from "./fixtures.js";
 
@@ -306,11 +307,10 @@ describe("guardMutation as a unit", () => {
     expect(asked.questions).toHaveLength(1);
 
     const off = ctxFor({ tty: false });
-    const error = await guardMutation(off.ctx, "delete deployment a", {
-      always: true,
-      prompt: asked.prompt,
-    }).catch((e) => e);
-    expect(error).toBeInstanceOf(UsageError);
+    const error = await failure(
+      guardMutation(off.ctx, "delete deployment a", { always: true, prompt: asked.prompt }),
+      UsageError,
+    );
     expect(error.message).toBe(
       "delete asks for confirmation: pass --yes to delete deployment a without a prompt",
     );

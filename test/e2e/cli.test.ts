@@ -32,15 +32,11 @@ afterAll(async () => {
 describe("the built cpctl", () => {
   it("goes through HTTP_PROXY with the bundled proxy transport, and loads none without it", async () => {
     const proxy = await startProxy();
-    try {
-      const env = { CPCTL_BASE_URL: url, CPCTL_API_KEY: "e2e-key-1234" };
-      const viaProxy = await cpctl(["deploy", "list", "-o", "json"], { ...env, HTTP_PROXY: proxy.url });
-      expect(viaProxy.exitCode, viaProxy.stderr).toBe(0);
-      expect(Array.isArray(JSON.parse(viaProxy.stdout))).toBe(true);
-      expect(proxy.forwarded).toHaveLength(1);
-    } finally {
-      await proxy.close();
-    }
+    const env = { CPCTL_BASE_URL: url, CPCTL_API_KEY: "e2e-key-1234" };
+    const viaProxy = await cpctl(["deploy", "list", "-o", "json"], { ...env, HTTP_PROXY: proxy.url });
+    expect(viaProxy.exitCode, viaProxy.stderr).toBe(0);
+    expect(Array.isArray(JSON.parse(viaProxy.stdout))).toBe(true);
+    expect(proxy.forwarded).toHaveLength(1);
   });
 
   it("prints its version and help with exit 0", async () => {

@@ -1,54 +1,46 @@
 // A server in front of the test emulator: every request goes through to it unless the test's
 // `intercept` answers it first. For what the emulator will not do on its own: a service that
-// hides secret values, an answer that races with another writer.
+// hides secret values, an answer that races with another writer, an https:// address.
 //
-//   const front = await frontOf(em, async (req) => req.method === "POST" ? { status: 409, body: {...} } : undefined);
+//   const front = await frontOf(em, { intercept: (req) => req.method === "POST" ? { status: 409, body: {...} } : undefined });
 //   await runCli([...], { env: { CPCTL_BASE_URL: front.url, CPCTL_API_KEY: em.apiKey } });
-//   await front.close();
-import { createServer } from "node:http";
+//
+// Like any test server (./http-server.ts), it closes when the test that started it ends.
 import type { TestEmulator, TestResponse } from "./emulator.js";
-
-export interface FrontRequest {
-  method: string;
-  url: string;
-  body: Buffer;
-}
+import {
+  json,
+  type RecordedRequest,
+  type ServerOptions,
+  startServer,
+  type TestServer,
+} from "./http-server.js";
 
 export interface FrontAnswer {
   status: number;
   body: unknown;
 }
 
-export interface Front {
-  url: string;
-  close(): Promise<void>;
+export interface FrontOptions extends ServerOptions {
+  /** An answer of the test's own, or undefined to let the emulator answer. */
+  intercept?: (request: RecordedRequest) => Promise<FrontAnswer | undefined> | FrontAnswer | undefined;
+  /** The body sent back for the emulator's answer (its text by default). */
+  rewrite?: (answer: TestResponse, request: RecordedRequest) => string;
 }
 
-export async function frontOf(
-  em: TestEmulator,
-  intercept: (request: FrontRequest) => Promise<FrontAnswer | undefined> | FrontAnswer | undefined,
-  rewrite: (answer: TestResponse, request: FrontRequest) => string = (answer) => answer.text,
-): Promise<Front> {
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = { method: req.method ?? "GET", url: req.url ?? "/", body: Buffer.concat(chunks) };
+export async function frontOf(em: TestEmulator, options: FrontOptions = {}): Promise<TestServer> {
+  const { intercept = () => undefined, rewrite = (answer) => answer.text, ...serverOptions } = options;
+  return startServer(async (request, res) => {
     const own = await intercept(request);
     if (own) {
-      res.writeHead(own.status, { "Content-Type": "application/json" }).end(JSON.stringify(own.body));
+      json(res, own.status, own.body);
       return;
     }
     const answer = await em.request(request.method, request.url, {
-      rawBody: request.body.length ? request.body : undefined,
-      headers: request.body.length ? { "Content-Type": "application/json" } : {},
+      rawBody: request.bytes.length ? request.bytes : undefined,
+      headers: request.bytes.length ? { "Content-Type": "application/json" } : {},
     });
     const headers: Record<string, string> = {};
     if (answer.text) headers["Content-Type"] = String(answer.headers["content-type"] ?? "application/json");
     res.writeHead(answer.status, headers).end(rewrite(answer, request));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  }, serverOptions);
 }

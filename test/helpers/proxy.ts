@@ -1,8 +1,10 @@
 // A forward HTTP proxy for tests, on 127.0.0.1 with an OS-chosen port: absolute-form requests
 // (http:// targets) are forwarded, CONNECT (https:// targets) is tunnelled. It records what it
-// carried, and with `credentials` answers 407 unless Proxy-Authorization carries them.
+// carried, and with `credentials` answers 407 unless Proxy-Authorization carries them. Like
+// any test server (./http-server.ts), it closes when the test that started it ends.
 import http from "node:http";
 import net from "node:net";
+import { listen } from "./http-server.js";
 
 export interface TestProxy {
   url: string;
@@ -40,6 +42,7 @@ export async function startProxy(options: { credentials?: string } = {}): Promis
   });
   server.on("connect", (req, client: net.Socket) => {
     sockets.add(client);
+    client.on("close", () => sockets.delete(client));
     if (!allowed(req.headers["proxy-authorization"])) {
       client.end(
         'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n',
@@ -56,20 +59,9 @@ export async function startProxy(options: { credentials?: string } = {}): Promis
     upstream.on("error", () => client.destroy());
     client.on("error", () => upstream.destroy());
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+  // A tunnel is no longer the HTTP server's to end.
+  const { port, close } = await listen(server, () => {
+    for (const socket of sockets) socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    forwarded,
-    tunnels,
-    authorizations,
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `http://127.0.0.1:${port}`, forwarded, tunnels, authorizations, close };
 }

@@ -6,14 +6,13 @@
 // print no credential or secret value. The counts go to RELIABILITY.md.
 
 import { writeFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOYMENT_FILE_LIMIT, KEY_FILE_LIMIT } from "../../src/io.js";
 import { sandbox } from "../config/fixtures.js";
+import { startServer, type TestServer } from "../helpers/http-server.js";
 import { type CliResult, freshDir, type RunCliOptions, runCli } from "../helpers/run-cli.js";
 import { report, STACK_LINE } from "./helpers.js";
 
@@ -64,20 +63,19 @@ const hostileText = fc
 
 const DEP_ID = "0f0f0f0f-0000-4000-8000-00000000f00d";
 let served: Record<string, unknown> = {};
-let server: http.Server;
+let server: TestServer;
 let serverUrl = "";
 let dir = "";
 beforeAll(async () => {
   dir = freshDir("hostile-fuzz");
-  server = http.createServer((req, res) => {
+  server = await startServer((req, res) => {
     res.setHeader("content-type", "application/json");
-    if (req.url?.startsWith(`/v2/deployments/${DEP_ID}`)) res.end(JSON.stringify(served));
+    if (req.url.startsWith(`/v2/deployments/${DEP_ID}`)) res.end(JSON.stringify(served));
     else res.end(JSON.stringify({ resources: [served], offset: 1 }));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  serverUrl = server.url;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 const deploymentFrom = (name: string, image: string, status: string) => ({
   id: DEP_ID,

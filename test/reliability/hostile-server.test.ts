@@ -4,10 +4,9 @@
 // show every such character as a visible escape, with --no-color too; json, ndjson and yaml
 // keep the exact value, escaped, always valid UTF-8.
 import { spawnSync } from "node:child_process";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
+import { startServer, type TestServer } from "../helpers/http-server.js";
 import { type CliResult, runCli } from "../helpers/run-cli.js";
 
 /** What a terminal would act on, as printed raw: ESC, CSI, BEL, CR, DEL, C1, bidi overrides. */
@@ -39,26 +38,25 @@ const deployment = {
   image_version: null,
 };
 
-let server: http.Server;
+let server: TestServer;
 let env: Record<string, string>;
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
+  server = await startServer((req, res) => {
     res.setHeader("content-type", "application/json");
     if (req.method === "DELETE") {
       res.statusCode = 400;
       res.end(JSON.stringify({ detail: MESSAGE }));
-    } else if (req.url?.startsWith(`/v2/deployments/${ID}`)) res.end(JSON.stringify(deployment));
-    else if (req.url?.startsWith(`/v2/deployments/${LONE_ID}`))
+    } else if (req.url.startsWith(`/v2/deployments/${ID}`)) res.end(JSON.stringify(deployment));
+    else if (req.url.startsWith(`/v2/deployments/${LONE_ID}`))
       res.end(JSON.stringify({ ...deployment, id: LONE_ID, name: LONE_NAME, [LONE_NAME]: "a key too" }));
     else
       res.end(
         JSON.stringify({ resources: [deployment, { ...deployment, id: "id\x1b[2J\u009b" }], offset: 2 }),
       );
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  env = { CPCTL_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, CPCTL_API_KEY: "k" };
+  env = { CPCTL_BASE_URL: server.url, CPCTL_API_KEY: "k" };
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 /** The table's own colours on a terminal (its bold header) are cpctl's, not the server's. */
 const OWN_COLOURS = /\x1b\[(?:90|39|1|22)m/g;

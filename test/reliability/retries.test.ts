@@ -3,11 +3,11 @@
 // that are never sent twice. The fault matrix covers every fault once; this file looks at
 // the policy's details.
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_POLICY } from "../../src/api/retry.js";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
+import { closedPort } from "../helpers/http-server.js";
 import { cliEnv, freshDir, instantClock, runCli } from "../helpers/run-cli.js";
 import { allDeployments, expectCleanOutput, jsonError, sent } from "./helpers.js";
 
@@ -15,15 +15,6 @@ afterEach(closeTestEmulators);
 
 const LIST = "GET /v2/deployments";
 const POST = "POST /v2/deployments";
-
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe("safe calls are retried with exponential back-off and full jitter", () => {
   it("each gap is random below base x 2^(n-1), and the gaps differ from run to run", async () => {

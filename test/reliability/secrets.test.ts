@@ -4,11 +4,10 @@
 // on stdout or stderr. Every value is long and distinctive, and each carries a marker that
 // is searched for on its own, so a half-printed secret is caught too. A tenant ID may appear.
 import { mkdirSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { json, startServer, type TestServer } from "../helpers/http-server.js";
 import { type CliResult, freshDir, runCli } from "../helpers/run-cli.js";
 import { report } from "./helpers.js";
 
@@ -246,69 +245,45 @@ describe("error paths leak nothing either", () => {
   });
 
   /** A server that answers every request with what it was sent: the worst echo there is. */
-  async function echoServer(status: number): Promise<{ url: string; close(): Promise<void> }> {
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const input = text ? JSON.parse(text) : null;
-        const headers = JSON.stringify(req.headers);
-        const body =
-          status === 422
-            ? {
-                detail: [
-                  { loc: ["body"], msg: "Input should be valid", type: "model_attributes_type", input },
-                  {
-                    loc: ["body", "secrets", 0, "value"],
-                    msg: "too long",
-                    type: "string_too_long",
-                    input: input?.secrets?.[0]?.value,
-                  },
-                ],
-              }
-            : { detail: `rejected request with headers ${headers}` };
-        const out = JSON.stringify(body);
-        res.writeHead(status, {
-          "Content-Type": "application/json",
-          "Content-Length": Buffer.byteLength(out),
-        });
-        res.end(out);
-      });
+  function echoServer(status: number): Promise<TestServer> {
+    return startServer((req, res) => {
+      const input = req.body ? JSON.parse(req.body) : null;
+      const body =
+        status === 422
+          ? {
+              detail: [
+                { loc: ["body"], msg: "Input should be valid", type: "model_attributes_type", input },
+                {
+                  loc: ["body", "secrets", 0, "value"],
+                  msg: "too long",
+                  type: "string_too_long",
+                  input: input?.secrets?.[0]?.value,
+                },
+              ],
+            }
+          : { detail: `rejected request with headers ${JSON.stringify(req.headers)}` };
+      json(res, status, body);
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () => new Promise((resolve) => server.close(() => resolve())),
-    };
   }
 
   it("422 that echoes the whole request body (secrets included) as `input`", async () => {
     const echo = await echoServer(422);
-    try {
-      for (const format of FORMATS) {
-        const r = await run(COMMANDS.create!(format), format, { CPCTL_BASE_URL: echo.url });
-        expect(r.code).toBe(2);
-        expectNoLeak(r, `422 echo -o ${format}`);
-      }
-    } finally {
-      await echo.close();
+    for (const format of FORMATS) {
+      const r = await run(COMMANDS.create!(format), format, { CPCTL_BASE_URL: echo.url });
+      expect(r.code).toBe(2);
+      expectNoLeak(r, `422 echo -o ${format}`);
     }
   });
 
   it("400 from a proxy that echoes the request headers (the API key and the token)", async () => {
     const echo = await echoServer(400);
-    try {
-      for (const format of FORMATS) {
-        for (const argv of [["deploy", "list"], COMMANDS.create!(format)]) {
-          const r = await run(argv, format, { CPCTL_BASE_URL: echo.url });
-          expect(r.code).toBe(2);
-          expect(r.stderr).toContain("rejected request with headers");
-          expectNoLeak(r, `400 header echo -o ${format}`);
-        }
+    for (const format of FORMATS) {
+      for (const argv of [["deploy", "list"], COMMANDS.create!(format)]) {
+        const r = await run(argv, format, { CPCTL_BASE_URL: echo.url });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain("rejected request with headers");
+        expectNoLeak(r, `400 header echo -o ${format}`);
       }
-    } finally {
-      await echo.close();
     }
   });
 
@@ -317,23 +292,12 @@ describe("error paths leak nothing either", () => {
   // message itself is redacted). The API client now takes `knownSecrets`; the fix is for
   // src/context-factory.ts to pass it the registry of secret values (see RELIABILITY.md).
   it("a server that quotes a secret value in free text (the --debug trace)", async () => {
-    const server = http.createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        const out = JSON.stringify({ detail: `secret FROM_FLAG=${SECRETS.FROM_FLAG} is not allowed here` });
-        res.writeHead(400, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(out) });
-        res.end(out);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    try {
-      const r = await run(COMMANDS.create!("json"), "json", { CPCTL_BASE_URL: url });
-      expect(r.code).toBe(2);
-      expectNoLeak(r, "a quoted secret value");
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const server = await startServer((_req, res) =>
+      json(res, 400, { detail: `secret FROM_FLAG=${SECRETS.FROM_FLAG} is not allowed here` }),
+    );
+    const r = await run(COMMANDS.create!("json"), "json", { CPCTL_BASE_URL: server.url });
+    expect(r.code).toBe(2);
+    expectNoLeak(r, "a quoted secret value");
   });
 
   it("a validation error of our own that quotes a secret", async () => {

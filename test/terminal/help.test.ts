@@ -1,14 +1,13 @@
 // Help: `cpctl --help` lists every command under its group without loading any command
-// module; every command's --help has its one-line summary, every flag with its default and
-// allowed values, and an example.
-import { type CommandUnknownOpts, Help } from "@commander-js/extra-typings";
+// module; every command's --help has its one-line summary, a description of every flag and
+// argument (a default shown as a user writes it), an example and the pointer to the global
+// options. How commander lays flags out is commander's to test.
+import type { CommandUnknownOpts } from "@commander-js/extra-typings";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { COMMANDS } from "../../src/commands/registry.js";
-import { helpHeading } from "../../src/help.js";
+import { GLOBAL_OPTIONS_HINT, helpHeading } from "../../src/help.js";
 import { commandTree } from "../../src/program.js";
 import { runCli } from "../helpers/run-cli.js";
-
-const squash = (text: string) => text.replace(/\s+/g, " ").trim();
 
 describe("cpctl --help", () => {
   afterEach(() => {
@@ -61,7 +60,6 @@ describe("every command's --help", async () => {
     for (const name of path) command = command.commands.find((c) => c.name() === name)!;
     return command;
   };
-  const helper = new Help();
 
   for (const entry of COMMANDS) {
     const name = entry.path.join(" ");
@@ -69,25 +67,25 @@ describe("every command's --help", async () => {
       const result = await runCli([...entry.path, "--help"]);
       expect(result.code, result.stderr).toBe(0);
       const help = result.stdout;
-      // Usage and the one-line summary.
-      expect(help.startsWith(`Usage: cpctl ${name}`)).toBe(true);
+      // The one-line summary from the registry, under the usage line.
       expect(help.split("\n")[2]).toBe(entry.summary);
-      // Every flag, with its allowed values and its default.
+      // Every flag and argument is described; a default is shown as a user writes it (30m,
+      // 100MiB), never as the milliseconds or bytes it parses to.
       const command = find(entry.path);
       for (const option of command.options.filter((o) => !o.hidden)) {
-        expect(help, option.flags).toContain(option.flags);
-        expect(squash(help), option.flags).toContain(squash(helper.optionDescription(option)));
-        if (option.argChoices) expect(help, option.flags).toContain("choices:");
-        if (option.defaultValue !== undefined && (option.required || option.optional)) {
-          expect(squash(helper.optionDescription(option)), option.flags).toContain("default:");
+        expect(option.description, option.flags).not.toBe("");
+        if (typeof option.defaultValue === "number") {
+          expect(option.defaultValueDescription, option.flags).toMatch(/^\d+(\.\d+)?[a-zA-Z]+$/);
         }
       }
-      for (const argument of command.registeredArguments) expect(help).toContain(argument.name());
+      for (const argument of command.registeredArguments) {
+        expect(argument.description, argument.name()).not.toBe("");
+      }
       // At least one example of this very command.
       expect(help).toMatch(/\nExamples?:\n/);
       expect(help).toContain(`  cpctl ${name}`);
       // And a pointer to the global options.
-      expect(help).toContain("Global options");
+      expect(help.trimEnd().endsWith(GLOBAL_OPTIONS_HINT.trim())).toBe(true);
     });
   }
 });
