@@ -3,7 +3,7 @@
 // should take before settings are known, and `cpctl help CMD`.
 import type { Command } from "@commander-js/extra-typings";
 import type { Env } from "./context.js";
-import { isOutputFormat, type OutputFormat } from "./output/format.js";
+import { formatWithoutConfig, isOutputFormat, type OutputFormat } from "./output/format.js";
 
 /** Global options that take a value: needed to find the command words in argv. */
 export const VALUE_OPTIONS = new Set([
@@ -65,6 +65,11 @@ export function joinDashedValues(argv: readonly string[], command: Command): str
 
 /** The output format before settings are resolved, so that early errors use the right shape. */
 export function guessFormat(argv: readonly string[], env: Env): OutputFormat {
+  return formatWithoutConfig({ output: formatNamedIn(argv) }, env);
+}
+
+/** The first format the command line names (--json names json) before commander has parsed it. */
+function formatNamedIn(argv: readonly string[]): OutputFormat | undefined {
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === "--") break;
@@ -79,8 +84,7 @@ export function guessFormat(argv: readonly string[], env: Env): OutputFormat {
     // Another option's value ("--" included) is not an option.
     if (VALUE_OPTIONS.has(token)) i++;
   }
-  const fromEnv = env.CPCTL_OUTPUT;
-  return fromEnv && isOutputFormat(fromEnv) ? fromEnv : "table";
+  return undefined;
 }
 
 /** `cpctl help [COMMAND...]` is `cpctl [COMMAND...] --help`, as with git and gh. */

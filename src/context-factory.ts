@@ -17,7 +17,7 @@ import type { Ctx, GlobalFlags, RunDeps } from "./context.js";
 import { CliError, UsageError } from "./errors.js";
 import { KEY_FILE_LIMIT, readAll, readTextFile, unreadableFile } from "./io.js";
 import { createLogger, NO_PAINT, type Paint } from "./log.js";
-import { colorEnabled, isCi, type OutputFormat } from "./output/format.js";
+import { colorEnabled, flagFormat, isCi, type OutputFormat } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
 import { visibleLines } from "./output/safe-text.js";
 import { DURATION_HELP, parseDuration } from "./util/duration.js";
@@ -99,7 +99,7 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
     values: {
       baseUrl: flags.baseUrl,
       tenantId: flags.tenantId,
-      output: flags.json ? "json" : flags.output,
+      output: flagFormat(flags),
       apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps) : undefined,
     },
     describe: (key) =>
