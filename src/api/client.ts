@@ -4,6 +4,7 @@
 import { STATUS_CODES } from "node:http";
 import { ApiError, NetworkError, UsageError } from "../errors.js";
 import { DEFAULT_TENANT_HEADER } from "../model/enums.js";
+import { issueLine } from "../model/issue-path.js";
 import { createRedactor } from "../secrets.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
 import { DEFAULT_PAGE_WINDOW, type Query, readPages } from "./pages.js";
@@ -530,23 +531,13 @@ function messageFromBody(body: unknown): string | null {
 /** 422 `detail` list -> "source_config.build_on_push: <msg>" lines. */
 function summariseIssues(items: readonly unknown[]): string | null {
   const lines = items.filter(isRecord).map((item) => {
-    const loc = Array.isArray(item.loc) ? formatLoc(item.loc) : "";
     const msg = typeof item.msg === "string" ? item.msg : "invalid value";
-    return loc ? `${loc}: ${msg}` : msg;
+    return issueLine(Array.isArray(item.loc) ? item.loc : [], msg);
   });
   if (lines.length === 0) return null;
   const shown = lines.slice(0, MAX_ISSUE_LINES);
   if (lines.length > shown.length) shown.push(`... and ${lines.length - shown.length} more`);
   return shown.join("\n");
-}
-
-/** ["body", "secrets", 0, "value"] -> "secrets[0].value" (the leading "body" says nothing). */
-function formatLoc(loc: readonly unknown[]): string {
-  const parts = loc[0] === "body" ? loc.slice(1) : loc;
-  return parts.reduce<string>((path, part) => {
-    if (typeof part === "number") return `${path}[${part}]`;
-    return path ? `${path}.${String(part)}` : String(part);
-  }, "");
 }
 
 /**

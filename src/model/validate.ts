@@ -5,6 +5,7 @@ import type * as z from "zod/mini";
 import type { FieldIssue } from "../errors.js";
 import { closest } from "../util/did-you-mean.js";
 import { SOURCES } from "./enums.js";
+import { formatPath, issueLine } from "./issue-path.js";
 import type { DeploymentT } from "./responses.js";
 import { checkCreateRules, checkPatchRules } from "./rules.js";
 import {
@@ -109,14 +110,7 @@ export function validatePatchShape(input: unknown): Validated<PatchRequest> {
 
 /** One line a problem: `source_config.build_on_push: <message>`. */
 export function describeIssue(issue: FieldIssue): string {
-  const path = issue.loc[0] === "body" ? issue.loc.slice(1) : issue.loc;
-  return path.length ? `${formatPath(path)}: ${issue.msg}` : issue.msg;
-}
-
-export function formatPath(path: readonly (string | number)[]): string {
-  return path
-    .map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`))
-    .join("");
+  return issueLine(issue.loc, issue.msg);
 }
 
 /** Translates zod's issues into field-level messages a person can act on. */
