@@ -59,15 +59,8 @@ import { addUploadRoutes } from "./uploads.js";
 
 export type { Clock } from "./clock.js";
 export { ManualClock, OffsetClock } from "./clock.js";
-export {
-  DEFAULT_HOST,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_UPLOAD_BYTES,
-  DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES,
-  DEFAULT_PORT,
-  DEFAULT_STAGE_MS,
-  UPLOAD_URL_LIFETIME_MS,
-} from "./defaults.js";
+// Every default, for those who start an emulator (the same names it is started with).
+export * from "./defaults.js";
 export type { Fault } from "./faults.js";
 export { HttpError } from "./responses.js";
 export { EmulatorStartError } from "./start-error.js";
