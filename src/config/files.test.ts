@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { UsageError } from "../errors.js";
-import { ConfigError, type ConfigLoadOptions, LOCAL_BASE_URL, loadConfigLayers } from "./files.js";
+import { ConfigError, type ConfigLoadOptions, loadConfigLayers } from "./files.js";
+import { LOCAL_BASE_URL } from "./profiles.js";
 import { defaultLayer, environmentLayer, resolveSettings } from "./settings.js";
 
 interface Setup {
