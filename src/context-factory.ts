@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
+import { commandWords } from "./argv.js";
 import { loadConfigLayers } from "./config/files.js";
 import { checkProjectAddress } from "./config/project-address.js";
 import {
@@ -49,6 +50,7 @@ export function createContext(deps: ContextDeps): Ctx {
 
   const ctx: Ctx = {
     argv: deps.argv,
+    command: commandWords(deps.argv).join(" "),
     io,
     env,
     cwd: deps.cwd,
