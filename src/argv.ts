@@ -3,18 +3,8 @@
 // should take before settings are known, and `cpctl help CMD`.
 import type { Command } from "@commander-js/extra-typings";
 import type { Env } from "./context.js";
-import { isOutputFormat, type OutputFormat } from "./output/format.js";
-
-/** Global options that take a value: needed to find the command words in argv. */
-export const VALUE_OPTIONS = new Set([
-  "--profile",
-  "--base-url",
-  "--tenant-id",
-  "--api-key-file",
-  "-o",
-  "--output",
-  "--request-timeout",
-]);
+import { GLOBAL_VALUE_OPTIONS } from "./global-options.js";
+import { formatWithoutConfig, isOutputFormat, type OutputFormat } from "./output/format.js";
 
 /** The words that name the command: argv's leading non-option tokens, global option values skipped. */
 export function commandWords(argv: readonly string[]): string[] {
@@ -23,7 +13,7 @@ export function commandWords(argv: readonly string[]): string[] {
     const token = argv[i]!;
     if (token === "--") break;
     if (token.startsWith("-")) {
-      if (VALUE_OPTIONS.has(token)) i++;
+      if (GLOBAL_VALUE_OPTIONS.has(token)) i++;
       continue;
     }
     words.push(token);
@@ -50,8 +40,7 @@ export function joinDashedValues(argv: readonly string[], command: Command): str
     // The command's own options, and the global ones that take a value (`--request-timeout --`
     // took "--" for the end of the options, and the root then read a later -V as --version).
     const option = command.options.find((o) => o.required && (o.long === token || o.short === token));
-    const long =
-      option?.long ?? (VALUE_OPTIONS.has(token) ? (token === "-o" ? "--output" : token) : undefined);
+    const long = option?.long ?? GLOBAL_VALUE_OPTIONS.get(token);
     const value = argv[i + 1];
     if (long && value?.startsWith("-")) {
       joined.push(`${long}=${value}`);
@@ -65,6 +54,11 @@ export function joinDashedValues(argv: readonly string[], command: Command): str
 
 /** The output format before settings are resolved, so that early errors use the right shape. */
 export function guessFormat(argv: readonly string[], env: Env): OutputFormat {
+  return formatWithoutConfig({ output: formatNamedIn(argv) }, env);
+}
+
+/** The first format the command line names (--json names json) before commander has parsed it. */
+function formatNamedIn(argv: readonly string[]): OutputFormat | undefined {
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === "--") break;
@@ -77,10 +71,9 @@ export function guessFormat(argv: readonly string[], env: Env): OutputFormat {
           : undefined;
     if (value && isOutputFormat(value)) return value;
     // Another option's value ("--" included) is not an option.
-    if (VALUE_OPTIONS.has(token)) i++;
+    if (GLOBAL_VALUE_OPTIONS.has(token)) i++;
   }
-  const fromEnv = env.CPCTL_OUTPUT;
-  return fromEnv && isOutputFormat(fromEnv) ? fromEnv : "table";
+  return undefined;
 }
 
 /** `cpctl help [COMMAND...]` is `cpctl [COMMAND...] --help`, as with git and gh. */

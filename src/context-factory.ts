@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
+import { commandWords } from "./argv.js";
 import { loadConfigLayers } from "./config/files.js";
 import { checkProjectAddress } from "./config/project-address.js";
 import {
@@ -17,7 +18,7 @@ import type { Ctx, GlobalFlags, RunDeps } from "./context.js";
 import { CliError, UsageError } from "./errors.js";
 import { KEY_FILE_LIMIT, readAll, readTextFile, unreadableFile } from "./io.js";
 import { createLogger, NO_PAINT, type Paint } from "./log.js";
-import { colorEnabled, isCi, type OutputFormat } from "./output/format.js";
+import { colorEnabled, flagFormat, isCi, type OutputFormat } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
 import { visibleLines } from "./output/safe-text.js";
 import { DURATION_HELP, parseDuration } from "./util/duration.js";
@@ -49,6 +50,7 @@ export function createContext(deps: ContextDeps): Ctx {
 
   const ctx: Ctx = {
     argv: deps.argv,
+    command: commandWords(deps.argv).join(" "),
     io,
     env,
     cwd: deps.cwd,
@@ -99,7 +101,7 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
     values: {
       baseUrl: flags.baseUrl,
       tenantId: flags.tenantId,
-      output: flags.json ? "json" : flags.output,
+      output: flagFormat(flags),
       apiKey: flags.apiKeyFile ? await readApiKeyFile(flags.apiKeyFile, deps) : undefined,
     },
     describe: (key) =>

@@ -46,6 +46,8 @@ export interface GlobalFlags {
 export interface Ctx {
   /** The command line after `cpctl`, for messages that show how to run it again. */
   readonly argv: readonly string[];
+  /** The words of argv that name the command ("deploy create"), for CI reports. */
+  readonly command: string;
   readonly io: IO;
   readonly env: Env;
   readonly cwd: string;

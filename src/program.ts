@@ -1,14 +1,14 @@
 // The commander program: the global options, a command for every registry entry (only the
 // one being run has its module loaded and its handler wired), and the whole tree for the
 // completion scripts and the help checks.
-import { Command, Option } from "@commander-js/extra-typings";
+import { Command } from "@commander-js/extra-typings";
 import { commandWords, joinDashedValues } from "./argv.js";
-import { oneOf } from "./commands/parsers.js";
 import { COMMANDS, type CommandEntry, findEntry, GROUPS } from "./commands/registry.js";
 import type { GlobalFlags, RunDeps } from "./context.js";
 import { createContext, type SecretRegistry } from "./context-factory.js";
+import { globalOptions } from "./global-options.js";
 import { GLOBAL_OPTIONS_HINT, rootHelpCommands, rootHelpFooter } from "./help.js";
-import { OUTPUT_FORMATS, type OutputFormat } from "./output/format.js";
+import type { OutputFormat } from "./output/format.js";
 import { VERSION } from "./version.js";
 
 /** The program, and the command argv names (its module loaded and its handler wired), if any. */
@@ -31,25 +31,6 @@ export async function buildProgram(
     .description("Manage agent-server deployments through the deployment control plane API.")
     .version(VERSION, "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
-    .option("--profile <name>", "profile from the config file (env CPCTL_PROFILE)")
-    .option("--base-url <url>", "control plane address (env CPCTL_BASE_URL)")
-    .option("--tenant-id <uuid>", "tenant ID, sent in the tenant header (env CPCTL_TENANT_ID)")
-    .option(
-      "--api-key-file <path>",
-      "read the API key from a file (at most 8 KiB), or - for stdin (env CPCTL_API_KEY holds a key)",
-    )
-    .addOption(
-      new Option("-o, --output <format>", "output format (env CPCTL_OUTPUT; default: table)")
-        .choices(OUTPUT_FORMATS)
-        .argParser(oneOf(OUTPUT_FORMATS)),
-    )
-    .option("--json", "same as -o json")
-    .option("--show-secrets", "print secret values instead of ****")
-    .option("--no-color", "no colour (also NO_COLOR, TERM=dumb)")
-    .option("--no-input", "never prompt; a missing value is an error (also when CI is set)")
-    .option("-y, --yes", "confirm mutations without asking")
-    .option("--debug", "HTTP trace on stderr, credentials and secret values redacted (env CPCTL_DEBUG=1)")
-    .option("--request-timeout <duration>", "timeout of each HTTP request, e.g. 500ms, 30s, 2m", "30s")
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({
@@ -63,6 +44,7 @@ export async function buildProgram(
     // `cpctl CMD --help` is the one way, and the root lists every command itself.
     .helpCommand(false)
     .configureHelp({ sortSubcommands: false, visibleCommands: rootHelpCommands });
+  for (const option of globalOptions()) program.addOption(option);
 
   const matchedEntry = findEntry(commandWords(deps.argv));
   let matched: Command | undefined;

@@ -1,18 +1,18 @@
-// The API client: URL and header building, JSON in and out, typed errors with useful
-// messages, retries (retry.ts), the redacted debug trace (redact.ts) and pagination.
-// It is the single object commands talk to; its transport is injectable for tests.
-import { STATUS_CODES } from "node:http";
-import { ApiError, NetworkError, UsageError } from "../errors.js";
+// The API client: URL and header building, JSON in and out, retries (retry.ts), the
+// redacted debug trace (redact.ts) and pagination (pages.ts); a non-2xx answer becomes an
+// ApiError in api-error.ts. It is the single object commands talk to; its transport is
+// injectable for tests.
+import { NetworkError, UsageError } from "../errors.js";
 import { DEFAULT_TENANT_HEADER } from "../model/enums.js";
-import { createRedactor } from "../secrets.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
+import { apiErrorOf, type FailedRequest, type SentCredentials } from "./api-error.js";
+import { isJsonType, mediaType } from "./media-type.js";
 import { DEFAULT_PAGE_WINDOW, type Query, readPages } from "./pages.js";
-import { createTracer, maskSecretValues, redactText, redactUrl, redactUrlIn, type Tracer } from "./redact.js";
+import { createTracer, type Tracer } from "./redact.js";
 import {
   DEFAULT_RETRY_POLICY,
   defaultSleep,
   isRetrySafeMethod,
-  parseRetryAfter,
   type RetryPolicy,
   type Sleep,
   UnreadableBodyError,
@@ -103,13 +103,7 @@ interface ApiResponse<T> {
   body: T;
 }
 
-interface PreparedRequest {
-  method: string;
-  url: URL;
-  /** "GET /v2/deployments": for messages and hints (no query string). */
-  display: string;
-  /** ApiError.path: the caller's path, or origin + path for an absolute URL. */
-  errorPath: string;
+interface PreparedRequest extends FailedRequest {
   headers: Record<string, string>;
   body?: Buffer;
   retrySafe: boolean;
@@ -120,12 +114,6 @@ interface PreparedRequest {
   policy: RetryPolicy;
   doneOnRetry: readonly number[];
   parseLater: boolean;
-}
-
-/** What the error messages need to know about the credentials that were sent. */
-interface SentCredentials {
-  keyOrToken: boolean;
-  tenant: boolean;
 }
 
 export class ApiClient {
@@ -361,14 +349,6 @@ function authHeadersOf(credentials: Credentials): Record<string, string> {
 // ---------------------------------------------------------------------------------------
 // Reading the response
 
-function mediaType(contentType: string | undefined): string {
-  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-}
-
-function isJsonType(type: string): boolean {
-  return type === "application/json" || type.endsWith("+json");
-}
-
 /**
  * A 2xx body: null when empty, parsed JSON otherwise. The control plane always answers
  * JSON, so anything else means --base-url points at something else. An absolute URL
@@ -397,175 +377,4 @@ function successBody(res: TransportResponse, p: PreparedRequest): unknown {
       true,
     );
   }
-}
-
-type ErrorBody =
-  | { kind: "empty" }
-  | { kind: "json"; value: unknown }
-  | { kind: "text"; text: string; contentType: string };
-
-function parseErrorBody(res: TransportResponse): ErrorBody {
-  if (res.body.length === 0) return { kind: "empty" };
-  const text = res.body.toString("utf8");
-  try {
-    return { kind: "json", value: JSON.parse(text) as unknown };
-  } catch {
-    return { kind: "text", text, contentType: mediaType(res.headers["content-type"]) || "no content type" };
-  }
-}
-
-function apiErrorOf(
-  res: TransportResponse,
-  p: PreparedRequest,
-  sent: SentCredentials,
-  nowMs: number,
-  secrets: string[],
-): ApiError {
-  const parsed = parseErrorBody(res);
-  const message = redactText(describeFailure(res, parsed, p, sent), secrets);
-  const body =
-    parsed.kind === "json"
-      ? scrubErrorBody(parsed.value, secrets)
-      : parsed.kind === "text"
-        ? redactText(parsed.text.slice(0, 500), secrets)
-        : null;
-  const retryAfter = parseRetryAfter(res.headers["retry-after"], nowMs);
-  const error = new ApiError(res.status, message, body, p.method, p.errorPath, retryAfter);
-  // A base URL that ends in the API version (`.../v2`) doubles it in every path.
-  const doubled = /^(.*?)\/(v\d+)\/(v\d+)\//.exec(p.url.pathname);
-  if (res.status === 404 && doubled) {
-    error.withHint(
-      `--base-url / CPCTL_BASE_URL ends in /${doubled[2]}, and cpctl adds the version to every path itself: give the address without it (${p.url.origin}${doubled[1]})`,
-    );
-  }
-  return error;
-}
-
-function describeFailure(
-  res: TransportResponse,
-  parsed: ErrorBody,
-  p: PreparedRequest,
-  sent: SentCredentials,
-): string {
-  const status = res.status;
-  if (status >= 300 && status < 400) return redirectMessage(res, p);
-  const fromBody = parsed.kind === "json" ? messageFromBody(parsed.value) : null;
-  // Auth first: a 401 page from a proxy still needs the advice on credentials.
-  if (status === 401 || status === 403) return authMessage(status, fromBody, sent);
-  if (parsed.kind === "text") return nonJsonMessage(status, parsed, p);
-  // A server's own 5xx / 429 text ("Internal Server Error") says little on its own: say
-  // which request failed and how.
-  if (fromBody && (status >= 500 || status === 429)) {
-    return (
-      `the server answered HTTP ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd() +
-      ` to ${p.display}: ${fromBody}`
-    );
-  }
-  // A bare "Not Found" (no such route) says nothing on its own: which request got it.
-  if (fromBody && status === 404 && /^not found\.?$/i.test(fromBody))
-    return `${p.display}: ${fromBody} (HTTP 404)`;
-  if (fromBody) return fromBody;
-  const empty = parsed.kind === "empty" ? " with an empty body" : "";
-  return (
-    `the server answered HTTP ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd() + `${empty} to ${p.display}`
-  );
-}
-
-function redirectMessage(res: TransportResponse, p: PreparedRequest): string {
-  const location = res.headers.location ? ` to ${redactUrl(res.headers.location)}` : "";
-  return (
-    `the server answered HTTP ${res.status} (redirect${location}) to ${p.display}: ` +
-    `check --base-url / CPCTL_BASE_URL (http:// or https://, path prefix)`
-  );
-}
-
-/** Never dumps the body (often an HTML page from a proxy); a short plain-text line is kept. */
-function nonJsonMessage(
-  status: number,
-  parsed: { text: string; contentType: string },
-  p: PreparedRequest,
-): string {
-  const base = `the server answered HTTP ${status} with a non-JSON body (${parsed.contentType}) to ${p.display}`;
-  const line = parsed.text.trim();
-  const shortPlain =
-    parsed.contentType === "text/plain" && line.length > 0 && line.length <= 200 && !line.includes("\n");
-  return shortPlain ? `${base}: ${line}` : base;
-}
-
-function authMessage(status: number, fromBody: string | null, sent: SentCredentials): string {
-  const what = status === 401 ? "authentication failed" : "permission denied";
-  const first = fromBody ? `${what}: ${fromBody}` : `${what} (HTTP ${status})`;
-  return `${first}\n${authAdvice(status, sent)}`;
-}
-
-function authAdvice(status: number, sent: SentCredentials): string {
-  if (!sent.keyOrToken) {
-    return (
-      "no credentials were sent: set CPCTL_API_KEY (or --api-key-file PATH) or CPCTL_BEARER_TOKEN, " +
-      "and --tenant-id (or CPCTL_TENANT_ID) for an organisation-scoped key"
-    );
-  }
-  if (status === 401) {
-    return "the credentials were refused: check CPCTL_API_KEY / --api-key-file or CPCTL_BEARER_TOKEN, and the profile in use";
-  }
-  if (!sent.tenant)
-    return "an organisation-scoped API key also needs a tenant: set --tenant-id or CPCTL_TENANT_ID";
-  return "check --tenant-id / CPCTL_TENANT_ID and what the API key or token is allowed to do";
-}
-
-const MAX_DETAIL_CHARS = 500;
-const MAX_ISSUE_LINES = 20;
-
-/** The server's own explanation: `detail` (string or 422 list), else `message` / `error`. */
-function messageFromBody(body: unknown): string | null {
-  if (!isRecord(body)) return null;
-  if (Array.isArray(body.detail)) return summariseIssues(body.detail);
-  for (const key of ["detail", "message", "error"]) {
-    const value = body[key];
-    if (typeof value === "string" && value.trim()) return clip(value.trim(), MAX_DETAIL_CHARS);
-  }
-  return null;
-}
-
-/** 422 `detail` list -> "source_config.build_on_push: <msg>" lines. */
-function summariseIssues(items: readonly unknown[]): string | null {
-  const lines = items.filter(isRecord).map((item) => {
-    const loc = Array.isArray(item.loc) ? formatLoc(item.loc) : "";
-    const msg = typeof item.msg === "string" ? item.msg : "invalid value";
-    return loc ? `${loc}: ${msg}` : msg;
-  });
-  if (lines.length === 0) return null;
-  const shown = lines.slice(0, MAX_ISSUE_LINES);
-  if (lines.length > shown.length) shown.push(`... and ${lines.length - shown.length} more`);
-  return shown.join("\n");
-}
-
-/** ["body", "secrets", 0, "value"] -> "secrets[0].value" (the leading "body" says nothing). */
-function formatLoc(loc: readonly unknown[]): string {
-  const parts = loc[0] === "body" ? loc.slice(1) : loc;
-  return parts.reduce<string>((path, part) => {
-    if (typeof part === "number") return `${path}[${part}]`;
-    return path ? `${path}.${String(part)}` : String(part);
-  }, "");
-}
-
-/**
- * The error body kept in ApiError.details (printed in JSON mode): secret values masked,
- * including a 422 item's echoed `input` when it points into `secrets`, and known
- * credentials removed from every string.
- */
-function scrubErrorBody(body: unknown, secrets: string[]): unknown {
-  const redact = createRedactor(secrets);
-  return maskSecretValues(body, (text) => redact(redactUrlIn(text)));
-}
-
-// ---------------------------------------------------------------------------------------
-// Pagination
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }

@@ -4,7 +4,8 @@ import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { failure } from "../../test/helpers/failure.js";
 import { UsageError } from "../errors.js";
-import { ConfigError, type ConfigLoadOptions, LOCAL_BASE_URL, loadConfigLayers } from "./files.js";
+import { ConfigError, type ConfigLoadOptions, loadConfigLayers } from "./files.js";
+import { LOCAL_BASE_URL } from "./profiles.js";
 import { defaultLayer, environmentLayer, resolveSettings } from "./settings.js";
 
 interface Setup {

@@ -1,8 +1,8 @@
 // Config files: the user file ($XDG_CONFIG_HOME/cpctl/config.yaml) and the nearest project
 // file (.cpctlrc, .cpctlrc.yaml, .cpctlrc.json, cpctl.config.mjs, package.json "cpctl"),
 // read with cosmiconfig. They become the "project" and "user" layers of settings.ts for the
-// profile in use, which is chosen by --profile > CPCTL_PROFILE > project defaultProfile >
-// user defaultProfile. With no file present this costs a few stat calls and no imports.
+// profile in use (which one, profiles.ts chooses). With no file present this costs a few
+// stat calls and no imports.
 import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
@@ -16,6 +16,7 @@ import {
   searchedDirectories,
   userConfigPath,
 } from "./paths.js";
+import { chooseProfile, LOCAL_API_KEY, LOCAL_BASE_URL, LOCAL_PROFILE } from "./profiles.js";
 import {
   type ConfigFile,
   type ConfigFiles,
@@ -27,15 +28,6 @@ import { CREDENTIAL_KEYS, type Layer, type RawValues, SETTING_KEYS, type Setting
 import { isTrustedDirectory, untrustedCodeConfig } from "./trust.js";
 import { checkValue, isLiteral, type ProfileValues } from "./values.js";
 
-export const LOCAL_PROFILE = "local";
-/** The emulator's default address (`cpctl emulator` with no --host/--port). */
-export const LOCAL_BASE_URL = "http://127.0.0.1:8124";
-/**
- * The emulator accepts any non-empty key unless started with --api-key, so the built-in
- * profile carries a fixed, public placeholder: `--profile local` works with no setup.
- */
-const LOCAL_API_KEY = "local-emulator";
-
 export interface ConfigLoadOptions {
   cwd: string;
   homeDir: string;
@@ -46,12 +38,6 @@ export interface ConfigLoadOptions {
 }
 
 export type { ConfigFiles, ConfigLocations } from "./schema.js";
-
-export interface ProfileChoice {
-  name: string | null;
-  /** How it was chosen: "--profile", "environment variable CPCTL_PROFILE", "defaultProfile in FILE". */
-  origin: string | null;
-}
 
 /**
  * A problem with the configuration. It carries what was found, so that `config path`,
@@ -223,61 +209,6 @@ function loadErrorMessage(error: unknown, path: string): string {
     .replace(`Error in ${path}:\n`, "Error: ")
     .replace(/\s*\n\s*/g, " ")
     .trim();
-}
-
-/** Profile names from both files and the built-in one, each once: user file order, then project-only, then `local`. */
-export function profileNames(files: ConfigFiles): string[] {
-  const names = new Set<string>();
-  for (const file of [files.user, files.project])
-    for (const name of file?.profiles.keys() ?? []) names.add(name);
-  names.add(LOCAL_PROFILE);
-  return [...names];
-}
-
-/** The effective defaultProfile (project over user) and the file that says so. */
-export function defaultProfile(files: ConfigFiles): { name: string; file: ConfigFile } | null {
-  for (const file of [files.project, files.user])
-    if (file?.defaultProfile) return { name: file.defaultProfile, file };
-  return null;
-}
-
-/** --profile > CPCTL_PROFILE > project defaultProfile > user defaultProfile, known or not. */
-export function pickProfile(files: ConfigFiles, profileFlag: string | undefined, env: Env): ProfileChoice {
-  if (profileFlag !== undefined) {
-    if (profileFlag.trim() === "") throw new UsageError("--profile: the profile name is empty");
-    return { name: profileFlag, origin: "--profile" };
-  }
-  if (env.CPCTL_PROFILE) return { name: env.CPCTL_PROFILE, origin: "environment variable CPCTL_PROFILE" };
-  const fallback = defaultProfile(files);
-  if (fallback) return { name: fallback.name, origin: `defaultProfile in ${fallback.file.path}` };
-  return { name: null, origin: null };
-}
-
-/** As pickProfile; an unknown name is a usage error listing the known ones (unless `lenient`: no profile then). */
-export function chooseProfile(
-  files: ConfigFiles,
-  profileFlag: string | undefined,
-  env: Env,
-  lenient = false,
-): ProfileChoice {
-  const choice = pickProfile(files, profileFlag, env);
-  if (choice.name === null || profileNames(files).includes(choice.name)) return choice;
-  if (lenient) return { name: null, origin: null };
-  throw unknownProfile(files, choice);
-}
-
-function unknownProfile(files: ConfigFiles, choice: ProfileChoice): UsageError {
-  const from =
-    choice.origin === "--profile"
-      ? "--profile"
-      : choice.origin?.startsWith("environment")
-        ? "CPCTL_PROFILE"
-        : choice.origin;
-  return new UsageError(
-    `unknown profile '${choice.name}' (from ${from}); known profiles: ${profileNames(files).join(", ")}`,
-  ).withHint(
-    `Define it under 'profiles:' in ${files.userPath} or a project file, e.g. \`cpctl config set baseUrl URL --profile ${choice.name}\`.`,
-  );
 }
 
 /** The layers of one profile: project file, user file, then the built-in `local` profile (as a default). */

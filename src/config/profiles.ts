@@ -1,16 +1,81 @@
-// One line per profile for `cpctl config list`: where it is defined, its address, whether
-// it is the default and whether it is the one in use.
-
+// The profiles: the built-in `local` one, the names the files define, which one a command
+// line uses (--profile > CPCTL_PROFILE > project defaultProfile > user defaultProfile; an
+// unknown name is an error that lists the known ones), and one line per profile for
+// `cpctl config list`.
+import { UsageError } from "../errors.js";
 import { interpolateEnv } from "../util/env-references.js";
-import {
-  type ConfigFiles,
-  defaultProfile,
-  LOCAL_BASE_URL,
-  LOCAL_PROFILE,
-  type ProfileChoice,
-  profileNames,
-} from "./files.js";
 import type { Env } from "./paths.js";
+import type { ConfigFile, ConfigFiles } from "./schema.js";
+
+export const LOCAL_PROFILE = "local";
+/** The emulator's default address (`cpctl emulator` with no --host/--port). */
+export const LOCAL_BASE_URL = "http://127.0.0.1:8124";
+/**
+ * The emulator accepts any non-empty key unless started with --api-key, so the built-in
+ * profile carries a fixed, public placeholder: `--profile local` works with no setup.
+ */
+export const LOCAL_API_KEY = "local-emulator";
+
+export interface ProfileChoice {
+  name: string | null;
+  /** How it was chosen: "--profile", "environment variable CPCTL_PROFILE", "defaultProfile in FILE". */
+  origin: string | null;
+}
+
+/** Profile names from both files and the built-in one, each once: user file order, then project-only, then `local`. */
+export function profileNames(files: ConfigFiles): string[] {
+  const names = new Set<string>();
+  for (const file of [files.user, files.project])
+    for (const name of file?.profiles.keys() ?? []) names.add(name);
+  names.add(LOCAL_PROFILE);
+  return [...names];
+}
+
+/** The effective defaultProfile (project over user) and the file that says so. */
+export function defaultProfile(files: ConfigFiles): { name: string; file: ConfigFile } | null {
+  for (const file of [files.project, files.user])
+    if (file?.defaultProfile) return { name: file.defaultProfile, file };
+  return null;
+}
+
+/** --profile > CPCTL_PROFILE > project defaultProfile > user defaultProfile, known or not. */
+export function pickProfile(files: ConfigFiles, profileFlag: string | undefined, env: Env): ProfileChoice {
+  if (profileFlag !== undefined) {
+    if (profileFlag.trim() === "") throw new UsageError("--profile: the profile name is empty");
+    return { name: profileFlag, origin: "--profile" };
+  }
+  if (env.CPCTL_PROFILE) return { name: env.CPCTL_PROFILE, origin: "environment variable CPCTL_PROFILE" };
+  const fallback = defaultProfile(files);
+  if (fallback) return { name: fallback.name, origin: `defaultProfile in ${fallback.file.path}` };
+  return { name: null, origin: null };
+}
+
+/** As pickProfile; an unknown name is a usage error listing the known ones (unless `lenient`: no profile then). */
+export function chooseProfile(
+  files: ConfigFiles,
+  profileFlag: string | undefined,
+  env: Env,
+  lenient = false,
+): ProfileChoice {
+  const choice = pickProfile(files, profileFlag, env);
+  if (choice.name === null || profileNames(files).includes(choice.name)) return choice;
+  if (lenient) return { name: null, origin: null };
+  throw unknownProfile(files, choice);
+}
+
+function unknownProfile(files: ConfigFiles, choice: ProfileChoice): UsageError {
+  const from =
+    choice.origin === "--profile"
+      ? "--profile"
+      : choice.origin?.startsWith("environment")
+        ? "CPCTL_PROFILE"
+        : choice.origin;
+  return new UsageError(
+    `unknown profile '${choice.name}' (from ${from}); known profiles: ${profileNames(files).join(", ")}`,
+  ).withHint(
+    `Define it under 'profiles:' in ${files.userPath} or a project file, e.g. \`cpctl config set baseUrl URL --profile ${choice.name}\`.`,
+  );
+}
 
 export interface ProfileSummary {
   name: string;

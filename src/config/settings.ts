@@ -4,7 +4,13 @@
 // that name the place to fix.
 import { UsageError } from "../errors.js";
 import { DEFAULT_TENANT_HEADER, isUuid } from "../model/enums.js";
-import { isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "../output/format.js";
+import {
+  DEFAULT_FORMAT,
+  FORMAT_ENV,
+  isOutputFormat,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+} from "../output/format.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
 import type { SettingKey } from "./keys.js";
 import type { ConfigFiles } from "./schema.js";
@@ -54,7 +60,7 @@ export function environmentLayer(env: Readonly<Record<string, string | undefined
     bearerToken: "CPCTL_BEARER_TOKEN",
     tenantId: "CPCTL_TENANT_ID",
     tenantHeader: "CPCTL_TENANT_HEADER",
-    output: "CPCTL_OUTPUT",
+    output: FORMAT_ENV,
   };
   const values: RawValues = {};
   for (const [key, name] of Object.entries(names) as [SettingKey, string][]) {
@@ -67,7 +73,7 @@ export function environmentLayer(env: Readonly<Record<string, string | undefined
 export function defaultLayer(): Layer {
   return {
     kind: "default",
-    values: { tenantHeader: DEFAULT_TENANT_HEADER, output: "table", confirm: false },
+    values: { tenantHeader: DEFAULT_TENANT_HEADER, output: DEFAULT_FORMAT, confirm: false },
     describe: () => "built-in default",
   };
 }
@@ -107,7 +113,7 @@ export function resolveSettings(
   const tenantHeader = text("tenantHeader") ?? DEFAULT_TENANT_HEADER;
   const headerProblem = tenantHeaderProblem(tenantHeader);
   if (headerProblem) throw new UsageError(`${origin.tenantHeader}: ${headerProblem}`);
-  const output = text("output") ?? "table";
+  const output = text("output") ?? DEFAULT_FORMAT;
   if (!isOutputFormat(output)) {
     throw new UsageError(
       `${origin.output}: '${output}' is not an output format; use one of ${OUTPUT_FORMATS.join(", ")}`,

@@ -214,24 +214,6 @@ const CREATE_STAGES: readonly RevisionStatus[] = ["CREATING", "QUEUED"];
 const BUILD_STAGES: readonly RevisionStatus[] = ["AWAITING_BUILD", "BUILDING"];
 const DEPLOY_STAGES: readonly RevisionStatus[] = ["AWAITING_DEPLOY", "DEPLOYING"];
 
-/** Adds entries for `lines`, spread evenly over the stage that starts at `start`. */
-function spread(
-  into: LogEntry[],
-  lines: Line[],
-  at: { start: number; length: number; key: Omit<LogKey, "ts" | "index">; idPrefix: string; base: number },
-): void {
-  lines.forEach((line, k) => {
-    const index = at.base + k;
-    into.push({
-      ts: at.start + Math.floor((k * at.length) / lines.length),
-      ...at.key,
-      index,
-      id: `${at.idPrefix}${index}`,
-      ...line,
-    });
-  });
-}
-
 // Positions of the kinds of lines within a stream: fixed, so that an id never changes.
 const FIRST_STAGE_BASE = 100;
 const SECOND_STAGE_BASE = 200;
@@ -240,23 +222,60 @@ const FAILURE_INDEX = 900;
 const STOPPED_INDEX = 901;
 const SHUTDOWN_BASE = 950;
 
-/** The ERROR line that ends a failed revision's log: the fail control's message, or the stage's default. */
-function failureEntry(
-  context: LineContext,
-  timeline: Timeline,
-  key: Pick<LogKey, "seq" | "stream">,
-  idPrefix: string,
-): LogEntry {
-  const { revision } = context;
-  const message = revision.fail_message || defaultFailureMessage(context, revision.fail_at!);
-  return {
-    ...key,
-    ts: timeline.failsAt!,
-    index: FAILURE_INDEX,
-    id: `${idPrefix}${FAILURE_INDEX}`,
-    level: "ERROR",
-    message,
-  };
+/** The entries of one stream of one revision (build or deploy), each at its fixed position. */
+class RevisionEntries {
+  readonly timeline: Timeline;
+  private readonly entries: LogEntry[] = [];
+  private readonly key: Omit<LogKey, "ts" | "index">;
+
+  constructor(
+    private readonly context: LineContext,
+    stream: number,
+    /** Tells the streams' ids apart: `<revision id>-b100`, `<revision id>-d100`. */
+    private readonly idPrefix: string,
+  ) {
+    this.timeline = new Timeline(context.revision);
+    this.key = { seq: context.revision.seq, stream };
+  }
+
+  add(ts: number, index: number, line: Line): void {
+    this.entries.push({ ...this.key, ts, index, id: `${this.idPrefix}${index}`, ...line });
+  }
+
+  /** `lines` spread evenly over `length` ms from `start`, at positions from `base`. */
+  spread(lines: Line[], start: number, length: number, base: number): void {
+    lines.forEach((line, k) => {
+      this.add(start + Math.floor((k * length) / lines.length), base + k, line);
+    });
+  }
+
+  /** A stage's lines, spread over the stage from `base`, if the revision got there. */
+  stage(stage: RevisionStatus, lines: (context: LineContext) => Line[], base: number): void {
+    if (!this.timeline.reaches(stage)) return;
+    const start = this.timeline.begins(this.context.revision.stages.indexOf(stage));
+    this.spread(lines(this.context), start, this.context.revision.stage_ms, base);
+  }
+
+  /**
+   * How the stream ends when it ends early: the error that failed the revision (the fail
+   * control's message, or the stage's default) if it failed before or during `stages`, or a
+   * warning if a newer revision stopped it during them.
+   */
+  endings(stages: readonly RevisionStatus[], newer: StoredRevision | null, during: "build" | "deploy"): void {
+    const { revision } = this.context;
+    if (this.timeline.failedDuring([...CREATE_STAGES, ...stages])) {
+      const message = revision.fail_message || defaultFailureMessage(this.context, revision.fail_at!);
+      this.add(this.timeline.failsAt!, FAILURE_INDEX, { level: "ERROR", message });
+    }
+    if (this.timeline.stoppedDuring(stages)) {
+      this.add(this.timeline.cutoff, STOPPED_INDEX, interruptedLine(newer?.id ?? null, during));
+    }
+  }
+
+  /** What was logged up to when the revision was stopped (on its own clock, the rest is ahead). */
+  stream(): LogStream {
+    return new ListStream(this.entries.filter((entry) => entry.ts <= this.timeline.cutoff));
+  }
 }
 
 /**
@@ -267,44 +286,17 @@ function failureEntry(
 export function buildLog(context: LineContext, newer: StoredRevision | null): LogStream[] {
   const { revision } = context;
   if (!revision.stages.includes("BUILDING")) return [];
-  const timeline = new Timeline(revision);
-  const key = { seq: revision.seq, stream: BUILD_STREAM };
-  const idPrefix = `${revision.id}-b`;
-  const entries: LogEntry[] = [];
-  const length = revision.stage_ms;
-  if (timeline.reaches("AWAITING_BUILD")) {
-    const start = timeline.begins(revision.stages.indexOf("AWAITING_BUILD"));
-    spread(entries, fetchLines(context), { start, length, key, idPrefix, base: FIRST_STAGE_BASE });
-  }
-  if (timeline.reaches("BUILDING")) {
-    const start = timeline.begins(revision.stages.indexOf("BUILDING"));
-    spread(entries, buildLines(context), { start, length, key, idPrefix, base: SECOND_STAGE_BASE });
-  }
+  const log = new RevisionEntries(context, BUILD_STREAM, `${revision.id}-b`);
+  const { timeline } = log;
+  log.stage("AWAITING_BUILD", fetchLines, FIRST_STAGE_BASE);
+  log.stage("BUILDING", buildLines, SECOND_STAGE_BASE);
   if (timeline.reaches("AWAITING_DEPLOY")) {
     const ts = timeline.begins(revision.stages.indexOf("AWAITING_DEPLOY"));
     const took = (ts - timeline.begins(revision.stages.indexOf("AWAITING_BUILD"))) / 1000;
-    entries.push({
-      ...key,
-      ts,
-      index: SUCCESS_INDEX,
-      id: `${idPrefix}${SUCCESS_INDEX}`,
-      ...buildSucceededLine(took),
-    });
+    log.add(ts, SUCCESS_INDEX, buildSucceededLine(took));
   }
-  if (timeline.failedDuring([...CREATE_STAGES, ...BUILD_STAGES])) {
-    entries.push(failureEntry(context, timeline, key, idPrefix));
-  }
-  if (timeline.stoppedDuring(BUILD_STAGES)) {
-    const line = interruptedLine(newer?.id ?? null, "build");
-    entries.push({
-      ...key,
-      ts: timeline.cutoff,
-      index: STOPPED_INDEX,
-      id: `${idPrefix}${STOPPED_INDEX}`,
-      ...line,
-    });
-  }
-  return [new ListStream(entries.filter((entry) => entry.ts <= timeline.cutoff))];
+  log.endings(BUILD_STAGES, newer, "build");
+  return [log.stream()];
 }
 
 /** When a serving revision stopped serving: a newer one became DEPLOYED in its place. */
@@ -324,51 +316,15 @@ export function deployLog(
   replacement: Replacement | null,
 ): LogStream[] {
   const { revision } = context;
-  const timeline = new Timeline(revision);
-  const key = { seq: revision.seq, stream: DEPLOY_STREAM };
-  const idPrefix = `${revision.id}-d`;
-  const entries: LogEntry[] = [];
-  const length = revision.stage_ms;
-  if (timeline.reaches("AWAITING_DEPLOY")) {
-    const start = timeline.begins(revision.stages.indexOf("AWAITING_DEPLOY"));
-    spread(entries, pullLines(context), { start, length, key, idPrefix, base: FIRST_STAGE_BASE });
-  }
-  if (timeline.reaches("DEPLOYING")) {
-    const start = timeline.begins(revision.stages.indexOf("DEPLOYING"));
-    spread(entries, startLines(context), { start, length, key, idPrefix, base: SECOND_STAGE_BASE });
-  }
-  if (timeline.failedDuring([...CREATE_STAGES, ...DEPLOY_STAGES])) {
-    entries.push(failureEntry(context, timeline, key, idPrefix));
-  }
-  if (timeline.stoppedDuring(DEPLOY_STAGES)) {
-    const line = interruptedLine(newer?.id ?? null, "deploy");
-    entries.push({
-      ...key,
-      ts: timeline.cutoff,
-      index: STOPPED_INDEX,
-      id: `${idPrefix}${STOPPED_INDEX}`,
-      ...line,
-    });
-  }
+  const log = new RevisionEntries(context, DEPLOY_STREAM, `${revision.id}-d`);
+  log.stage("AWAITING_DEPLOY", pullLines, FIRST_STAGE_BASE);
+  log.stage("DEPLOYING", startLines, SECOND_STAGE_BASE);
+  log.endings(DEPLOY_STAGES, newer, "deploy");
   const streams: LogStream[] = [];
-  const deployedAt = timeline.deployedAt;
+  const deployedAt = log.timeline.deployedAt;
   if (deployedAt !== null) {
-    entries.push({
-      ...key,
-      ts: deployedAt,
-      index: SUCCESS_INDEX,
-      id: `${idPrefix}${SUCCESS_INDEX}`,
-      ...servingLine(context),
-    });
-    if (replacement) {
-      spread(entries, shutdownLines(context, replacement.by), {
-        start: replacement.at,
-        length: 0,
-        key,
-        idPrefix,
-        base: SHUTDOWN_BASE,
-      });
-    }
+    log.add(deployedAt, SUCCESS_INDEX, servingLine(context));
+    if (replacement) log.spread(shutdownLines(context, replacement.by), replacement.at, 0, SHUTDOWN_BASE);
     const endBefore = replacement?.at ?? Number.POSITIVE_INFINITY;
     streams.push(
       new PeriodicStream(
@@ -381,7 +337,7 @@ export function deployLog(
       ),
     );
   }
-  streams.unshift(new ListStream(entries.filter((entry) => entry.ts <= timeline.cutoff)));
+  streams.unshift(log.stream());
   return streams;
 }
 

@@ -1,12 +1,12 @@
-// `startEmulator`: the local control plane on node:http. This file wires the parts together
-// and owns the request path: route, count, apply a fault, authenticate lazily, run the
-// handler, write the answer. Handlers return values (responses.ts), so a fault can delay,
-// cut or drop an answer that is already complete.
+// `startEmulator`: the local control plane on node:http. This file sets the parts up (the
+// state file, the store, the routes, the auth settings) and serves them; one request's way
+// from arrival to answer is request-pipeline.ts's.
 //
 // Lean on purpose: a list request is a route match, a cached tenant lookup, a filter over
 // the tenant's deployments and cached serialised views (views.ts) joined into one body.
 //
 // The other modules, one job each:
+//   request-pipeline             a request from arrival to answer: faults, context, errors, writing
 //   router, responses, body      routing, answers and errors, reading bodies safely
 //   auth, query                  credentials -> tenant; list query parameters
 //   deployments, uploads,        the API routes: validate with src/model, then one store
@@ -23,18 +23,16 @@
 //   faults, controls,            fault injection; the /_emulator/ controls (docs/emulator.md, "Emulator controls")
 //   control-routes
 //   cli-args, defaults           `cpctl emulator` flags -> options
-import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RevisionStatus } from "../model/enums.js";
 import type { GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
-import { type AuthConfig, authenticate, DEFAULT_TENANT_HEADER } from "./auth.js";
-import { parseJsonBody, readBody } from "./body.js";
+import { type AuthConfig, DEFAULT_TENANT_HEADER } from "./auth.js";
 import { type Clock, OffsetClock } from "./clock.js";
-import { type ControlAuthConfig, checkOperator } from "./control-auth.js";
+import type { ControlAuthConfig } from "./control-auth.js";
 import { addControlRoutes } from "./control-routes.js";
 import { type ClockView, Controls, type TracingProjectView } from "./controls.js";
 import { type Core, RequestStats } from "./core.js";
-import { crossSiteRefusal } from "./cross-site.js";
 import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
@@ -44,13 +42,13 @@ import {
   DEFAULT_STAGE_MS,
 } from "./defaults.js";
 import { addDeploymentRoutes } from "./deployments.js";
-import { type Fault, Faults, faultDoesWork, faultStatus, htmlErrorPage } from "./faults.js";
+import { type Fault, Faults } from "./faults.js";
 import { describeKeyGrants, KeyGrants, tenantIdForCredential } from "./key-grants.js";
 import { addListingRoutes } from "./listings.js";
 import { addLogRoutes } from "./log-routes.js";
 import { StateFile } from "./persistence.js";
-import { type EmulatorResponse, HttpError } from "./responses.js";
-import { type RouteContext, Router } from "./router.js";
+import { answerUnparsable, HeldAnswers, type RequestEvent, requestListener } from "./request-pipeline.js";
+import { Router } from "./router.js";
 import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./seed.js";
 import { EmulatorStartError } from "./start-error.js";
 import type { EmulatorState, FailRule } from "./state.js";
@@ -59,16 +57,10 @@ import { addUploadRoutes } from "./uploads.js";
 
 export type { Clock } from "./clock.js";
 export { ManualClock, OffsetClock } from "./clock.js";
-export {
-  DEFAULT_HOST,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_UPLOAD_BYTES,
-  DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES,
-  DEFAULT_PORT,
-  DEFAULT_STAGE_MS,
-  UPLOAD_URL_LIFETIME_MS,
-} from "./defaults.js";
+// Every default, for those who start an emulator (the same names it is started with).
+export * from "./defaults.js";
 export type { Fault } from "./faults.js";
+export type { RequestEvent } from "./request-pipeline.js";
 export { HttpError } from "./responses.js";
 export { EmulatorStartError } from "./start-error.js";
 
@@ -117,15 +109,6 @@ export interface FaultSpec {
   drop?: "before" | "after";
   body?: "html" | "truncated";
 }
-
-/**
- * An API request as an observer sees it: "received" when it arrives (faulted or not),
- * "handled" once its work is done and its answer is ready, before a fault delays, cuts or
- * drops that answer. `route` is the stats key ("POST /v2/deployments").
- */
-export type RequestEvent =
-  | { phase: "received"; method: string; route: string }
-  | { phase: "handled"; method: string; route: string; status: number };
 
 export interface RunningEmulator {
   /** http://HOST:PORT */
@@ -179,7 +162,6 @@ export interface RunningEmulator {
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const host = options.host ?? DEFAULT_HOST;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   // Load first: a corrupt state file refuses the start before a port is taken.
   const stateFile = options.statePath ? new StateFile(options.statePath) : null;
@@ -231,128 +213,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   addLogRoutes(router, core);
   addControlRoutes(router, controls);
 
-  const pending = new Set<NodeJS.Timeout>();
   const observers = new Set<(event: RequestEvent) => void>();
-  const notify = (event: RequestEvent): void => {
-    for (const observer of observers) observer(event);
-  };
+  const held = new HeldAnswers();
   let url = "";
-
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const method = request.method ?? "GET";
-    const rawUrl = request.url ?? "/";
-    // Split by hand: `new URL` would read "//x/y" as a host.
-    const q = rawUrl.indexOf("?");
-    let path = q < 0 ? rawUrl : rawUrl.slice(0, q);
-    if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
-    const match = router.match(method, path);
-    // Controls are the operator's: no faults (they could lock themselves out), not counted.
-    const isControl = path.startsWith("/_emulator/");
-    // Before anything else (counts, observers, faults): a web page's request is not one of ours.
-    const refusal = crossSiteRefusal(request.headers, method, isControl, host);
-    if (refusal) return send(response, refusal.toResponse());
-    const route = match.kind === "found" ? match.route.key : `${method} (unmatched)`;
-    if (!isControl) core.stats.count(route);
-    if (!isControl && observers.size > 0) notify({ phase: "received", method, route });
-
-    const fault = isControl ? null : core.faults.take(method, path);
-    if (fault && !faultDoesWork(fault)) {
-      await delay(fault.latency_ms);
-      if (fault.drop === "before") return void request.socket.destroy();
-      const status = faultStatus(fault);
-      const answer: EmulatorResponse =
-        fault.body === "html"
-          ? { status, raw: { body: htmlErrorPage(status), contentType: "text/html; charset=utf-8" } }
-          : {
-              status,
-              json: { detail: `Injected fault: ${status} ${http.STATUS_CODES[status] ?? ""}`.trim() },
-            };
-      return send(response, withRetryAfter(answer, fault));
-    }
-
-    let answer: EmulatorResponse;
-    try {
-      if (match.kind === "none") throw new HttpError(404, "Not Found");
-      if (match.kind === "wrong_method")
-        throw new HttpError(405, "Method Not Allowed", { Allow: match.allowed.join(", ") });
-      answer = await match.route.handler(
-        context(request, method, path, q < 0 ? "" : rawUrl.slice(q + 1), match.params),
-      );
-    } catch (error) {
-      answer = error instanceof HttpError ? error.toResponse() : internalError(error);
-    }
-    if (!isControl && observers.size > 0) notify({ phase: "handled", method, route, status: answer.status });
-
-    if (fault) {
-      await delay(fault.latency_ms);
-      if (fault.drop === "after") return void request.socket.destroy();
-      answer = withRetryAfter(answer, fault);
-    }
-    send(response, answer, fault?.body === "truncated");
-  };
-
-  const context = (
-    request: IncomingMessage,
-    method: string,
-    path: string,
-    search: string,
-    params: Record<string, string>,
-  ): RouteContext => {
-    let tenant: string | null = null;
-    const host = request.headers.host;
-    return {
-      method,
-      path,
-      params,
-      query: new URLSearchParams(search),
-      request,
-      now: clock.now(),
-      tenant: () => {
-        tenant ??= authenticate(request.headers, auth);
-        return tenant;
-      },
-      operator: () => checkOperator(request.headers, controlAuth),
-      jsonBody: async () => parseJsonBody(await readBody(request, maxBodyBytes)),
-      rawBody: (limit) => readBody(request, limit),
-      // The address the client used, so URLs handed out work from where it stands.
-      origin: host && /^[A-Za-z0-9.\-:[\]]+$/.test(host) ? `http://${host}` : url,
-    };
-  };
-
-  const delay = (ms: number): Promise<void> | void => {
-    if (ms <= 0) return;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        pending.delete(timer);
-        resolve();
-      }, ms);
-      pending.add(timer);
-    });
-  };
-
-  const server = http.createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      // Only a failure to write could land here; answer if still possible.
-      if (!response.headersSent) send(response, internalError(error));
-      else response.destroy();
-    });
-  });
-
-  // Requests too broken to parse never reach `handle`; answer them in JSON too.
-  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || error.code === "ECONNRESET") return void socket.destroy();
-    const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
-    const body = JSON.stringify({
-      detail:
-        status === 431
-          ? "Request headers are too large."
-          : "Bad request: the HTTP request could not be parsed.",
-    });
-    socket.end(
-      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
+  const server = http.createServer(
+    requestListener({
+      router,
+      core,
+      auth,
+      controlAuth,
+      host,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      address: () => url,
+      observers,
+      held,
+    }),
+  );
+  server.on("clientError", answerUnparsable);
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
@@ -378,8 +255,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     port,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const timer of pending) clearTimeout(timer);
-        pending.clear();
+        held.drop();
         // Then the journal is folded into the state file and the lock released.
         server.close(() => {
           (stateFile?.close() ?? Promise.resolve()).then(resolve, resolve);
@@ -412,41 +288,4 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     }),
     tarball: (objectPath) => store.tarball(objectPath),
   };
-}
-
-function withRetryAfter(answer: EmulatorResponse, fault: Fault): EmulatorResponse {
-  if (fault.retry_after === null) return answer;
-  return { ...answer, headers: { ...answer.headers, "Retry-After": String(fault.retry_after) } };
-}
-
-function internalError(error: unknown): EmulatorResponse {
-  // A bug or a failed state write: say so (stderr and the answer), never crash the server.
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(
-    `cpctl emulator: internal error: ${error instanceof Error ? (error.stack ?? message) : message}\n`,
-  );
-  return { status: 500, json: { detail: `Internal emulator error: ${message}` } };
-}
-
-/** Writes an answer. `truncate`: send only the first half of the body (a broken JSON document). */
-function send(response: ServerResponse, answer: EmulatorResponse, truncate = false): void {
-  if (response.writableEnded || response.destroyed) return;
-  let body: Buffer | undefined;
-  let contentType = "application/json";
-  if (answer.raw) {
-    body = answer.raw.body;
-    contentType = answer.raw.contentType;
-  } else if (answer.jsonText !== undefined) {
-    body = Buffer.from(answer.jsonText);
-  } else if (answer.json !== undefined) {
-    body = Buffer.from(JSON.stringify(answer.json));
-  }
-  if (truncate && body) body = body.subarray(0, Math.floor(body.length / 2));
-  const headers: Record<string, string | number> = { ...answer.headers };
-  if (body) {
-    headers["Content-Type"] = contentType;
-    headers["Content-Length"] = body.length;
-  }
-  response.writeHead(answer.status, headers);
-  response.end(body);
 }

@@ -5,9 +5,9 @@ import { resolve } from "node:path";
 import type { Ctx } from "../context.js";
 import { CliError, type FieldIssue, UsageError, ValidationError } from "../errors.js";
 import { readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
+import { formatPath, pathOfLoc } from "../model/issue-path.js";
 import type { DeploymentT } from "../model/responses.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
-import { formatPath } from "../model/validate.js";
 import { MASK } from "../secrets.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";
 import { type DeploymentFile, loadDeploymentFile } from "./file.js";
@@ -159,7 +159,7 @@ export async function buildBody(
     hasFields,
     clears,
     describe: async (issue) => {
-      const path = issue.loc[0] === "body" ? issue.loc.slice(1) : issue.loc;
+      const path = pathOfLoc(issue.loc);
       const field = formatPath(path);
       for (let length = path.length; length > 0; length--) {
         const origin = origins.get(formatPath(path.slice(0, length)));

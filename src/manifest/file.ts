@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { Env } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
 import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile, unreadableFile } from "../io.js";
-import { formatPath } from "../model/validate.js";
+import { formatPath } from "../model/issue-path.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
 

@@ -2,8 +2,8 @@
 
 import type * as z from "zod/mini";
 import { UsageError } from "../errors.js";
+import { formatPath } from "../model/issue-path.js";
 import { type FieldType, fieldTypeAt } from "../model/paths.js";
-import { formatPath } from "../model/validate.js";
 import { closest } from "../util/did-you-mean.js";
 import type { Path } from "../util/object-path.js";
 

@@ -2,6 +2,7 @@
 // For the tests: run-time code imports the modules it needs, so that responses.ts (which
 // nothing at run time uses) stays out of the bundle's chunks.
 export * from "./enums.js";
+export * from "./issue-path.js";
 export * from "./paths.js";
 export * from "./resource-spec.js";
 export * from "./responses.js";

@@ -14,6 +14,7 @@ import { deleteAt, type Path } from "../util/object-path.js";
 
 export type { Path };
 
+import { formatPath } from "./issue-path.js";
 import { fieldsAtDefault, withResourceDefaults } from "./resource-spec.js";
 import type { DeploymentT } from "./responses.js";
 
@@ -234,10 +235,7 @@ function isUnchanged(secret: { name: string; value?: unknown }, merged: readonly
 function assertClearable(path: Path): void {
   if (isUnder(path, RESOURCE_SPEC)) return;
   if (samePath(path, ["secrets"]) || samePath(path, ["secret_references"])) return;
-  const shown = path
-    .map((part) => (typeof part === "number" ? `[${part}]` : part))
-    .join(".")
-    .replace(/\.\[/g, "[");
+  const shown = formatPath(path);
   const hint =
     path[0] === "secrets"
       ? "remove one secret with --unset-secret NAME"

@@ -9,6 +9,7 @@ import {
   DeploymentPatchRequest,
   type DeploymentT,
   describeIssue,
+  formatLoc,
   formatPath,
   RESOURCE_SPEC_FIELDS,
   type Validated,
@@ -285,6 +286,9 @@ describe("describeIssue / formatPath", () => {
       describeIssue({ loc: ["body", "secrets", 1, "name"], msg: "duplicates", type: "value_error" }),
     ).toBe("secrets[1].name: duplicates");
     expect(describeIssue({ loc: ["body"], msg: "must be an object", type: "x" })).toBe("must be an object");
+    // The server's 422 loc, as the API client reads it: any values, the body left out.
+    expect(formatLoc(["body", "secrets", 0, "value"])).toBe("secrets[0].value");
+    expect(formatLoc([0, "name"])).toBe("[0].name");
   });
 });
 

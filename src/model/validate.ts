@@ -5,8 +5,10 @@ import type * as z from "zod/mini";
 import type { FieldIssue } from "../errors.js";
 import { closest } from "../util/did-you-mean.js";
 import { SOURCES } from "./enums.js";
+import { formatPath, issueLine } from "./issue-path.js";
 import type { DeploymentT } from "./responses.js";
 import { checkCreateRules, checkPatchRules } from "./rules.js";
+import { keysOf, schemaAt } from "./schema-walk.js";
 import {
   type CreateRequest,
   DeploymentCreateRequest,
@@ -109,14 +111,7 @@ export function validatePatchShape(input: unknown): Validated<PatchRequest> {
 
 /** One line a problem: `source_config.build_on_push: <message>`. */
 export function describeIssue(issue: FieldIssue): string {
-  const path = issue.loc[0] === "body" ? issue.loc.slice(1) : issue.loc;
-  return path.length ? `${formatPath(path)}: ${issue.msg}` : issue.msg;
-}
-
-export function formatPath(path: readonly (string | number)[]): string {
-  return path
-    .map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`))
-    .join("");
+  return issueLine(issue.loc, issue.msg);
 }
 
 /** Translates zod's issues into field-level messages a person can act on. */
@@ -125,7 +120,8 @@ function fromZodIssues(issues: readonly z.core.$ZodIssue[], schema: z.core.$ZodT
   for (const issue of issues) {
     const loc = ["body", ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
     if (issue.code === "unrecognized_keys") {
-      const known = objectKeysAt(schema, issue.path) ?? [];
+      const found = schemaAt(schema, issue.path);
+      const known = (found.ok && keysOf(found.schema)) || [];
       for (const key of issue.keys) {
         const hint = misplacedResourceField(issue.path, key) ?? closest(key, known);
         result.push({
@@ -199,32 +195,3 @@ function misplacedResourceField(path: readonly PropertyKey[], key: string): stri
   const atSourceConfig = path.length === 1 && path[0] === "source_config";
   return atSourceConfig && (RESOURCE_SPEC_FIELDS as string[]).includes(key) ? `resource_spec.${key}` : null;
 }
-
-function objectKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] | null {
-  let current: z.core.$ZodType | undefined = unwrap(schema);
-  for (const part of path) {
-    if (!current) return null;
-    const def = current._zod.def as {
-      type: string;
-      shape?: Record<string, z.core.$ZodType>;
-      element?: z.core.$ZodType;
-    };
-    if (def.type === "object" && typeof part === "string") current = unwrap(def.shape?.[part]);
-    else if (def.type === "array" && typeof part === "number") current = unwrap(def.element);
-    else return null;
-  }
-  const def = current?._zod.def as { type: string; shape?: Record<string, unknown> } | undefined;
-  return def?.type === "object" && def.shape ? Object.keys(def.shape) : null;
-}
-
-function unwrap(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefined {
-  let current = schema;
-  while (current) {
-    const def = current._zod.def as { type: string; innerType?: z.core.$ZodType };
-    if ((def.type === "optional" || def.type === "nullable") && def.innerType) current = def.innerType;
-    else break;
-  }
-  return current;
-}
-
-/** The known key nearest to a mistyped one, if it is near enough to be a typo. */

@@ -5,7 +5,6 @@
 // wait's outcome, the deployment is printed, so a script always gets its ID; and the outcome
 // goes to the CI report (step outputs, summary, --dotenv-report).
 import { getDeployment } from "../api/endpoints.js";
-import { commandWords } from "../argv.js";
 import { type OutcomeResult, reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
 import { WaitFailedError } from "../errors.js";
@@ -35,7 +34,7 @@ export async function finishChange(
     reportOutcome(
       ctx,
       {
-        command: commandWords(ctx.argv).join(" "),
+        command: ctx.command,
         deployment: shown,
         revisionId: verdict?.revision_id ?? shown.latest_revision_id,
         status: verdict?.status ?? null,

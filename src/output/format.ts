@@ -7,6 +7,38 @@ export function isOutputFormat(value: string): value is OutputFormat {
   return (OUTPUT_FORMATS as readonly string[]).includes(value);
 }
 
+/** The format when nothing chooses one. */
+export const DEFAULT_FORMAT: OutputFormat = "table";
+
+/** The environment variable that chooses a format: below the flags, above the config files (CLI.md). */
+export const FORMAT_ENV = "CPCTL_OUTPUT";
+
+/** What the global flags say of the format. */
+export interface FormatFlags {
+  output?: string;
+  json?: boolean;
+}
+
+/** The format the flags name, if any: --json is -o json, and wins over it. */
+export function flagFormat(flags: FormatFlags): string | undefined {
+  return flags.json ? "json" : flags.output;
+}
+
+/**
+ * The format when the config files are not read (not yet, or because they are what is
+ * broken): the flags, then CPCTL_OUTPUT, then table. A value that is no format is passed
+ * over here; the settings report it when they resolve.
+ */
+export function formatWithoutConfig(
+  flags: FormatFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): OutputFormat {
+  for (const value of [flagFormat(flags), env[FORMAT_ENV]]) {
+    if (value && isOutputFormat(value)) return value;
+  }
+  return DEFAULT_FORMAT;
+}
+
 /** In these formats an error is printed as one JSON object on stderr. */
 export function isMachineFormat(format: OutputFormat): boolean {
   return format === "json" || format === "ndjson";

@@ -3,6 +3,7 @@
 // by validating an otherwise empty body of that source and keeping the "missing" issues.
 import { FIELD_FLAGS } from "../manifest/fields.js";
 import { SOURCES, type Source } from "../model/enums.js";
+import { pathOfLoc } from "../model/issue-path.js";
 import { validateCreateRequest } from "../model/validate.js";
 
 export interface MissingField {
@@ -38,7 +39,7 @@ export function requiredFor(source: Source): MissingField[] {
     ? []
     : checked.issues
         .filter((issue) => issue.type === "missing")
-        .map((issue) => issue.loc.slice(issue.loc[0] === "body" ? 1 : 0).map(String));
+        .map((issue) => pathOfLoc(issue.loc).map(String));
   const fields = paths.map(fieldFor);
   const order = (field: MissingField) => FIELD_FLAGS.findIndex((f) => samePath(f.path, field.path));
   fields.sort((a, b) => order(a) - order(b));

@@ -2,7 +2,9 @@
 // context, nothing run (program.ts parseOnly, as gh's runF). A table of command lines and what
 // each parses to.
 import { describe, expect, it } from "vitest";
-import { parseOnly } from "../../src/program.js";
+import { commandWords } from "../../src/argv.js";
+import { GLOBAL_VALUE_OPTIONS } from "../../src/global-options.js";
+import { commandTree, parseOnly } from "../../src/program.js";
 
 const MINUTE = 60_000;
 
@@ -76,5 +78,37 @@ describe("what a command line parses to", () => {
     await expect(parseOnly(["deploy", "rollback", "svc", "--to", "not-a-uuid"])).rejects.toMatchObject({
       code: "commander.invalidArgument",
     });
+  });
+});
+
+describe("argv pre-parsing knows every global option that takes a value", () => {
+  it("from the program's own option definitions", async () => {
+    const tree = await commandTree();
+    const takesValue = tree.options
+      .filter((option) => option.required || option.optional)
+      .flatMap((option) => [option.short, option.long])
+      .filter((flag) => flag !== undefined);
+    expect([...GLOBAL_VALUE_OPTIONS.keys()].sort()).toEqual(takesValue.sort());
+    expect(GLOBAL_VALUE_OPTIONS.get("-o")).toBe("--output");
+  });
+
+  // Before the command, a global option's value is not the command's name: the command found
+  // is the one run (parseOnly throws when none ran).
+  it.each([
+    ["--profile", "prod", { profile: "prod" }],
+    ["--base-url", "http://127.0.0.1:8124", { baseUrl: "http://127.0.0.1:8124" }],
+    [
+      "--tenant-id",
+      "0b7f3c1e-1111-4222-8333-444455556666",
+      { tenantId: "0b7f3c1e-1111-4222-8333-444455556666" },
+    ],
+    ["--api-key-file", "key.txt", { apiKeyFile: "key.txt" }],
+    ["-o", "yaml", { output: "yaml" }],
+    ["--output", "ndjson", { output: "ndjson" }],
+    ["--request-timeout", "5s", { requestTimeout: "5s" }],
+  ])("%s %s deploy list", async (flag, value, flags) => {
+    expect(commandWords([flag, value, "deploy", "list"])).toEqual(["deploy", "list"]);
+    const parsed = await parseOnly([flag, value, "deploy", "list"]);
+    expect(parsed.flags).toMatchObject(flags);
   });
 });

@@ -1,5 +1,4 @@
-import { chooseProfile } from "../../config/files.js";
-import { type ProfileSummary, summarizeProfiles } from "../../config/profiles.js";
+import { chooseProfile, type ProfileSummary, summarizeProfiles } from "../../config/profiles.js";
 import type { View } from "../../output/printer.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";

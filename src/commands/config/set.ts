@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { pickProfile, profileNames } from "../../config/files.js";
+import { pickProfile, profileNames } from "../../config/profiles.js";
 import { TRUST_KEYS, type TrustKey } from "../../config/schema.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey } from "../../config/settings.js";
 import { hostToTrust } from "../../config/trust.js";

@@ -6,7 +6,7 @@ import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey, type Settings } from ".
 import { suggestKey } from "../../config/values.js";
 import type { Ctx } from "../../context.js";
 import { UsageError } from "../../errors.js";
-import { colorEnabled, isOutputFormat, type OutputFormat } from "../../output/format.js";
+import { colorEnabled, formatWithoutConfig } from "../../output/format.js";
 import { Printer } from "../../output/printer.js";
 import { MASK } from "../../secrets.js";
 
@@ -33,16 +33,8 @@ export async function configState(ctx: Ctx): Promise<ConfigState> {
 /** A printer in the format of the flags and environment (the profile's own `output` may be what is broken). */
 export async function plainPrinter(ctx: Ctx, settings: Settings | null = null): Promise<Printer> {
   if (settings) return ctx.printer();
-  const fromEnv = ctx.env.CPCTL_OUTPUT;
-  const format: OutputFormat = ctx.flags.json
-    ? "json"
-    : ctx.flags.output && isOutputFormat(ctx.flags.output)
-      ? ctx.flags.output
-      : fromEnv && isOutputFormat(fromEnv)
-        ? fromEnv
-        : "table";
   return new Printer(ctx.io.stdout, {
-    format,
+    format: formatWithoutConfig(ctx.flags, ctx.env),
     showSecrets: Boolean(ctx.flags.showSecrets),
     color: colorEnabled({ isTTY: ctx.io.stdout.isTTY, env: ctx.env, colorFlag: ctx.flags.color !== false }),
     now: () => ctx.clock.now(),
