@@ -228,7 +228,7 @@ describe("dist/modules.pack, which bin/cpctl.cjs reads the modules from", () => 
       writeFileSync(join(copy, "dist", name), readFileSync(join(dist, name)));
     const expected = await node(bin, dryRun, { env: { STARTUP_TOKEN: "t" } });
     expect(expected.code, expected.stderr).toBe(0);
-    for (const env of [{}, { CPCTL_COMPILE_CACHE: "0" }]) {
+    for (const env of [{}, { CPCTL_COMPILE_CACHE: "0" }] as Record<string, string>[]) {
       const run = await node(join(copy, "bin", "cpctl.cjs"), dryRun, { env: { ...env, STARTUP_TOKEN: "t" } });
       expect(run).toEqual(expected);
     }
