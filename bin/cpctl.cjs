@@ -7,7 +7,8 @@
 // - exactly `--help` or `-h` with stdout not a terminal: dist/help.txt, which the build
 //   renders with commander on a pipe (test/e2e/startup.test.ts checks it against commander).
 //   On a terminal commander renders the help itself, for the terminal's width.
-// Everything else runs dist/cli.js, loaded with a V8 code cache (see loadDist).
+// Everything else runs dist/cli.js, read from dist/modules.pack and loaded with a V8 code cache
+// (see loadDist).
 "use strict";
 
 const fs = require("node:fs");
@@ -63,7 +64,13 @@ function writeStdout(out) {
 }
 
 /**
- * dist/cli.js and the chunks it requires, compiled with a V8 code cache.
+ * dist/cli.js and the chunks it requires, read from dist/modules.pack and compiled with a V8
+ * code cache.
+ *
+ * The modules' texts come from dist/modules.pack, one file that holds them all (the build
+ * writes it; the package ships it instead of dist/*.js, because a first `npx cpctl` pays for
+ * every file of the tarball several times over: docs/perf-cold-npx.md). Each module is still
+ * read, compiled and run only when something requires it.
  *
  * Most of a command's start-up is V8 parsing and compiling the bundle's code; Node 20 has no
  * compile cache for user code (Node 22 added module.enableCompileCache), so this does what
@@ -72,18 +79,22 @@ function writeStdout(out) {
  * compilation. V8 checks that the data matches its version, its flags and the source, and
  * rejects anything else (the file is then compiled as usual and the cache rewritten).
  *
- * The modules are ordinary CommonJS modules in require.cache, so that a chunk loaded here
- * and one loaded by Node's require() are the same instance. A file that contains import()
- * (the one that loads a cpctl.config.mjs, cosmiconfig) is compiled by Node, which import()
- * needs. Bare names resolve to Node builtins only. The first run of a command writes the
- * cache (tens of ms, once); later runs of any command reuse what it has. No cache with
- * CPCTL_COMPILE_CACHE=0, without a home directory, or with --enable-source-maps (Node then
- * maps stack traces, which it does only for modules it compiles itself).
+ * The modules are ordinary CommonJS modules in require.cache, under the names of the dist/
+ * files they were built as. A file that contains import() (the one that loads a
+ * cpctl.config.mjs, cosmiconfig) is compiled by Node, which import() needs, with its
+ * require() served from the pack too. Bare names resolve to Node builtins only. The first run
+ * of a command writes the cache (tens of ms, once); later runs of any command reuse what it
+ * has. No cache with CPCTL_COMPILE_CACHE=0, without a home directory, or with
+ * --enable-source-maps; with that flag a development tree (dist/ with its source maps) loads
+ * the files themselves through Node's require(), for Node maps stack traces only for the
+ * modules it compiles from their files.
  */
 function loadDist() {
   const dist = path.join(__dirname, "..", "dist");
+  if (process.sourceMapsEnabled && fs.existsSync(path.join(dist, "cli.js.map")))
+    return require(path.join(dist, "cli.js"));
+  const pack = openPack(dist);
   const cacheDir = process.sourceMapsEnabled ? null : compileCacheDir();
-  if (cacheDir === null) return require(path.join(dist, "cli.js"));
 
   const Module = require("node:module");
   const vm = require("node:vm");
@@ -96,29 +107,32 @@ function loadDist() {
     const filename = `${dir}${path.sep}${name}`;
     const cached = Module._cache[filename];
     if (cached) return cached.exports;
+    const source = pack.read(filename.slice(dist.length + 1));
     const module = new Module(filename, parent);
     module.filename = filename;
     // Bare names resolve to Node builtins only: the bundle needs nothing from node_modules.
     module.paths = [];
     Module._cache[filename] = module;
+    const require = (id) => {
+      if (id.startsWith("./") && id.indexOf("/", 2) === -1) return load(dir, id.slice(2), module);
+      if (id.startsWith("./") || id.startsWith("../")) {
+        const target = path.resolve(dir, id);
+        return load(path.dirname(target), path.basename(target), module);
+      }
+      return Module.prototype.require.call(module, id);
+    };
     let loaded = false;
     try {
-      const source = fs.readFileSync(filename, "utf8");
       if (source.includes("import(")) {
+        // Node's own require() for this module (it calls module.require) would look for the
+        // chunk files, which the package does not have.
+        module.require = require;
         module._compile(source, filename);
       } else {
         // Chunk names carry a hash of their content, which the cache file's name repeats (V8
         // checks the source's length, not its text); dist/cli.js, a few lines, is not cached.
-        const cacheName = /-[A-Z0-9]{8}\.js$/.test(name) ? `chunks+${name}.cache` : null;
+        const cacheName = cacheDir !== null && /-[A-Z0-9]{8}\.js$/.test(name) ? `chunks+${name}.cache` : null;
         const script = compile(source, filename, cacheName);
-        const require = (id) => {
-          if (id.startsWith("./") && id.indexOf("/", 2) === -1) return load(dir, id.slice(2), module);
-          if (id.startsWith("./") || id.startsWith("../")) {
-            const target = path.resolve(dir, id);
-            return load(path.dirname(target), path.basename(target), module);
-          }
-          return module.require(id);
-        };
         script.runInThisContext().call(module.exports, module.exports, require, module, filename, dir);
       }
       loaded = true;
@@ -149,8 +163,56 @@ function loadDist() {
   };
 
   // Written at exit, so that the functions compiled while the command ran are in it too.
-  process.once("exit", () => saveCompileCache(cacheDir, dist, compiled));
+  if (cacheDir !== null) process.once("exit", () => saveCompileCache(cacheDir, pack, compiled));
   return load(dist, "cli.js", null);
+}
+
+/**
+ * dist/modules.pack (scripts/build.mjs writes it): a line of JSON, { "cli.js": [offset,
+ * length], "chunks/x.js": [...], ... } with byte offsets from the end of that line, then the
+ * modules' texts, dist/cli.js first. One read takes the index with dist/cli.js and the
+ * smaller chunks after it; any other module is one more read at its offset. The descriptor
+ * stays open for the modules loaded later (it is not inherited by child processes).
+ */
+function openPack(dist) {
+  const fd = fs.openSync(`${dist}${path.sep}modules.pack`, "r");
+  let head = Buffer.allocUnsafe(65536);
+  let headLength = fs.readSync(fd, head, 0, head.length, 0);
+  let newline = head.indexOf(10);
+  if (newline === -1 || newline >= headLength) {
+    // An index longer than the first read (never, with some hundred modules): read it all.
+    head = fs.readFileSync(fd);
+    headLength = head.length;
+    newline = head.indexOf(10);
+  }
+  const index = JSON.parse(head.toString("utf8", 0, newline));
+  const base = newline + 1;
+  return {
+    has: (key) => Object.hasOwn(index, key),
+    /** The text of dist/KEY ("/" or the platform's separator). */
+    read(key) {
+      const entry = index[path.sep === "/" ? key : key.split(path.sep).join("/")];
+      if (entry === undefined) {
+        const error = new Error(
+          `Cannot find module '${path.join(dist, key)}' in ${path.join(dist, "modules.pack")}`,
+        );
+        error.code = "MODULE_NOT_FOUND";
+        throw error;
+      }
+      const start = base + entry[0];
+      const end = start + entry[1];
+      if (end <= headLength) return head.toString("utf8", start, end);
+      const bytes = Buffer.allocUnsafe(entry[1]);
+      let done = 0;
+      while (done < bytes.length) {
+        const n = fs.readSync(fd, bytes, done, bytes.length - done, start + done);
+        if (n === 0)
+          throw new Error(`${path.join(dist, "modules.pack")}: cut short (rebuild or reinstall cpctl)`);
+        done += n;
+      }
+      return bytes.toString("utf8");
+    },
+  };
 }
 
 /**
@@ -181,11 +243,12 @@ function compileCacheDir() {
  * list did not: their cache is written again, now with both). The sets seen are recorded,
  * as hashes, in a file `runs` beside the cache. Each file is written through a temporary
  * name and a rename, so that a concurrent run never reads half a file. When anything is
- * written, what belongs to other builds goes: files of chunks that this dist/ no longer has,
+ * written, what belongs to other builds goes: files of chunks that this dist/ no longer has
+ * (not in its modules.pack),
  * and the directories of other cpctl versions for this Node. Failures are ignored: it is a
  * cache.
  */
-function saveCompileCache(cacheDir, dist, compiled) {
+function saveCompileCache(cacheDir, pack, compiled) {
   if (compiled.length === 0) return;
   try {
     const runsFile = path.join(cacheDir, "runs");
@@ -216,8 +279,8 @@ function saveCompileCache(cacheDir, dist, compiled) {
     const current = new Set(names);
     for (const name of fs.readdirSync(cacheDir)) {
       if (current.has(name) || !name.endsWith(".cache")) continue;
-      const source = path.join(dist, "chunks", name.replace(/^chunks\+/, "").replace(/\.cache$/, ""));
-      if (!fs.existsSync(source)) fs.rmSync(path.join(cacheDir, name), { force: true });
+      if (!pack.has(`chunks/${name.replace(/^chunks\+/, "").replace(/\.cache$/, "")}`))
+        fs.rmSync(path.join(cacheDir, name), { force: true });
     }
     if (created !== undefined) {
       const own = path.basename(cacheDir);

@@ -8,8 +8,10 @@
 //    much faster: its ES module loader costs about 6 ms to start and 0.5 ms per module, where
 //    require() costs about 0.1 ms per module; and bin/cpctl.cjs can give CommonJS code a V8
 //    code cache, which Node 20 has no way to do for ES modules.
-// Then dist/help.txt: `cpctl --help`, rendered by the CLI just built, which bin/cpctl.cjs
-// prints without loading the bundle.
+// Then dist/modules.pack: the same modules in one file, which bin/cpctl.cjs reads them from
+// (the package ships it instead of dist/*.js; see writeModulePack); and dist/help.txt: `cpctl
+// --help`, rendered by the CLI just built, which bin/cpctl.cjs prints without loading the
+// bundle.
 //
 // Start-up choices, each measured (docs/performance.md):
 // - Dynamic imports of our own chunks become require() in a resolved promise (see
@@ -185,6 +187,9 @@ const IMPORT_CHUNK = "const __imp=(p)=>Promise.resolve().then(()=>require(p));";
 /** dist/help.txt: `cpctl --help` as commander prints it on a pipe, for bin/cpctl.cjs. */
 const HELP_FILE = "help.txt";
 
+/** dist/modules.pack: every module of dist/ in one file, for bin/cpctl.cjs (writeModulePack). */
+const PACK_FILE = "modules.pack";
+
 /** Packages a library names but cpctl never makes it load: left out of the bundle. */
 const NEVER_LOADED = ["typescript"];
 
@@ -233,7 +238,8 @@ try {
     logLevel: "warning",
   });
   writeFileSync(join(outdir, "package.json"), '{\n  "type": "commonjs"\n}\n');
-  pruneStaleOutputs(cjs.metafile, ["package.json", HELP_FILE]);
+  pruneStaleOutputs(cjs.metafile, ["package.json", HELP_FILE, PACK_FILE]);
+  writeModulePack(cjs.metafile);
   if (process.env.CPCTL_BUILD_META) writeFileSync(process.env.CPCTL_BUILD_META, JSON.stringify(esm.metafile));
 } finally {
   rmSync(stage, { recursive: true, force: true });
@@ -313,6 +319,44 @@ function pruneStaleOutputs(metafile, keep) {
     }
   };
   walk(outdir);
+}
+
+/**
+ * dist/modules.pack: the modules of pass 2 (dist/cli.js and dist/chunks/*.js) in one file, which
+ * bin/cpctl.cjs reads them from, and which the package ships in their stead (package.json
+ * "files"). A first `npx cpctl` unpacks the tarball four times (npm reads a tarball's
+ * package.json by unpacking all of it, three times over, before it installs it), and what
+ * that costs goes with the number of files far more than with their size: 100 chunks made
+ * the cold npx 1.8 times that of an empty package (docs/perf-cold-npx.md). The chunks stay
+ * as they are, each loaded only when needed; only where their text is read from changes.
+ *
+ * The format: one line of JSON, { "cli.js": [offset, length], "chunks/x.js": [...], ... }
+ * (byte offsets from the end of that line, keys relative to dist/ with "/"), then the
+ * modules' texts, dist/cli.js first. The texts are those of the files without the closing
+ * `//# sourceMappingURL=` comment (the maps stay in dist/ for development, and are not
+ * shipped); `node --enable-source-maps` in a development tree loads the files themselves.
+ */
+function writeModulePack(metafile) {
+  const files = Object.keys(metafile.outputs)
+    .filter((output) => output.endsWith(".js"))
+    .map((output) => relative(outdir, join(root, output)).split("\\").join("/"))
+    .sort((a, b) => (a === "cli.js" ? -1 : b === "cli.js" ? 1 : a < b ? -1 : a > b ? 1 : 0));
+  if (files[0] !== "cli.js") throw new Error("build: dist/cli.js is not among the outputs");
+  const index = {};
+  const texts = [];
+  let offset = 0;
+  for (const file of files) {
+    const text = Buffer.from(
+      readFileSync(join(outdir, file), "utf8").replace(/\n\/\/# sourceMappingURL=[^\n]*\n?$/, "\n"),
+    );
+    index[file] = [offset, text.length];
+    texts.push(text);
+    offset += text.length;
+  }
+  writeFileSync(
+    join(outdir, PACK_FILE),
+    Buffer.concat([Buffer.from(`${JSON.stringify(index)}\n`), ...texts]),
+  );
 }
 
 /**

@@ -202,6 +202,49 @@ describe("bin/cpctl.cjs answers without the bundle", () => {
   });
 });
 
+describe("dist/modules.pack, which bin/cpctl.cjs reads the modules from", () => {
+  test("holds every module of dist/, as built (without its source map comment), and nothing else", () => {
+    const pack = readFileSync(join(dist, "modules.pack"));
+    const newline = pack.indexOf(10);
+    const index = JSON.parse(pack.toString("utf8", 0, newline)) as Record<string, [number, number]>;
+    const built = [
+      "cli.js",
+      ...readdirSync(join(dist, "chunks"))
+        .filter((name) => name.endsWith(".js"))
+        .map((name) => `chunks/${name}`),
+    ];
+    expect(Object.keys(index).sort()).toEqual(built.sort());
+    for (const [name, [offset, length]] of Object.entries(index)) {
+      const text = pack.toString("utf8", newline + 1 + offset, newline + 1 + offset + length);
+      expect(text, name).toBe(
+        readFileSync(join(dist, name), "utf8").replace(/\/\/# sourceMappingURL=.*\n$/, ""),
+      );
+    }
+  });
+
+  test("the modules load from it alone: a dist/ without its .js files works", async () => {
+    const copy = freshDir("pack-only");
+    mkdirSync(join(copy, "bin"));
+    mkdirSync(join(copy, "dist"));
+    writeFileSync(join(copy, "package.json"), readFileSync(join(root, "package.json")));
+    writeFileSync(join(copy, "bin", "cpctl.cjs"), readFileSync(bin));
+    for (const name of ["modules.pack", "help.txt"])
+      writeFileSync(join(copy, "dist", name), readFileSync(join(dist, name)));
+    const expected = await node(bin, dryRun, { env: { STARTUP_TOKEN: "t" } });
+    expect(expected.code, expected.stderr).toBe(0);
+    for (const env of [{}, { CPCTL_COMPILE_CACHE: "0" }] as Record<string, string>[]) {
+      const run = await node(join(copy, "bin", "cpctl.cjs"), dryRun, { env: { ...env, STARTUP_TOKEN: "t" } });
+      expect(run).toEqual(expected);
+    }
+    // --enable-source-maps, with no maps to use: the pack, without the cache.
+    const mapped = await node(join(copy, "bin", "cpctl.cjs"), dryRun, {
+      env: { STARTUP_TOKEN: "t" },
+      nodeArgs: ["--enable-source-maps"],
+    });
+    expect(mapped).toEqual(expected);
+  });
+});
+
 describe("what the common commands load", () => {
   test("deploy list -o json: no zod, no YAML parser, no cosmiconfig without a config file, no https", async () => {
     const env = { CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "startup-key" };
