@@ -57,7 +57,7 @@ describe("the packed package", () => {
     expect(files).toContain(pkg.bin.cpctl);
     // dist/ as shipped: the modules in one file (bin/cpctl.cjs reads them from it) and the
     // rendered help. A first `npx cpctl` unpacks the tarball four times over: each file costs
-    // it more than its bytes do (docs/perf-cold-npx.md).
+    // it more than its bytes do (docs/performance.md, "The package, cold").
     expect(files.filter((f) => f.startsWith("dist/")).sort()).toEqual(["dist/help.txt", "dist/modules.pack"]);
     expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
     // Source maps are for development: in the package they were most of its size.
