@@ -1,65 +1,17 @@
 // The benchmark's emulator: the built `cpctl emulator` in a child process on an OS-chosen
 // loopback port, memory-only state, and a fast seeder that creates deployments through the
 // public HTTP API (many concurrent POSTs over keep-alive connections).
-import { spawn } from "node:child_process";
 import http from "node:http";
+import { startListening } from "./child.mjs";
 
-/** Starts `node bin/cpctl.cjs emulator --port 0`; resolves once it prints its address. */
-export async function startEmulator({ root, env, stageMs = 0 }) {
-  const child = spawn(
-    process.execPath,
-    ["bin/cpctl.cjs", "emulator", "--port", "0", "--stage-ms", String(stageMs)],
-    {
-      cwd: root,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
+/** Starts `node bin/cpctl.cjs emulator --port 0`; resolves { url, pid, close() } once it prints its address. */
+export function startEmulator({ root, env, stageMs = 0 }) {
+  return startListening({
+    what: "the emulator",
+    argv: [process.execPath, "bin/cpctl.cjs", "emulator", "--port", "0", "--stage-ms", String(stageMs)],
+    env,
+    cwd: root,
   });
-  const url = await new Promise((resolve, reject) => {
-    let stdout = "";
-    const timer = setTimeout(
-      () => fail(new Error("the emulator did not print its address within 15 s")),
-      15_000,
-    );
-    const fail = (error) => {
-      clearTimeout(timer);
-      child.kill();
-      reject(new Error(`${error.message}\n${stderr}`));
-    };
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-      const line = stdout.split("\n")[0];
-      if (stdout.includes("\n")) {
-        const match = /^listening on (http:\/\/\S+)$/.exec(line);
-        if (!match)
-          return fail(new Error(`unexpected first line from the emulator: ${JSON.stringify(line)}`));
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once("exit", (code, signal) => fail(new Error(`the emulator exited early (${code ?? signal})`)));
-    child.once("error", fail);
-  });
-  child.removeAllListeners("exit");
-  // Never leave the emulator behind, even when the benchmark fails half-way.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  return {
-    url,
-    pid: child.pid,
-    close: () =>
-      new Promise((resolve) => {
-        process.removeListener("exit", killOnExit);
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
-      }),
-  };
 }
 
 /**

@@ -4,55 +4,27 @@
 // benchEnv removes the proxy variables from every child); this adds, as an info row, the same
 // command through a local forward proxy (scripts/bench/forward-proxy.mjs, a child process),
 // so that what undici costs when it is used shows next to it.
-import { spawn } from "node:child_process";
 import http from "node:http";
 import { join } from "node:path";
+import { startListening } from "./child.mjs";
 import { benchEnv, command } from "./measure.mjs";
 
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"];
 
 /** Starts the forward proxy; resolves { url, count(), close() }. */
 export async function startForwardProxy({ root, node = process.execPath }) {
-  const child = spawn(node, [join(root, "scripts", "bench", "forward-proxy.mjs")], {
+  const proxy = await startListening({
+    what: "the proxy",
+    argv: [node, join(root, "scripts", "bench", "forward-proxy.mjs")],
     env: benchEnv(),
-    stdio: ["ignore", "pipe", "pipe"],
+    timeoutMs: 10_000,
   });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const url = await new Promise((resolve, reject) => {
-    let stdout = "";
-    const timer = setTimeout(
-      () => fail(new Error("the proxy did not print its address within 10 s")),
-      10_000,
-    );
-    const fail = (error) => {
-      clearTimeout(timer);
-      child.kill();
-      reject(new Error(`${error.message}\n${stderr}`));
-    };
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-      if (!stdout.includes("\n")) return;
-      const match = /^listening on (http:\/\/\S+)$/.exec(stdout.split("\n")[0]);
-      if (!match) return fail(new Error(`unexpected first line from the proxy: ${stdout.split("\n")[0]}`));
-      clearTimeout(timer);
-      resolve(match[1]);
-    });
-    child.once("exit", (code, signal) => fail(new Error(`the proxy exited early (${code ?? signal})`)));
-    child.once("error", fail);
-  });
-  child.removeAllListeners("exit");
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
   return {
-    url,
-    pid: child.pid,
+    ...proxy,
     count: () =>
       new Promise((resolve, reject) => {
         http
-          .get(`${url}/_proxy/count`, { agent: false }, (response) => {
+          .get(`${proxy.url}/_proxy/count`, { agent: false }, (response) => {
             let text = "";
             response.setEncoding("utf8");
             response.on("data", (chunk) => {
@@ -61,14 +33,6 @@ export async function startForwardProxy({ root, node = process.execPath }) {
             response.on("end", () => resolve(JSON.parse(text)));
           })
           .on("error", reject);
-      }),
-    close: () =>
-      new Promise((resolve) => {
-        process.removeListener("exit", killOnExit);
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
       }),
   };
 }

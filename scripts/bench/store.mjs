@@ -8,10 +8,10 @@
 // Batches of creates alternate between the two (none, 10k, none, 10k, ...) after warm-up
 // rounds, so that a noisy stretch of the machine costs both alike; the figure is the ratio of
 // the median rates. Bounded: a fixed number of creates, and a time limit for the whole figure.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
+import { startListening } from "./child.mjs";
 import { exchange, seedDeployments } from "./emulator.mjs";
 import { median } from "./measure.mjs";
 
@@ -124,55 +124,26 @@ function statePath(dir) {
 
 /** `cpctl emulator --port 0 --stage-ms 0 --state FILE`; resolves once it prints its address. */
 export async function startStateEmulator({ bin, env, file, timeoutMs = 60_000 }) {
-  const child = spawn(
-    process.execPath,
-    [bin, "emulator", "--port", "0", "--host", "127.0.0.1", "--stage-ms", "0", "--state", file],
-    { env, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
+  const emulator = await startListening({
+    what: "cpctl emulator --state",
+    argv: [
+      process.execPath,
+      bin,
+      "emulator",
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      "--stage-ms",
+      "0",
+      "--state",
+      file,
+    ],
+    env,
+    timeoutMs,
   });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  let early;
-  const url = await new Promise((resolve, reject) => {
-    let stdout = "";
-    const timer = setTimeout(() => fail(new Error(`no address within ${timeoutMs / 1000} s`)), timeoutMs);
-    const fail = (error) => {
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      reject(new Error(`cpctl emulator --state: ${error.message}\n${stderr}`));
-    };
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-      if (!stdout.includes("\n")) return;
-      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
-      if (!match) return fail(new Error(`unexpected first line ${JSON.stringify(stdout.split("\n")[0])}`));
-      clearTimeout(timer);
-      resolve(match[1]);
-    });
-    early = (code, signal) => fail(new Error(`exited early (${code ?? signal})`));
-    child.once("exit", early);
-  });
-  child.removeListener("exit", early);
-  // Never leave an emulator behind, even when the benchmark fails half-way.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  return {
-    url,
-    pid: child.pid,
-    stderr: () => stderr,
-    /** SIGTERM (a clean stop), SIGKILL if it has not exited 30 s later. */
-    stop: async () => {
-      process.removeListener("exit", killOnExit);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-        await exited;
-        clearTimeout(timer);
-      }
-    },
-  };
+  // A clean stop folds the journal into the state file: give it time before SIGKILL.
+  return { ...emulator, stop: () => emulator.close(30_000) };
 }
 
 /** `count` creates, `concurrency` at a time over keep-alive connections; resolves the wall ms. */
