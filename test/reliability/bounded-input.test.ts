@@ -1,45 +1,19 @@
-// What a user names to be read (a deployment file, a secrets file, a key file, stdin) is read
-// up to a documented limit, then refused with exit 2 (src/io.ts): `-f - < /dev/zero` and an
-// endless pipe end at once, a multi-megabyte "key" never becomes a header. A read that waits
-// for input ends on the first SIGTERM or Ctrl-C.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEPLOYMENT_FILE_LIMIT, KEY_FILE_LIMIT, SECRETS_FILE_LIMIT } from "../../src/io.js";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
 import { freshDir, runCli } from "../helpers/run-cli.js";
-import { expectCleanOutput } from "./helpers.js";
+import { expectCleanOutput, killSpawnedClis, spawnBuiltCli } from "./helpers.js";
 
-const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const DRY_CREATE = ["deploy", "create", "--dry-run", "--base-url", "http://127.0.0.1:9"];
 const FLAGS = ["--name", "n", "--source", "internal_container", "--image-uri", "r.example.com/a:1"];
 
-const children: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  killSpawnedClis();
   await closeTestEmulators();
 });
-
-function spawnCli(args: string[], stdin: "pipe" | number) {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests" },
-    stdio: [stdin, "pipe", "pipe"],
-  });
-  children.push(child);
-  const out = { stdout: "", stderr: "" };
-  child.stdout!.on("data", (chunk: Buffer) => {
-    out.stdout += chunk.toString();
-  });
-  child.stderr!.on("data", (chunk: Buffer) => {
-    out.stderr += chunk.toString();
-  });
-  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  return { child, out, exited };
-}
 
 describe("in-process: each input over its limit is exit 2, and nothing is sent", () => {
   it("-f - (stdin) over the deployment file limit", async () => {
@@ -103,7 +77,7 @@ describe("in-process: each input over its limit is exit 2, and nothing is sent",
 
 describe("the built binary", () => {
   it("-f - < /dev/zero: exit 2 at the limit, not gigabytes later", async () => {
-    const { out, exited } = spawnCli([...DRY_CREATE, "-f", "-"], openSync("/dev/zero", "r"));
+    const { out, exited } = spawnBuiltCli([...DRY_CREATE, "-f", "-"], { stdin: openSync("/dev/zero", "r") });
     const [code] = await exited;
     expect(code).toBe(2);
     expect(out.stderr).toContain("-f - (stdin): larger than 4 MiB");
@@ -111,14 +85,14 @@ describe("the built binary", () => {
   });
 
   it("-f /dev/zero: the same", async () => {
-    const { out, exited } = spawnCli([...DRY_CREATE, "-f", "/dev/zero"], "pipe");
+    const { out, exited } = spawnBuiltCli([...DRY_CREATE, "-f", "/dev/zero"], { stdin: "pipe" });
     const [code] = await exited;
     expect(code).toBe(2);
     expect(out.stderr).toContain("-f /dev/zero: larger than 4 MiB");
   });
 
   it("one SIGTERM ends a run that is reading stdin", async () => {
-    const { child, out, exited } = spawnCli([...DRY_CREATE, "-f", "-"], "pipe");
+    const { child, out, exited } = spawnBuiltCli([...DRY_CREATE, "-f", "-"], { stdin: "pipe" });
     // A pipe holds 64 KiB: once 1 MiB has gone in, the child is reading, and reads on.
     await new Promise<void>((resolve, reject) =>
       child.stdin!.write(Buffer.alloc(1024 * 1024, 0x23), (error) => (error ? reject(error) : resolve())),

@@ -1,8 +1,9 @@
 // Shared pieces of the reliability tests: servers that misbehave on purpose, waiting for a
 // state by event-loop turns (never by sleeping), and the checks every failure must pass.
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import net from "node:net";
+import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import type { RequestEvent } from "../../src/emulator/server.js";
 import type { TestEmulator } from "../helpers/emulator.js";
@@ -165,4 +166,38 @@ export function report(label: string, figures: Record<string, number | string>):
     .map(([key, value]) => `${key}=${value}`)
     .join(" ");
   process.stdout.write(`[reliability] ${label}: ${line}\n`);
+}
+
+/** The built binary, as users run it. */
+export const BIN = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
+
+const spawned: ChildProcess[] = [];
+
+/**
+ * Spawns the built CLI with only PATH, a home that does not exist and `env`; collects its
+ * output. stdin: nothing, a pipe, or the file descriptor given. killSpawnedClis (in an
+ * afterEach) ends those still running.
+ */
+export function spawnBuiltCli(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: "ignore" | "pipe" | number } = {},
+) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests", ...options.env },
+    stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
+  });
+  spawned.push(child);
+  const out = { stdout: "", stderr: "" };
+  child.stdout!.on("data", (chunk: Buffer) => {
+    out.stdout += chunk.toString();
+  });
+  child.stderr!.on("data", (chunk: Buffer) => {
+    out.stderr += chunk.toString();
+  });
+  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  return { child, out, exited };
+}
+
+export function killSpawnedClis(): void {
+  for (const child of spawned.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 }

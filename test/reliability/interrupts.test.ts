@@ -5,12 +5,10 @@
 // In-process runs abort the CLI's signal; the binary runs get a real SIGINT. Either way the
 // moment to interrupt is a state reached (the create done on the server, the first status
 // line printed), never a sleep.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { once } from "node:events";
+import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { cliEnv, runCli } from "../helpers/run-cli.js";
@@ -20,11 +18,12 @@ import {
   type HungServer,
   hungServer,
   jsonError,
+  killSpawnedClis,
   output,
   sent,
+  spawnBuiltCli,
 } from "./helpers.js";
 
-const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const CREATE = [
   "deploy",
   "create",
@@ -34,10 +33,9 @@ const CREATE = [
   "registry.example.com/a:1",
 ];
 
-const children: ChildProcess[] = [];
 const hung: HungServer[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  killSpawnedClis();
   await Promise.all(hung.splice(0).map((s) => s.close()));
   await closeTestEmulators();
 });
@@ -156,31 +154,12 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
   });
 });
 
-/** Spawns the built CLI (stdin: nothing, or the file descriptor given); collects its output. */
-function spawnCli(args: string[], env: Record<string, string>, stdin: "ignore" | number = "ignore") {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests", ...env },
-    stdio: [stdin, "pipe", "pipe"],
-  });
-  children.push(child);
-  const out = { stdout: "", stderr: "" };
-  child.stdout!.on("data", (chunk: Buffer) => {
-    out.stdout += chunk.toString();
-  });
-  child.stderr!.on("data", (chunk: Buffer) => {
-    out.stderr += chunk.toString();
-  });
-  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  return { child, out, exited };
-}
-
 describe("a real SIGINT to the built binary", () => {
   it("deploy wait: exit 130 and the resume command, once the first status line is out", async () => {
     const em = await startTestEmulator({ stageMs: 3_600_000 });
     const d = await em.createDeployment("gitrepo", "long-build");
-    const { child, out, exited } = spawnCli(["deploy", "wait", "long-build", "--interval", "1s"], {
-      CPCTL_BASE_URL: em.url,
-      CPCTL_API_KEY: em.apiKey,
+    const { child, out, exited } = spawnBuiltCli(["deploy", "wait", "long-build", "--interval", "1s"], {
+      env: { CPCTL_BASE_URL: em.url, CPCTL_API_KEY: em.apiKey },
     });
     await output(child, "stderr", /revision \S+: CREATING/, () => out.stderr);
     child.kill("SIGINT");
@@ -196,9 +175,8 @@ describe("a real SIGINT to the built binary", () => {
   it("deploy wait -o json: the verdict says interrupted", async () => {
     const em = await startTestEmulator({ stageMs: 3_600_000 });
     const d = await em.createDeployment("internal_container", "long-json");
-    const { child, out, exited } = spawnCli(["deploy", "wait", d.id, "-o", "json"], {
-      CPCTL_BASE_URL: em.url,
-      CPCTL_API_KEY: em.apiKey,
+    const { child, out, exited } = spawnBuiltCli(["deploy", "wait", d.id, "-o", "json"], {
+      env: { CPCTL_BASE_URL: em.url, CPCTL_API_KEY: em.apiKey },
     });
     await output(child, "stderr", /revision \S+: CREATING/, () => out.stderr);
     child.kill("SIGINT");
@@ -216,9 +194,8 @@ describe("a real SIGINT to the built binary", () => {
     const em = await startTestEmulator();
     em.emulator.addFault({ method: "POST", path: "/v2/deployments", latency_ms: 600_000 });
     const done = created(em);
-    const { child, out, exited } = spawnCli([...CREATE, "--name", "sigint-create", "-o", "json"], {
-      CPCTL_BASE_URL: em.url,
-      CPCTL_API_KEY: em.apiKey,
+    const { child, out, exited } = spawnBuiltCli([...CREATE, "--name", "sigint-create", "-o", "json"], {
+      env: { CPCTL_BASE_URL: em.url, CPCTL_API_KEY: em.apiKey },
     });
     await Promise.race([done, exited.then(() => Promise.reject(new Error(`exited early: ${out.stderr}`)))]);
     child.kill("SIGINT");
@@ -242,7 +219,9 @@ describe("a real SIGINT to the built binary", () => {
       // Opened for reading and writing, so that nothing blocks here and the child's read never
       // sees the end of the file: it waits, as on a terminal nobody types into.
       const stdin = openSync(fifo, "r+");
-      const { child, exited } = spawnCli(["deploy", "create", "--dry-run", "-f", "/dev/stdin"], {}, stdin);
+      const { child, exited } = spawnBuiltCli(["deploy", "create", "--dry-run", "-f", "/dev/stdin"], {
+        stdin,
+      });
       closeSync(stdin);
       await fileOpenedTwice(child.pid!, 0);
       child.kill("SIGINT");
