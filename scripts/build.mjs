@@ -53,45 +53,53 @@ const yamlAsEsm = {
   },
 };
 
-const CHILD_PROCESS_REQUIRE = "const childProcess = require('node:child_process');";
-const lazyChildProcess = {
-  name: "commander-lazy-child-process",
-  setup(b) {
-    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
-      const source = readFileSync(args.path, "utf8");
-      if (!source.includes(CHILD_PROCESS_REQUIRE)) {
-        // A patch that silently stops applying is a start-up regression nobody sees: fail.
-        throw new Error(
-          `build: ${relative(root, args.path)} no longer holds \`${CHILD_PROCESS_REQUIRE}\` (commander changed): update the lazy-child-process patch`,
-        );
-      }
-      const lazy =
-        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
-      return { contents: source.replace(CHILD_PROCESS_REQUIRE, lazy), loader: "js" };
-    });
-  },
-};
+/**
+ * An esbuild plugin that makes same-text edits to one dependency file as it is bundled. A
+ * patch that silently stops applying is a start-up regression nobody sees: a `from` text the
+ * file no longer holds fails the build.
+ */
+function patchDependency(name, file, edits) {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({ filter: file }, (args) => {
+        let source = readFileSync(args.path, "utf8");
+        for (const [from, to] of edits) {
+          if (!source.includes(from)) {
+            throw new Error(
+              `build: ${relative(root, args.path)} no longer holds \`${from}\` (its package changed): update the ${name} patch`,
+            );
+          }
+          source = source.replace(from, to);
+        }
+        return { contents: source, loader: "js" };
+      });
+    },
+  };
+}
+
+// commander loads node:child_process only for executable subcommands, which cpctl has none of.
+const lazyChildProcess = patchDependency(
+  "commander-lazy-child-process",
+  /[\\/]commander[\\/]lib[\\/]command\.js$/,
+  [
+    [
+      "const childProcess = require('node:child_process');",
+      "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+    ],
+  ],
+);
 
 // picocolors decides at load time whether its default instance colours, and asks
 // process.stdout (creating the stream: about 2 ms on a file, 4 ms on a pipe) whether it is a
 // terminal. cpctl never uses that default: it calls createColors(enabled) with its own
 // decision (output/format.ts), so the probe is dropped. (Should code ever use the default
 // instance, it would not colour a terminal: visible, and harmless.)
-const PICOCOLORS_PROBE = '((p.stdout || {}).isTTY && env.TERM !== "dumb")';
-const picocolorsNoProbe = {
-  name: "picocolors-no-stdout-probe",
-  setup(b) {
-    b.onLoad({ filter: /[\\/]picocolors[\\/]picocolors\.js$/ }, (args) => {
-      const source = readFileSync(args.path, "utf8");
-      if (!source.includes(PICOCOLORS_PROBE)) {
-        throw new Error(
-          `build: ${relative(root, args.path)} no longer holds \`${PICOCOLORS_PROBE}\` (picocolors changed): update the no-stdout-probe patch`,
-        );
-      }
-      return { contents: source.replace(PICOCOLORS_PROBE, "false"), loader: "js" };
-    });
-  },
-};
+const picocolorsNoProbe = patchDependency(
+  "picocolors-no-stdout-probe",
+  /[\\/]picocolors[\\/]picocolors\.js$/,
+  [['((p.stdout || {}).isTTY && env.TERM !== "dumb")', "false"]],
+);
 
 // cosmiconfig's loaders.js holds two import() calls, in loadJs and loadTs, and requires
 // node:crypto at load for loadTs alone. cpctl never calls either loader (config/files.ts gives
@@ -99,37 +107,24 @@ const picocolorsNoProbe = {
 // but an import() anywhere in a chunk makes bin/cpctl.cjs leave the whole chunk to Node's
 // compiler, outside its code cache: with node:crypto, about 12 ms of every run that reads a
 // config file. So the two calls throw instead, and crypto is required when first used.
-const COSMICONFIG_EDITS = [
+const cosmiconfigUnusedLoaders = patchDependency(
+  "cosmiconfig-unused-loaders",
+  /[\\/]cosmiconfig[\\/]dist[\\/]loaders\.js$/,
   [
-    'const crypto_1 = require("crypto");',
-    'const crypto_1 = { randomUUID: () => require("crypto").randomUUID() };',
+    [
+      'const crypto_1 = require("crypto");',
+      'const crypto_1 = { randomUUID: () => require("crypto").randomUUID() };',
+    ],
+    [
+      "return (await import(href)).default;",
+      'throw new Error("cpctl never loads a config file with cosmiconfig\'s loadJs");',
+    ],
+    [
+      "typescript = (await import('typescript')).default;",
+      'throw new Error("cpctl never loads a config file with cosmiconfig\'s loadTs");',
+    ],
   ],
-  [
-    "return (await import(href)).default;",
-    'throw new Error("cpctl never loads a config file with cosmiconfig\'s loadJs");',
-  ],
-  [
-    "typescript = (await import('typescript')).default;",
-    'throw new Error("cpctl never loads a config file with cosmiconfig\'s loadTs");',
-  ],
-];
-const cosmiconfigUnusedLoaders = {
-  name: "cosmiconfig-unused-loaders",
-  setup(b) {
-    b.onLoad({ filter: /[\\/]cosmiconfig[\\/]dist[\\/]loaders\.js$/ }, (args) => {
-      let source = readFileSync(args.path, "utf8");
-      for (const [from, to] of COSMICONFIG_EDITS) {
-        if (!source.includes(from)) {
-          throw new Error(
-            `build: ${relative(root, args.path)} no longer holds \`${from}\` (cosmiconfig changed): update the unused-loaders patch`,
-          );
-        }
-        source = source.replace(from, to);
-      }
-      return { contents: source, loader: "js" };
-    });
-  },
-};
+);
 
 // node:fs/promises costs start-up time (about 4 ms with its first call) and most commands
 // never use it, so our own imports of it are bound on first use. (The files users name, `-f
