@@ -32,21 +32,22 @@ export async function rollbackTarget(ctx: Ctx, deployment: DeploymentT): Promise
       `deployment ${deployment.name} has no active revision: nothing is deployed, so there is nothing to roll back from`,
     ).withHint(`See its revisions with: ${history}`);
   }
-  const revisions: RevisionT[] = [];
-  for await (const page of allRevisions(api, deployment.id)) revisions.push(...page);
+  // The service lists revisions newest first; that order, not created_at, says which is older,
+  // since two revisions can carry the same timestamp.
+  const newestFirst: RevisionT[] = [];
+  for await (const page of allRevisions(api, deployment.id)) newestFirst.push(...page);
+  const activeAt = newestFirst.findIndex((r) => r.id === deployment.active_revision_id);
   const active =
-    revisions.find((r) => r.id === deployment.active_revision_id) ??
-    (await getRevision(api, deployment.id, deployment.active_revision_id));
+    newestFirst[activeAt] ?? (await getRevision(api, deployment.id, deployment.active_revision_id));
+  const olderThanActive =
+    activeAt >= 0
+      ? newestFirst.slice(activeAt + 1)
+      : newestFirst.filter((r) => r.created_at < active.created_at);
   // One that runs what the active one runs (a redeploy of it) would change nothing: passed over.
-  const older = revisions
-    .filter(
-      (r) =>
-        r.status === REVISION_SUCCESS &&
-        r.id !== active.id &&
-        r.created_at < active.created_at &&
-        !sameValue(r.source_revision_config, active.source_revision_config),
-    )
-    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const older = olderThanActive.filter(
+    (r) =>
+      r.status === REVISION_SUCCESS && !sameValue(r.source_revision_config, active.source_revision_config),
+  );
   if (older.length === 0) {
     const error = new NotFoundError(
       `deployment ${deployment.name} has no DEPLOYED revision older than the active one (${active.id}) that runs something else: nothing to roll back to`,

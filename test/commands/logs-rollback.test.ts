@@ -240,6 +240,27 @@ describe("deploy rollback and redeploy", () => {
     expect(foreign.stderr).toContain("is not one of deployment agent's revisions");
   });
 
+  it("revisions made in the same millisecond: the list's order (newest first) says which is older", async () => {
+    const em = await startTestEmulator(); // stages take no time and the clock stands still
+    const d = await em.createDeployment("gitrepo", "agent", {
+      source_revision_config: { repo_ref: "v1", agent_config_path: "agent.json" },
+    });
+    const patch = async (ref: string) =>
+      (await em.patch(`/v2/deployments/${d.id}`, { source_revision_config: { repo_ref: ref } })).json;
+    await patch("v2");
+    const v3 = await patch("v3");
+    const revisions = (await em.get(`/v2/deployments/${d.id}/revisions`)).json.resources as {
+      created_at: string;
+      status: string;
+    }[];
+    expect(new Set(revisions.map((r) => r.created_at)).size).toBe(1);
+    expect(revisions.map((r) => r.status)).toEqual(["DEPLOYED", "DEPLOYED", "DEPLOYED"]);
+    expect(v3.active_revision_id).toBe(v3.latest_revision_id);
+    const r = await runCli(["deploy", "rollback", "agent", "-o", "json"], { env: cliEnv(em) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).source_revision_config.repo_ref).toBe("v2");
+  });
+
   it("exit 4 when there is nothing to roll back to", async () => {
     const em = await startTestEmulator();
     await em.createDeployment("internal_container", "fresh");
