@@ -32,6 +32,10 @@ const SERVER_PORT = 8000;
 
 const short = (id: string) => id.slice(0, 8);
 
+// Each stage's lines take `failing`: true when the revision fails in that stage. Its log then
+// stops at the step that failed (the error itself is logs.ts's to add), so that no line after
+// it says that step went well.
+
 /** The image a revision runs: its image_uri, or for a built source the image its build pushes. */
 export function imageOf({ deployment, revision }: LineContext): string {
   const uri = revision.source_revision_config.image_uri;
@@ -42,7 +46,7 @@ export function imageOf({ deployment, revision }: LineContext): string {
 // --- build log -----------------------------------------------------------------------------
 
 /** AWAITING_BUILD: getting the source. */
-export function fetchLines(context: LineContext): Line[] {
+export function fetchLines(context: LineContext, failing = false): Line[] {
   const { revision } = context;
   const lines = [info(`Build of revision ${revision.id} of ${context.deployment.name} queued`)];
   if (revision.source === "gitrepo") {
@@ -50,11 +54,8 @@ export function fetchLines(context: LineContext): Line[] {
     const url = String(context.deployment.source_config.repo_url ?? "(no repository)");
     const ref = config.repo_ref ?? DEFAULT_REF;
     const sha = config.repo_commit_sha ?? "0".repeat(40);
-    lines.push(
-      info(`Fetching ${url} at ${ref}`),
-      debug(`git fetch --depth 1 origin ${sha}`),
-      info(`Checked out ${ref} at commit ${sha}`),
-    );
+    lines.push(info(`Fetching ${url} at ${ref}`), debug(`git fetch --depth 1 origin ${sha}`));
+    if (!failing) lines.push(info(`Checked out ${ref} at commit ${sha}`));
     return lines;
   }
   const path = revision.source_revision_config.source_tarball_path;
@@ -67,6 +68,7 @@ export function fetchLines(context: LineContext): Line[] {
   const digest = revision.source_tarball_sha256 ? `, sha256 ${revision.source_tarball_sha256}` : "";
   lines.push(info(`Downloading source tarball ${path}${digest}`));
   const tarball = context.tarball;
+  if (failing) return lines;
   if (!tarball) {
     lines.push(warning(`Source tarball ${path} is not available to list`));
     return lines;
@@ -86,7 +88,7 @@ export function fetchLines(context: LineContext): Line[] {
 }
 
 /** BUILDING: dependencies, the build command, the image. */
-export function buildLines(context: LineContext): Line[] {
+export function buildLines(context: LineContext, failing = false): Line[] {
   const { revision } = context;
   const commands = buildCommandsOf(context);
   const agentConfig = revision.source_revision_config.agent_config_path ?? "agent.json";
@@ -99,23 +101,26 @@ export function buildLines(context: LineContext): Line[] {
     }
   }
   lines.push(info(`Reading agent config ${agentConfig}`));
+  // The step that fails is the last one there is, as defaultFailureMessage says.
   const install = installStep(context, commands.install_command);
+  const image = imageOf(context);
   if (install) {
-    lines.push(info(install.announce), info(`Running: ${install.command}`), info(install.outcome));
+    lines.push(info(install.announce), info(`Running: ${install.command}`));
+    if (failing && !commands.build_command) return lines;
+    lines.push(info(install.outcome));
   } else {
     lines.push(
       info("No install_command and no package-manager files found: skipping dependency installation"),
     );
   }
   if (commands.build_command) {
-    lines.push(
-      info(`Running build command: ${commands.build_command}`),
-      info("Build command finished (exit code 0)"),
-    );
+    lines.push(info(`Running build command: ${commands.build_command}`));
+    if (failing) return lines;
+    lines.push(info("Build command finished (exit code 0)"));
   }
-  const image = imageOf(context);
+  lines.push(info(`Building image ${image}`));
+  if (failing) return lines;
   lines.push(
-    info(`Building image ${image}`),
     info(`Pushing image ${image}`),
     info(`Pushed ${image} (digest sha256:${digestOf(revision.id)})`),
   );
@@ -130,13 +135,14 @@ export function buildSucceededLine(seconds: number): Line {
 // --- deploy (runtime) log ------------------------------------------------------------------
 
 /** AWAITING_DEPLOY: the image is fetched. */
-export function pullLines(context: LineContext): Line[] {
+export function pullLines(context: LineContext, failing = false): Line[] {
   const image = imageOf(context);
-  return [
+  const lines = [
     info(`Deploying revision ${context.revision.id} of ${context.deployment.name}`),
     info(`Pulling image ${image}`),
-    info(`Pulled image ${image}`),
   ];
+  if (!failing) lines.push(info(`Pulled image ${image}`));
+  return lines;
 }
 
 /** DEPLOYING: the container starts and is checked. */

@@ -271,6 +271,15 @@ describe("the error that fails a revision ends its log", () => {
           expect(last.timestamp).toBe(revision.updated_at);
           if (message) expect(last.message).toBe(message);
           else expect(last.message).toMatch(DEFAULT_MESSAGES[stage]!);
+          // The step that failed comes right before it, and nothing says it went well.
+          const before = log.at(-2)?.message;
+          if (STEP_THAT_FAILED[stage]) expect(before).toMatch(STEP_THAT_FAILED[stage]!);
+          else if (stage === "CREATING" || stage === "QUEUED") expect(log).toHaveLength(1);
+          const failedStage = log.filter(
+            (e) => Date.parse(e.timestamp) >= Date.parse(last.timestamp) - STAGE,
+          );
+          for (const e of failedStage)
+            expect(e.message).not.toMatch(/^(Pushed|Pulled|Checked out|Build command finished)/);
         }
         if (stage === "AWAITING_BUILD" || stage === "BUILDING") expect(deploy).toEqual([]);
         if (stage === "AWAITING_DEPLOY" || stage === "DEPLOYING")
@@ -306,6 +315,14 @@ describe("the error that fails a revision ends its log", () => {
     );
   });
 });
+
+/** The last line before the error of a revision that fails in each stage (build_command set). */
+const STEP_THAT_FAILED: Partial<Record<RevisionStatus, RegExp>> = {
+  AWAITING_BUILD: /^git fetch --depth 1 origin /,
+  BUILDING: /^Running build command: npm run build$/,
+  AWAITING_DEPLOY: /^Pulling image /,
+  DEPLOYING: /^Waiting for the health check/,
+};
 
 /** The default error of each stage, for the gitrepo deployment above (build_command set). */
 const DEFAULT_MESSAGES: Partial<Record<RevisionStatus, RegExp>> = {

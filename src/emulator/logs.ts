@@ -250,10 +250,15 @@ class RevisionEntries {
   }
 
   /** A stage's lines, spread over the stage from `base`, if the revision got there. */
-  stage(stage: RevisionStatus, lines: (context: LineContext) => Line[], base: number): void {
+  stage(
+    stage: RevisionStatus,
+    lines: (context: LineContext, failing: boolean) => Line[],
+    base: number,
+  ): void {
     if (!this.timeline.reaches(stage)) return;
     const start = this.timeline.begins(this.context.revision.stages.indexOf(stage));
-    this.spread(lines(this.context), start, this.context.revision.stage_ms, base);
+    const failing = this.timeline.failedDuring([stage]);
+    this.spread(lines(this.context, failing), start, this.context.revision.stage_ms, base);
   }
 
   /**
