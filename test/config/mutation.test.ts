@@ -103,6 +103,34 @@ describe("through the CLI", () => {
     expect(prompts.loaded).toBe(0);
   });
 
+  test("rollback and redeploy are changes too: exit 2 without --yes, nothing sent; with it they proceed", async () => {
+    const em = await startTestEmulator();
+    const s = sandbox();
+    profiles(s, em);
+    const d = await em.createDeployment("gitrepo", "guarded");
+    await em.patch(`/v2/deployments/${d.id}`, { source_revision_config: { repo_ref: "v2" } });
+    const redeploys = () =>
+      em.emulator.stats().requests["POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy"] ??
+      0;
+    const run = (args: string[]) =>
+      runCli(["deploy", ...args, "guarded", "--profile", "prod"], {
+        homeDir: s.home,
+        cwd: s.cwd,
+        env: { EMU_KEY: em.apiKey },
+      });
+    for (const command of ["rollback", "redeploy"]) {
+      const refused = await run([command]);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain("profile prod requires confirmation");
+      expect(redeploys()).toBe(0);
+    }
+    for (const [n, command] of ["rollback", "redeploy"].entries()) {
+      const r = await run([command, "--yes"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(redeploys()).toBe(n + 1);
+    }
+  });
+
   test("a profile without confirm proceeds without asking, and without loading the prompt library", async () => {
     const em = await startTestEmulator();
     const s = sandbox();
