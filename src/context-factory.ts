@@ -6,6 +6,7 @@ import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
 import { commandWords } from "./argv.js";
 import { loadConfigLayers } from "./config/files.js";
+import { LOCAL_BASE_URL } from "./config/profiles.js";
 import { checkProjectAddress } from "./config/project-address.js";
 import {
   defaultLayer,
@@ -160,7 +161,7 @@ async function createApiClient(
 ): Promise<ApiClient> {
   if (!settings.baseUrl) {
     throw new UsageError(
-      "no control plane address: give --base-url URL, set CPCTL_BASE_URL, or choose a profile with a baseUrl (--profile local for the emulator at http://127.0.0.1:8124)",
+      `no control plane address: give --base-url URL, set CPCTL_BASE_URL, or choose a profile with a baseUrl (--profile local for the emulator at ${LOCAL_BASE_URL})`,
     );
   }
   // Before any request: nothing of the user's goes to an address a project file chose.

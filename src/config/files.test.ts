@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { failure } from "../../test/helpers/failure.js";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../emulator/defaults.js";
 import { UsageError } from "../errors.js";
 import { ConfigError, type ConfigLoadOptions, loadConfigLayers } from "./files.js";
 import { LOCAL_BASE_URL } from "./profiles.js";
@@ -66,6 +67,7 @@ describe("no config file", () => {
     const s = setup();
     const settings = await settingsOf(s, { profileFlag: "local" });
     expect(settings.baseUrl).toBe(LOCAL_BASE_URL);
+    expect(LOCAL_BASE_URL).toBe(`http://${DEFAULT_HOST}:${DEFAULT_PORT}`);
     expect(settings.origin.baseUrl).toBe("built-in profile local");
   });
 

@@ -1,4 +1,9 @@
-import { chooseProfile, type ProfileSummary, summarizeProfiles } from "../../config/profiles.js";
+import {
+  chooseProfile,
+  LOCAL_BASE_URL,
+  type ProfileSummary,
+  summarizeProfiles,
+} from "../../config/profiles.js";
 import type { View } from "../../output/printer.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -22,7 +27,7 @@ export default defineCommand({
       "after",
       `
 Lists the profiles of the user and project config files and the built-in 'local' profile
-(the emulator at http://127.0.0.1:8124). '*' marks the profile this command line uses
+(the emulator at ${LOCAL_BASE_URL}). '*' marks the profile this command line uses
 (--profile, else CPCTL_PROFILE, else defaultProfile); DEFAULT marks defaultProfile.${examples(
         "cpctl config list",
         "cpctl config list -o json | jq -r '.[] | select(.selected) | .name'",
