@@ -57,8 +57,13 @@ export function guessFormat(argv: readonly string[], env: Env): OutputFormat {
   return formatWithoutConfig({ output: formatNamedIn(argv) }, env);
 }
 
-/** The first format the command line names (--json names json) before commander has parsed it. */
+/**
+ * The format the command line names before commander has parsed it, read as flagFormat reads
+ * the parsed flags: --json anywhere, else the last -o (commander keeps the last value of a
+ * repeated option; one that is no format is passed over, the settings report it).
+ */
 function formatNamedIn(argv: readonly string[]): OutputFormat | undefined {
+  let named: OutputFormat | undefined;
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === "--") break;
@@ -68,12 +73,14 @@ function formatNamedIn(argv: readonly string[]): OutputFormat | undefined {
         ? argv[i + 1]
         : token.startsWith("--output=")
           ? token.slice(9)
-          : undefined;
-    if (value && isOutputFormat(value)) return value;
+          : token.startsWith("-o") && token.length > 2
+            ? token.slice(2)
+            : undefined;
+    if (value && isOutputFormat(value)) named = value;
     // Another option's value ("--" included) is not an option.
     if (GLOBAL_VALUE_OPTIONS.has(token)) i++;
   }
-  return undefined;
+  return named;
 }
 
 /** `cpctl help [COMMAND...]` is `cpctl [COMMAND...] --help`, as with git and gh. */
