@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { cliEnv, freshDir, instantClock, runCli } from "../helpers/run-cli.js";
-import { emulatorEvent, jsonError, sent } from "./helpers.js";
+import { ctrlCAt, emulatorEvent, jsonError, sent } from "./helpers.js";
 
 afterEach(closeTestEmulators);
 
@@ -24,15 +24,11 @@ describe("a change that may or may not have been applied", () => {
     const d = await em.createDeployment("internal_container", "svc");
     // The work is done at once; the answer is held back.
     em.emulator.addFault({ method: "PATCH", path: "/v2/deployments/*", latency_ms: 600_000 });
-    const controller = new AbortController();
-    const done = handled(em, PATCH);
-    const running = runCli(["deploy", "patch", "svc", "--image-uri", "x:2", "-o", "json"], {
-      env: cliEnv(em),
-      signal: controller.signal,
-    });
-    await done;
-    controller.abort();
-    const r = await running;
+    const r = await ctrlCAt(
+      handled(em, PATCH),
+      ["deploy", "patch", "svc", "--image-uri", "x:2", "-o", "json"],
+      { env: cliEnv(em) },
+    );
     expect(r.code).toBe(130);
     const error = jsonError(r.stderr);
     expect(error.code).toBe("interrupted");
@@ -58,15 +54,7 @@ describe("a change that may or may not have been applied", () => {
     const em = await startTestEmulator();
     const d = await em.createDeployment("internal_container", "svc");
     em.emulator.addFault({ method: "DELETE", path: "/v2/deployments/*", latency_ms: 600_000 });
-    const controller = new AbortController();
-    const done = handled(em, DELETE);
-    const running = runCli(["deploy", "delete", "svc", "--yes"], {
-      env: cliEnv(em),
-      signal: controller.signal,
-    });
-    await done;
-    controller.abort();
-    const r = await running;
+    const r = await ctrlCAt(handled(em, DELETE), ["deploy", "delete", "svc", "--yes"], { env: cliEnv(em) });
     expect(r.code).toBe(130);
     expect(r.stderr).toContain("interrupted while the delete was in flight: it may have been applied");
     expect(r.stderr).toContain(`cpctl deploy get ${d.id}`);

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import type { RequestEvent } from "../../src/emulator/server.js";
 import type { TestEmulator } from "../helpers/emulator.js";
-import type { CliResult } from "../helpers/run-cli.js";
+import { type CliResult, type RunCliOptions, runCli } from "../helpers/run-cli.js";
 
 /** A stack trace line, as Node prints them. */
 export const STACK_LINE = /\n\s+at /;
@@ -49,6 +49,22 @@ export function emulatorEvent(
       resolve(event);
     });
   });
+}
+
+/**
+ * Runs the CLI in-process and presses Ctrl-C (aborts its signal) at `moment`: a state the
+ * caller started listening for before the run, such as an emulatorEvent.
+ */
+export async function ctrlCAt(
+  moment: Promise<unknown>,
+  args: string[],
+  options: Omit<RunCliOptions, "signal">,
+): Promise<CliResult> {
+  const controller = new AbortController();
+  const running = runCli(args, { ...options, signal: controller.signal });
+  await moment;
+  controller.abort();
+  return running;
 }
 
 /** Resolves once the text a child process wrote to `stream` matches; rejects if it exits first. */

@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
-import { cliEnv, runCli } from "../helpers/run-cli.js";
+import { cliEnv } from "../helpers/run-cli.js";
 import {
+  ctrlCAt,
   emulatorEvent,
   expectCleanOutput,
   type HungServer,
@@ -53,15 +54,9 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
     const em = await startTestEmulator();
     // The work is done at once; the answer is held back (for ten minutes).
     em.emulator.addFault({ method: "POST", path: "/v2/deployments", latency_ms: 600_000 });
-    const controller = new AbortController();
-    const done = created(em);
-    const running = runCli([...CREATE, "--name", "late-answer", "-o", "json"], {
+    const r = await ctrlCAt(created(em), [...CREATE, "--name", "late-answer", "-o", "json"], {
       env: cliEnv(em),
-      signal: controller.signal,
     });
-    await done;
-    controller.abort();
-    const r = await running;
 
     expectCleanOutput(r);
     expect(r.code).toBe(130);
@@ -78,15 +73,7 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
   it("the ID comes out in every format: the id format prints just the ID", async () => {
     const em = await startTestEmulator();
     em.emulator.addFault({ method: "POST", path: "/v2/deployments", latency_ms: 600_000 });
-    const controller = new AbortController();
-    const done = created(em);
-    const running = runCli([...CREATE, "--name", "id-only", "-o", "id"], {
-      env: cliEnv(em),
-      signal: controller.signal,
-    });
-    await done;
-    controller.abort();
-    const r = await running;
+    const r = await ctrlCAt(created(em), [...CREATE, "--name", "id-only", "-o", "id"], { env: cliEnv(em) });
     expect(r.code).toBe(130);
     expect(r.stdout.trim()).toBe((await named(em, "id-only"))[0]!.id);
     expect(r.stderr).toMatch(/^error: interrupted, but deployment 'id-only' was created/m);
@@ -96,15 +83,11 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
     const em = await startTestEmulator();
     // Held back, then dropped without doing the work.
     em.emulator.addFault({ method: "POST", path: "/v2/deployments", latency_ms: 600_000, drop: "before" });
-    const controller = new AbortController();
-    const arrived = emulatorEvent(em, (e) => e.phase === "received" && e.route === "POST /v2/deployments");
-    const running = runCli([...CREATE, "--name", "never-made"], {
-      env: cliEnv(em),
-      signal: controller.signal,
-    });
-    await arrived;
-    controller.abort();
-    const r = await running;
+    const r = await ctrlCAt(
+      emulatorEvent(em, (e) => e.phase === "received" && e.route === "POST /v2/deployments"),
+      [...CREATE, "--name", "never-made"],
+      { env: cliEnv(em) },
+    );
     expectCleanOutput(r);
     expect(r.code).toBe(130);
     expect(r.stdout).toBe("");
@@ -117,15 +100,11 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
     const em = await startTestEmulator();
     em.emulator.addFault({ method: "POST", path: "/v2/deployments", drop: "after" });
     em.emulator.addFault({ method: "GET", path: "/v2/deployments", latency_ms: 600_000 });
-    const controller = new AbortController();
-    const lookUp = emulatorEvent(em, (e) => e.phase === "handled" && e.route === "GET /v2/deployments");
-    const running = runCli([...CREATE, "--name", "mid-check"], {
-      env: cliEnv(em),
-      signal: controller.signal,
-    });
-    await lookUp;
-    controller.abort();
-    const r = await running;
+    const r = await ctrlCAt(
+      emulatorEvent(em, (e) => e.phase === "handled" && e.route === "GET /v2/deployments"),
+      [...CREATE, "--name", "mid-check"],
+      { env: cliEnv(em) },
+    );
     expectCleanOutput(r);
     expect(r.code).toBe(130);
     expect(r.stderr).toContain("interrupted while checking whether 'mid-check' was created");
@@ -136,14 +115,11 @@ describe("Ctrl-C while a create is in flight (in-process)", () => {
   it("the look-up itself hangs: it is cut short, and the user is told to look before retrying", async () => {
     const server = await hungServer("silent");
     hung.push(server);
-    const controller = new AbortController();
-    const running = runCli([...CREATE, "--name", "unknown", "--request-timeout", "200ms"], {
-      env: { CPCTL_BASE_URL: server.url, CPCTL_API_KEY: "interrupt-test-key" },
-      signal: controller.signal,
-    });
-    await server.arrived(1);
-    controller.abort();
-    const r = await running;
+    const r = await ctrlCAt(
+      server.arrived(1),
+      [...CREATE, "--name", "unknown", "--request-timeout", "200ms"],
+      { env: { CPCTL_BASE_URL: server.url, CPCTL_API_KEY: "interrupt-test-key" } },
+    );
     expectCleanOutput(r);
     expect(r.code).toBe(130);
     expect(r.stderr).toContain("could not check whether 'unknown' was created");
