@@ -58,6 +58,7 @@ for (const major of MAJORS) {
     });
 
     it("creates, waits, patches, rolls back and lists, with results on stdout", async () => {
+      const waitThenJson = ["--wait", "--interval", "200ms", "-o", "json"];
       const integration = (await cpctl(["integrations", "list", "-o", "id"])).stdout.split("\n")[0]!;
       const create = await cpctl([
         "deploy",
@@ -76,39 +77,15 @@ for (const major of MAJORS) {
         "agent.json",
         "--secret",
         "TOKEN=node-versions-secret",
-        "--wait",
-        "--interval",
-        "200ms",
-        "-o",
-        "json",
+        ...waitThenJson,
       ]);
       expect(create.exitCode, create.stderr).toBe(0);
       const created = JSON.parse(create.stdout);
       expect(created.active_revision_id).toBe(created.latest_revision_id);
-      const patch = await cpctl([
-        "deploy",
-        "patch",
-        created.id,
-        "--repo-ref",
-        "next",
-        "--wait",
-        "--interval",
-        "200ms",
-        "-o",
-        "json",
-      ]);
+      const patch = await cpctl(["deploy", "patch", created.id, "--repo-ref", "next", ...waitThenJson]);
       expect(patch.exitCode, patch.stderr).toBe(0);
       expect(JSON.parse(patch.stdout).source_revision_config.repo_ref).toBe("next");
-      const rollback = await cpctl([
-        "deploy",
-        "rollback",
-        created.id,
-        "--wait",
-        "--interval",
-        "200ms",
-        "-o",
-        "json",
-      ]);
+      const rollback = await cpctl(["deploy", "rollback", created.id, ...waitThenJson]);
       expect(rollback.exitCode, rollback.stderr).toBe(0);
       expect(JSON.parse(rollback.stdout).source_revision_config.repo_ref).toBe("main");
       const list = await cpctl(["deploy", "list", "-o", "json"]);
