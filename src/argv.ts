@@ -4,7 +4,7 @@
 import type { Command } from "@commander-js/extra-typings";
 import type { Env } from "./context.js";
 import { GLOBAL_VALUE_OPTIONS } from "./global-options.js";
-import { formatWithoutConfig, isOutputFormat, type OutputFormat } from "./output/format.js";
+import { type FormatFlags, formatWithoutConfig, isOutputFormat, type OutputFormat } from "./output/format.js";
 
 /** The words that name the command: argv's leading non-option tokens, global option values skipped. */
 export function commandWords(argv: readonly string[]): string[] {
@@ -54,20 +54,20 @@ export function joinDashedValues(argv: readonly string[], command: Command): str
 
 /** The output format before settings are resolved, so that early errors use the right shape. */
 export function guessFormat(argv: readonly string[], env: Env): OutputFormat {
-  return formatWithoutConfig({ output: formatNamedIn(argv) }, env);
+  return formatWithoutConfig(formatFlagsIn(argv), env);
 }
 
 /**
- * The format the command line names before commander has parsed it, read as flagFormat reads
- * the parsed flags: --json anywhere, else the last -o (commander keeps the last value of a
- * repeated option; one that is no format is passed over, the settings report it).
+ * --json and -o as commander will parse them (formatWithoutConfig then reads them as it reads
+ * the parsed flags): commander keeps the last value of a repeated option; one that is no
+ * format is passed over here (the settings report it).
  */
-function formatNamedIn(argv: readonly string[]): OutputFormat | undefined {
-  let named: OutputFormat | undefined;
+function formatFlagsIn(argv: readonly string[]): FormatFlags {
+  const flags: FormatFlags = {};
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === "--") break;
-    if (token === "--json") return "json";
+    if (token === "--json") flags.json = true;
     const value =
       token === "-o" || token === "--output"
         ? argv[i + 1]
@@ -76,11 +76,11 @@ function formatNamedIn(argv: readonly string[]): OutputFormat | undefined {
           : token.startsWith("-o") && token.length > 2
             ? token.slice(2)
             : undefined;
-    if (value && isOutputFormat(value)) named = value;
+    if (value && isOutputFormat(value)) flags.output = value;
     // Another option's value ("--" included) is not an option.
     if (GLOBAL_VALUE_OPTIONS.has(token)) i++;
   }
-  return named;
+  return flags;
 }
 
 /** `cpctl help [COMMAND...]` is `cpctl [COMMAND...] --help`, as with git and gh. */
