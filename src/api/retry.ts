@@ -79,6 +79,7 @@ export function backoffDelayMs(failures: number, policy: RetryPolicy, random: ()
 /** Whether this failure may be retried, given whether the request is safe to repeat. */
 export function isRetryable(error: unknown, retrySafe: boolean): boolean {
   if (error instanceof NetworkError) {
+    if (error.permanent) return false;
     if (error.kind === "bad_response") return retrySafe && error instanceof UnreadableBodyError;
     return retrySafe || !error.mayHaveReachedServer;
   }

@@ -276,12 +276,13 @@ function networkErrorOf(error: NodeJS.ErrnoException, target: Target, state: Exc
     return new NetworkError(`${unreachable} ${target.hostPort}: ${checkHint(target)}`, "unreachable", false);
   }
   if (isTlsError(code)) {
-    // The handshake failed, so no byte of the request was sent.
+    // The handshake failed, so no byte of the request was sent; the next one would fail alike.
     return new NetworkError(
       `TLS handshake with ${target.hostPort} failed (${error.message}): check the certificate ` +
         `(a profile's caFile, or NODE_EXTRA_CA_CERTS, adds a certificate authority) and that the server speaks HTTPS on that port`,
       "unreachable",
       false,
+      { permanent: true },
     );
   }
   if (code === "ETIMEDOUT") return timeoutError(target, state, null);
@@ -302,7 +303,8 @@ function networkErrorOf(error: NodeJS.ErrnoException, target: Target, state: Exc
   );
 }
 
-function isTlsError(code: string): boolean {
+/** A TLS handshake that failed: a certificate not trusted or not for that host, or no TLS there. */
+export function isTlsError(code: string): boolean {
   return (
     code.startsWith("ERR_TLS_") ||
     code.startsWith("ERR_SSL_") ||
