@@ -1,7 +1,7 @@
 import { OperationError } from "../../errors.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { checkShownKey, SHOWN_KEYS, shownValue } from "./shared.js";
+import { checkShownKey, maskShownCredentials, SHOWN_KEYS, shownValue } from "./shared.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -27,6 +27,7 @@ defaults all apply), alone on a line for scripts. Credentials print as **** unle
       );
     }
     const printer = await ctx.printer();
+    maskShownCredentials(ctx, settings, [key]);
     const { format } = printer.options;
     if (format === "table" || format === "id") return printer.line(String(shown.value));
     await printer.value({ key, ...shown });
