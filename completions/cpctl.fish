@@ -327,7 +327,7 @@ complete -c cpctl -n '__cpctl_at deploy revisions' -l all -d 'follow the pages t
 complete -c cpctl -n '__cpctl_at deploy logs' -l build -d 'the build log of a revision (default: the runtime log of the deployment)'
 complete -c cpctl -n '__cpctl_at deploy logs' -l revision -d 'this revision\'s log (default: --build reads the latest revision; the runtime log covers all)' -x
 complete -c cpctl -n '__cpctl_at deploy logs' -l follow -d 'keep printing new entries until Ctrl-C (a build log: until its revision ends)'
-complete -c cpctl -n '__cpctl_at deploy logs' -l level -d 'at least this level: DEBUG, INFO, WARNING, ERROR, CRITICAL' -x
+complete -c cpctl -n '__cpctl_at deploy logs' -l level -d 'at least this level: DEBUG, INFO, WARNING, ERROR, CRITICAL' -x -a 'DEBUG INFO WARNING ERROR CRITICAL'
 complete -c cpctl -n '__cpctl_at deploy logs' -l since -d 'entries from this time on: a duration (15m) or ISO 8601' -x
 complete -c cpctl -n '__cpctl_at deploy logs' -l until -d 'entries up to this time: a duration (5m) or ISO 8601' -x
 complete -c cpctl -n '__cpctl_at deploy logs' -l grep -d 'only entries whose message contains this text' -x
@@ -373,8 +373,10 @@ complete -c cpctl -n '__cpctl_at integrations list' -l alt -d 'list the alternat
 # cpctl config list
 
 # cpctl config get
+complete -c cpctl -n '__cpctl_arg \'config get\' 0' -a 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile'
 
 # cpctl config set
+complete -c cpctl -n '__cpctl_arg \'config set\' 0' -a 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories'
 
 # cpctl config path
 

@@ -1,5 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { Argument } from "@commander-js/extra-typings";
+import { completes } from "../../completion/values.js";
 import { pickProfile, profileNames } from "../../config/profiles.js";
 import { TRUST_KEYS, type TrustKey } from "../../config/schema.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey } from "../../config/settings.js";
@@ -18,7 +20,12 @@ const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export default defineCommand({
   configure: (command) =>
     command
-      .argument("<key>", [...SETTING_KEYS, ...TRUST_KEYS].join(", "))
+      .addArgument(
+        completes(new Argument("<key>", [...SETTING_KEYS, ...TRUST_KEYS].join(", ")), [
+          ...SETTING_KEYS,
+          ...TRUST_KEYS,
+        ]),
+      )
       .argument(
         "<value>",
         `the value; \${env:NAME} (in single quotes) to read it from the environment at each run`,
