@@ -109,7 +109,7 @@ function parseProxyUrl(variable: Variable): URL {
   const scheme = PROXY_SCHEMES[url.protocol];
   if (!scheme) {
     throw new UsageError(
-      `${variable.name}: a ${url.protocol.slice(0, -1)}:// proxy is not supported (${shownProxy(variable.value)}): ${expected}`,
+      `${variable.name}: ${url.protocol.slice(0, -1)}:// proxies are not supported (${shownProxy(variable.value)}): ${expected}`,
     );
   }
   if (url.hostname === "") {
