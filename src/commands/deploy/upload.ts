@@ -33,7 +33,7 @@ export default defineCommand({
         .argument("<deployment>", "deployment ID, or its exact name (an internal_source deployment)")
         .argument(
           "<source>",
-          "a directory (packed for you, honouring .gitignore) or a .tar.gz/.tgz file (sent as it is)",
+          "a directory (packed for you, honouring .gitignore and .dockerignore) or a .tar.gz/.tgz file (sent as it is)",
         )
         .addOption(
           new Option("--max-size <size>", "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB")
@@ -54,7 +54,8 @@ export default defineCommand({
       "after",
       `
 A directory is packed into a gzipped tarball of its regular files: .gitignore files (the
-root's and nested ones) are honoured, .git/ and node_modules/ are always left out, and
+root's and nested ones) and the root's .dockerignore (as docker reads it: anchored patterns,
+! lines) are honoured, .git/ and node_modules/ are always left out, and
 symbolic links are skipped with a warning. Files that usually hold credentials are left out,
 with a warning naming them, unless --include-credentials: ${CREDENTIAL_FILES.join(", ")}.
 A name with a line break, or that is not UTF-8, is skipped with a warning. Modes are
