@@ -350,6 +350,22 @@ describe("deploy push: bad input and faults", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ result: "interrupted" });
   });
 
+  it("Ctrl-C during the upload: exit 130, and the message says nothing was patched", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const dir = project();
+    await run(em, [dir, "--name", "agent"]);
+    writeFileSync(join(dir, "agent.py"), "changed\n");
+    em.emulator.addFault({ method: "PUT", path: "/_uploads/*", latency_ms: 600_000 });
+    const uploading = emulatorEvent(em, (e) => e.phase === "handled" && e.method === "PUT");
+    const patches = count(em, PATCH);
+    const r = await ctrlCAt(uploading, ["deploy", "push", dir, "--name", "agent"], { env: cliEnv(em) });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain(
+      "interrupted during the upload; nothing was patched: deployment agent is unchanged",
+    );
+    expect(count(em, PATCH)).toBe(patches);
+  });
+
   it("two pushes of a new name at once create one deployment, the second going on with it", async () => {
     const em = await startTestEmulator({ stageMs: 1000 });
     const dir = project();
@@ -383,5 +399,12 @@ describe("deploy push in CI", () => {
     expect(outputs).toMatch(/^deployment_name=ci-agent$/m);
     expect(outputs).toMatch(/^result=deployed$/m);
     expect(readFileSync(summary, "utf8")).toContain("cpctl deploy push: ci-agent ✅ deployed");
+
+    const report = join(freshDir("gitlab"), "deploy.env");
+    const again = await run(em, [project(), "--name", "ci-agent", "--dotenv-report", report], {
+      env: { CI: "true" },
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(report, "utf8")).toMatch(/^deployment_name=ci-agent\nrevision_id=[0-9a-f-]{36}\n/m);
   });
 });
