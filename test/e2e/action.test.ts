@@ -327,6 +327,28 @@ describe("action.yml", () => {
     expect(patched.outputs.result).toBe("deployed");
   });
 
+  it("`deploy push` waits by default; wait: false stops it once the revision has started", async () => {
+    const em = await startTestEmulator();
+    const dir = freshDir("action");
+    mkdirSync(join(dir, "agent"));
+    writeFileSync(join(dir, "agent", "agent.json"), '{"graphs":{"agent":"./agent.py:graph"}}');
+    writeFileSync(join(dir, "agent", "agent.py"), "graph = None\n");
+    const settings = { "base-url": em.url, "api-key": em.apiKey };
+    const waited = await runAction({
+      with: { command: "deploy push agent --name pushed", ...settings },
+      cwd: dir,
+    });
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.outputs.result).toBe("deployed");
+    writeFileSync(join(dir, "agent", "agent.py"), "graph = 'v2'\n");
+    const started = await runAction({
+      with: { command: "deploy push agent --name pushed", wait: "false", timeout: "5m", ...settings },
+      cwd: dir,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stderr).not.toContain("::group::Waiting");
+  });
+
   it("a --timeout written in the command wins over the timeout input", async () => {
     const em = await startTestEmulator({ stageMs: 600_000 });
     const made = await em.createDeployment("external_container", "slow");
