@@ -130,7 +130,10 @@ export function writeWorkflowCommand(
     .join(",");
   const line = `::${name}${shown ? ` ${shown}` : ""}::${escapeData(data)}\n`;
   const target = guarded.get(stream);
-  if (!target) return stream.write(line);
+  if (!target) {
+    stream.write(line);
+    return;
+  }
   target.raw.write(line);
   target.guard.lineEnded();
 }
