@@ -5,9 +5,13 @@
 // terminal or the rendered page would act on it (output/safe-text.ts shows them as escapes).
 import { visible, visibleLines } from "../output/safe-text.js";
 
-/** Inline text: control characters shown as escapes, every ASCII punctuation mark backslash-escaped. */
+/**
+ * Inline text (never at the start of a line): control characters shown as escapes, and every
+ * mark that means something inside a line of GitHub's Markdown backslash-escaped: code,
+ * emphasis, links and images, HTML and entities, table cells, strikethrough, math.
+ */
 export function text(value: string): string {
-  return visible(value).replace(/[!-/:-@[-`{-~]/g, (mark) => `\\${mark}`);
+  return visible(value).replace(/[\\`*_[\]<>|~&$]/g, (mark) => `\\${mark}`);
 }
 
 /** An ID or a plain name as code (`my-agent`); anything with other characters as text. */
