@@ -30,6 +30,8 @@ class CommandGuard {
   private colon = false;
   /** `#` characters just written (up to 2). */
   private hashes = 0;
+  /** Nothing written yet, or the last write ended a line: a command written now starts one. */
+  atLineStart = true;
 
   escape(text: string): string {
     let out = "";
@@ -57,11 +59,13 @@ class CommandGuard {
         from = i + 1;
       }
     }
+    if (text.length > 0) this.atLineStart = /[\r\n]$/.test(text);
     return from === 0 ? text : out + text.slice(from);
   }
 
   /** A command of cpctl's own was written: it ended with a line break. */
   lineEnded(): void {
+    this.atLineStart = true;
     this.blank = true;
     this.colon = false;
     this.hashes = 0;
@@ -134,7 +138,8 @@ export function writeWorkflowCommand(
     stream.write(line);
     return;
   }
-  target.raw.write(line);
+  // A command counts only at the start of a line: after text that did not end one, a break first.
+  target.raw.write(target.guard.atLineStart ? line : `\n${line}`);
   target.guard.lineEnded();
 }
 
