@@ -57,7 +57,6 @@ async function target(em: TestEmulator): Promise<Target> {
 }
 
 async function push(
-  em: TestEmulator,
   to: Target,
   archive: string,
   overrides: Partial<PushOptions> & { trace?: string[] } = {},
@@ -110,7 +109,7 @@ describe("pushing an image archive", () => {
     const image = makeTestImage("docker");
     writeFileSync(file, dockerArchive(image));
 
-    const result = await push(em, to, file);
+    const result = await push(to, file);
     expect(result.uploaded.blobs).toBe(4);
     const stored = await storedManifest(em, to, result.repository, "v1");
     expect(sha256(stored.body)).toBe(result.digest);
@@ -137,9 +136,9 @@ describe("pushing an image archive", () => {
     const to = await target(em);
     const file = join(dir(), "image.tar");
     writeFileSync(file, dockerArchive(makeTestImage("twice")));
-    const first = await push(em, to, file);
+    const first = await push(to, file);
     const before = uploads(em);
-    const second = await push(em, to, file);
+    const second = await push(to, file);
     expect(uploads(em)).toBe(before);
     expect(second.uploaded).toEqual({ blobs: 0, bytes: 0 });
     expect(second.skipped.blobs).toBe(4);
@@ -153,7 +152,7 @@ describe("pushing an image archive", () => {
     const layout = ociLayout(image, { gzip: true, refName: "v1" });
     const layoutDir = dir();
     writeTree(layoutDir, layout.files);
-    const fromDir = await push(em, to, layoutDir);
+    const fromDir = await push(to, layoutDir);
     expect(fromDir.digest).toBe(layout.manifestDigest);
     const stored = await storedManifest(em, to, fromDir.repository, fromDir.digest);
     expect(stored.body).toEqual(layout.files[`blobs/sha256/${layout.manifestDigest.slice(7)}`]);
@@ -162,11 +161,11 @@ describe("pushing an image archive", () => {
     const uncompressed = ociLayout(image);
     const tar = join(dir(), "oci.tar");
     writeFileSync(tar, tarOf(uncompressed.files));
-    expect((await push(em, to, tar)).digest).toBe(uncompressed.manifestDigest);
+    expect((await push(to, tar)).digest).toBe(uncompressed.manifestDigest);
     const gz = join(dir(), "oci.tar.gz");
     writeFileSync(gz, gzipSync(tarOf(uncompressed.files)));
     const before = uploads(em);
-    expect((await push(em, to, gz)).digest).toBe(uncompressed.manifestDigest);
+    expect((await push(to, gz)).digest).toBe(uncompressed.manifestDigest);
     expect(uploads(em)).toBe(before);
   });
 
@@ -196,7 +195,7 @@ describe("pushing an image archive", () => {
     );
     const layoutDir = dir();
     writeTree(layoutDir, files);
-    const result = await push(em, to, layoutDir);
+    const result = await push(to, layoutDir);
     expect(result.digest).toBe(sha256(index));
     expect(result.uploaded.blobs).toBe(8);
   });
@@ -214,7 +213,7 @@ describe("pushing an image archive", () => {
       manifest: () => {},
       retry: () => {},
     };
-    const result = await push(em, to, layoutDir, { monolithicMaxBytes: 1000, chunkBytes: 1024, progress });
+    const result = await push(to, layoutDir, { monolithicMaxBytes: 1000, chunkBytes: 1024, progress });
     expect(result.digest).toBe(layout.manifestDigest);
     expect(em.emulator.stats().requests["PATCH /v2/{name}/blobs/uploads/{id}"]).toBeGreaterThan(3);
     expect(sent).toContain(1024);
@@ -229,7 +228,7 @@ describe("pushing an image archive", () => {
     em.emulator.addFault({ method: "PUT", path: "/v2/deployments/*/agent/blobs/uploads/*", drop: "after" });
     em.emulator.addFault({ method: "PUT", path: "/v2/deployments/*/agent/manifests/v1", status: 503 });
     const retries: string[] = [];
-    const result = await push(em, to, file, {
+    const result = await push(to, file, {
       progress: { blob: () => {}, bytes: () => {}, manifest: () => {}, retry: (what) => retries.push(what) },
     });
     expect(retries).toHaveLength(3);
@@ -245,7 +244,7 @@ describe("pushing an image archive", () => {
     writeFileSync(file, dockerArchive(makeTestImage("expire")));
     let moved = false;
     const trace: string[] = [];
-    const result = await push(em, to, file, {
+    const result = await push(to, file, {
       trace,
       progress: {
         blob: (_blob, state) => {
@@ -273,7 +272,7 @@ describe("pushing an image archive", () => {
       return stale;
     };
     em.advance(PUSH_TOKEN_LIFETIME_MS);
-    const error = await failure(push(em, refused, file), ApiError);
+    const error = await failure(push(refused, file), ApiError);
     expect(error.status).toBe(401);
     expect(exitCodeOf(error)).toBe(3);
     expect(error.message).toMatch(/refused the push token.*and a new one too/);
@@ -367,7 +366,7 @@ describe("archives that are not images", () => {
       endOfArchive(),
     );
     writeFileSync(tarWithLink, Buffer.concat(files));
-    const result = await push(em, to, tarWithLink);
+    const result = await push(to, tarWithLink);
     expect(result.uploaded.blobs).toBe(2);
   });
 });
