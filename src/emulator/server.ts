@@ -154,7 +154,7 @@ export interface RunningEmulator {
   stats(): { requests: Record<string, number>; total: number };
   reset(): void;
   /**
-   * Calls `listener` for every API request (not the controls): for tests that act at a
+   * Calls `listener` for every API and registry request (not the controls): for tests that act at a
    * precise moment (e.g. once a create is done but its answer held back). Returns a function
    * that removes the listener.
    */
@@ -290,7 +290,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const requested = options.port ?? DEFAULT_PORT;
   const registryPort = options.registryPort ?? (requested === 0 || requested === 65535 ? 0 : requested + 1);
   try {
-    registry = await startRegistry(core, images, { host, port: registryPort });
+    registry = await startRegistry(core, images, { host, port: registryPort }, observers);
   } catch (error) {
     await new Promise((resolve) => server.close(resolve));
     stateFile?.unlock();

@@ -1,7 +1,7 @@
 // How a push shows itself on stderr. On a terminal: one line, rewritten as bytes go
 // ("pushing: 2/5 blobs, 12 MiB of 40 MiB"), cleared at the end. Anywhere else (a CI log, a
-// pipe): a line per blob when it is done, and per retry. Always a summary at the end: what was
-// pushed, and how much was sent or found already there.
+// pipe): a line per blob when it is done, and per retry. At the end, the caller says the
+// summary (pushSummary): how much was sent, and how much was in the registry already.
 import type { OutStream } from "../io.js";
 import { visible } from "../output/safe-text.js";
 import { formatBytes } from "../util/bytes.js";
@@ -22,10 +22,16 @@ export interface ProgressTarget {
 }
 
 export interface PushDisplay extends PushProgress {
-  /** The summary; the live line cleared. */
-  done(result: PushResult, reference: string): void;
-  /** The live line cleared, nothing said (the error is reported elsewhere). */
+  /** The live line cleared. */
   stop(): void;
+}
+
+/** "4 blobs, 2 uploaded (12 MiB), 2 already in the registry (3 MiB)". */
+export function pushSummary(plan: PushPlan, result: PushResult): string {
+  const { uploaded, skipped } = result;
+  const parts = [`${uploaded.blobs} uploaded (${formatBytes(uploaded.bytes)})`];
+  if (skipped.blobs) parts.push(`${skipped.blobs} already in the registry (${formatBytes(skipped.bytes)})`);
+  return `${plan.blobs.length} blobs, ${parts.join(", ")}`;
 }
 
 export function pushDisplay(plan: PushPlan, target: ProgressTarget): PushDisplay {
@@ -82,14 +88,6 @@ export function pushDisplay(plan: PushPlan, target: ProgressTarget): PushDisplay
       say(
         `  retrying to ${what} in ${Math.ceil(delayMs / 100) / 10} s (attempt ${attempt}): ${visible(error.message)}`,
       );
-    },
-    done(result: PushResult, reference: string) {
-      clear();
-      const { uploaded, skipped } = result;
-      const parts = [`${uploaded.blobs} uploaded (${formatBytes(uploaded.bytes)})`];
-      if (skipped.blobs)
-        parts.push(`${skipped.blobs} already in the registry (${formatBytes(skipped.bytes)})`);
-      target.info(`pushed ${reference}@${result.digest}: ${plan.blobs.length} blobs, ${parts.join(", ")}`);
     },
     stop: clear,
   };

@@ -14,7 +14,7 @@ import { CliError } from "../errors.js";
 import { type OpenedArchive, openImageArchive } from "../image/archive/open.js";
 import { type Engine, type EngineName, findEngine } from "../image/engine/find.js";
 import { type EngineContext, inspectLocalImage, pushWithEngine } from "../image/engine/push.js";
-import { pushDisplay } from "../image/progress.js";
+import { pushDisplay, pushSummary } from "../image/progress.js";
 import { pushImage } from "../image/push.js";
 import { imageNameFor, imageReference, registryAddress, repositoryOf } from "../image/registry/address.js";
 import { RegistrySession, type TokenSource } from "../image/registry/session.js";
@@ -39,6 +39,8 @@ export interface ShippedImage {
   tagged: string;
   /** Blobs sent and found already there (archive pushes only: an engine does not say). */
   blobs: { uploaded: number; uploadedBytes: number; skipped: number; skippedBytes: number } | null;
+  /** What was sent, in words: "4 blobs, 2 uploaded (12 MiB), 2 already in the registry (3 MiB)". */
+  summary: string | null;
 }
 
 /** Everything local, before any request: the archive read and checked, or the engine and the image found. */
@@ -103,8 +105,7 @@ export async function shipImage(
         tag,
         tokens,
       });
-      ctx.log.info(`pushed ${reference}@${digest}`);
-      return { imageUri: `${reference}@${digest}`, digest, tagged, blobs: null };
+      return { imageUri: `${reference}@${digest}`, digest, tagged, blobs: null, summary: null };
     }
 
     const { plan } = prepared.archive;
@@ -136,7 +137,7 @@ export async function shipImage(
         signal: ctx.signal,
         progress: display,
       });
-      display.done(result, tagged);
+      display.stop();
       return {
         imageUri: `${reference}@${result.digest}`,
         digest: result.digest,
@@ -147,6 +148,7 @@ export async function shipImage(
           skipped: result.skipped.blobs,
           skippedBytes: result.skipped.bytes,
         },
+        summary: pushSummary(plan, result),
       };
     } finally {
       display.stop();

@@ -6,7 +6,8 @@
 // line docker prints, or writes podman's --digestfile. `image inspect` knows every image but
 // those named in STANDIN_MISSING. STANDIN_REFUSE_PUSHES=N makes the first N pushes fail as a
 // registry's 401 would, STANDIN_FAIL_PUSHES=N as a dropped connection would; STANDIN_HANG_PUSH
-// makes a push hang (writing the file `pushing` in the state directory) until it is killed.
+// makes a push hang (writing the file `pushing` in the state directory) until it is killed;
+// STANDIN_DAEMON_DOWN answers every call as docker does when its daemon is not running.
 //
 // The executables start with the absolute path of this Node, so PATH can hold the stand-ins'
 // directory alone (this machine may have a real docker next to node).
@@ -74,6 +75,7 @@ function counter(name) {
 }
 
 async function main() {
+  if (env.STANDIN_DAEMON_DOWN) fail("Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?");
   if (command === "image inspect") {
     const image = words[words.length - 1];
     if ((env.STANDIN_MISSING || "").split(",").includes(image))

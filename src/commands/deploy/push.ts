@@ -1,14 +1,17 @@
 import { Option } from "@commander-js/extra-typings";
+import { ENGINES } from "../../image/engine/find.js";
 import { runPush } from "../../operations/push.js";
-import { DEFAULT_MAX_UPLOAD_BYTES } from "../../upload/size.js";
-import { collect, examples, size } from "../parsers.js";
+import { collect, examples, oneOf, size } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { dotenvReportOption, intervalOption, timeoutOption } from "./wait-options.js";
 
 export default defineCommand({
   configure: (command) =>
     command
-      .argument("[dir]", "the project directory to ship (default: the current one)", ".")
+      .argument(
+        "[dir]",
+        "the project directory to ship (default: the current one); none with --image or --image-archive",
+      )
       .option("--name <name>", "the deployment, by exact name: updated when it exists, created when not")
       .option(
         "--agent-config-path <path>",
@@ -26,13 +29,31 @@ export default defineCommand({
         "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')",
       )
       .addOption(
-        new Option("--max-size <size>", "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB")
-          .default(DEFAULT_MAX_UPLOAD_BYTES, "100MiB")
-          .argParser(size),
+        new Option(
+          "--max-size <size>",
+          "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB (default 100MiB)",
+        ).argParser(size),
       )
       .option(
         "--include-credentials",
         "pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)",
+      )
+      .option("--image <image>", "ship this image from the local docker or podman store (internal_container)")
+      .option(
+        "--image-archive <file>",
+        "ship a saved image (internal_container): a docker save / podman save tarball, or an OCI layout (directory or tar)",
+      )
+      .addOption(
+        new Option(
+          "--engine <engine>",
+          "with --image: docker or podman (default: the first on PATH, docker first)",
+        )
+          .choices(ENGINES)
+          .argParser(oneOf(ENGINES)),
+      )
+      .option(
+        "--tag <tag>",
+        "with an image: the tag to push under (default: the time and the image's short ID)",
       )
       .option("--force", "push even when the active revision already runs this source with these settings")
       .option("--dry-run", "pack and check everything, show what would be created or patched; send nothing")

@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import { MAX_MANIFEST_BYTES, parseManifest } from "../../model/image-manifest.js";
 import { isDigest, SHA256_DIGEST, TAG } from "../../model/image-reference.js";
 import type { Core } from "../core.js";
+import type { RequestEvent } from "../request-pipeline.js";
 import { authenticate, authorize, issueBearer } from "./access.js";
 import type { BlobBody } from "./backend.js";
 import { blobUnknown, digestInvalid, manifestUnknown, RegistryError } from "./errors.js";
@@ -35,6 +36,7 @@ export interface RegistryRequest {
 export interface Registry {
   core: Core;
   storage: RegistryStorage;
+  observers: ReadonlySet<(event: RequestEvent) => void>;
 }
 
 const JSON_TYPE = "application/json";

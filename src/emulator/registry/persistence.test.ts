@@ -27,16 +27,25 @@ describe("the registry with --state", () => {
     await first.close();
 
     const blobs = readdirSync(join(`${path}.registry`, "blobs", "sha256"));
-    expect(blobs.sort()).toEqual([image.config, ...image.layers, manifest].map((d) => sha256(d).slice(7)).sort());
+    expect(blobs.sort()).toEqual(
+      [image.config, ...image.layers, manifest].map((d) => sha256(d).slice(7)).sort(),
+    );
     expect(readdirSync(join(`${path}.registry`, "repositories"))).toHaveLength(1);
 
     const second = await startTestEmulator({ statePath: path, clock });
-    const stored = await registry(second, "GET", `/v2/${repositoryOf(target)}/manifests/v1`, { token: target.token });
-    expect(stored.status).toBe(200);
-    expect(stored.headers["docker-content-digest"]).toBe(digest);
-    const layer = await registry(second, "GET", `/v2/${repositoryOf(target)}/blobs/${sha256(image.layers[0]!)}`, {
+    const stored = await registry(second, "GET", `/v2/${repositoryOf(target)}/manifests/v1`, {
       token: target.token,
     });
+    expect(stored.status).toBe(200);
+    expect(stored.headers["docker-content-digest"]).toBe(digest);
+    const layer = await registry(
+      second,
+      "GET",
+      `/v2/${repositoryOf(target)}/blobs/${sha256(image.layers[0]!)}`,
+      {
+        token: target.token,
+      },
+    );
     expect(layer.status).toBe(200);
     expect(layer.headers["content-length"]).toBe(String(image.layers[0]!.length));
   });
@@ -81,7 +90,10 @@ describe("the registry with --state", () => {
     const error = await failure(startTestEmulator({ statePath: path }), EmulatorStartError);
     expect(error.message).toContain(record!);
     // The state file's lock was released: a start after fixing it works.
-    writeFileSync(join(records, record!), JSON.stringify({ name: "x/y", blobs: [], manifests: {}, tags: {} }));
+    writeFileSync(
+      join(records, record!),
+      JSON.stringify({ name: "x/y", blobs: [], manifests: {}, tags: {} }),
+    );
     await startTestEmulator({ statePath: path });
   });
 
@@ -91,7 +103,12 @@ describe("the registry with --state", () => {
     const kept = await em.createDeployment("internal_container");
     const gone = await em.createDeployment("internal_container");
     const shared = makeTestImage("shared");
-    await rawPush(em, (await pushToken(em, kept.id)).token, repositoryOf(await pushToken(em, kept.id)), shared);
+    await rawPush(
+      em,
+      (await pushToken(em, kept.id)).token,
+      repositoryOf(await pushToken(em, kept.id)),
+      shared,
+    );
     const goneTarget = await pushToken(em, gone.id);
     await rawPush(em, goneTarget.token, repositoryOf(goneTarget), shared);
     await rawPush(em, goneTarget.token, repositoryOf(goneTarget, "other"), makeTestImage("only-gone", 1));

@@ -19,7 +19,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Core } from "../core.js";
 import { type Fault, faultDoesWork, faultStatus, htmlErrorPage } from "../faults.js";
-import { HeldAnswers } from "../request-pipeline.js";
+import { HeldAnswers, type RequestEvent } from "../request-pipeline.js";
 import { EmulatorStartError } from "../start-error.js";
 import { RegistryError } from "./errors.js";
 import { handle, type Registry, type RegistryAnswer } from "./handlers.js";
@@ -35,12 +35,14 @@ export interface RunningRegistry {
   close(): Promise<void>;
 }
 
+/** `observers` hear of each request as the control plane's do (RunningEmulator.observe). */
 export async function startRegistry(
   core: Core,
   storage: RegistryStorage,
   listen: { host: string; port: number },
+  observers: ReadonlySet<(event: RequestEvent) => void> = new Set(),
 ): Promise<RunningRegistry> {
-  const registry: Registry = { core, storage };
+  const registry: Registry = { core, storage, observers };
   const held = new HeldAnswers();
   let address = "";
   const server = http.createServer((request, response) => {
@@ -103,7 +105,9 @@ async function serve(
     path = { kind: "unknown" };
     answer = errorAnswer(error);
   }
-  core.stats.count(routeKey(method, path));
+  const route = routeKey(method, path);
+  core.stats.count(route);
+  for (const observer of registry.observers) observer({ phase: "received", method, route });
 
   const fault = core.faults.take(method, faultPath);
   if (fault && !faultDoesWork(fault)) {
@@ -121,6 +125,8 @@ async function serve(
     origin: originOf(request, address),
   }).catch(errorAnswer);
 
+  for (const observer of registry.observers)
+    observer({ phase: "handled", method, route, status: answer.status });
   if (fault) {
     await held.delay(fault.latency_ms);
     if (fault.drop === "after") return void request.socket.destroy();

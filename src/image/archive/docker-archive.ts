@@ -15,6 +15,7 @@ import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { UsageError } from "../../errors.js";
 import { MEDIA_TYPES } from "../../model/image-manifest.js";
+import { formatBytes } from "../../util/bytes.js";
 import type { PlanBlob, PushPlan } from "../plan.js";
 import { damaged, digestOf, readJson } from "./damaged.js";
 import { DirectoryFiles, type FileBytes, type ImageFiles } from "./files.js";
@@ -150,7 +151,7 @@ async function layerBlob(
       label,
     };
   }
-  options.note?.(`compressing ${label} (${file.size} bytes)`);
+  options.note?.(`compressing ${label} (${formatBytes(file.size)})`);
   const target = join(options.tempDir, `layer-${index}.tar.gz`);
   const uncompressed = createHash("sha256");
   const compressed = createHash("sha256");

@@ -176,6 +176,14 @@ describe("pushing with docker or podman", () => {
     }
     const found = await inspectLocalImage({ engine: findEngine(env, "docker"), env }, "there:1");
     expect(found.id).toMatch(/^sha256:[a-f0-9]{64}$/);
+    const down = { ...env, STANDIN_DAEMON_DOWN: "1" };
+    const stopped = await failure(
+      inspectLocalImage({ engine: findEngine(down, "docker"), env: down }, "there:1"),
+      UsageError,
+    );
+    expect(stopped.message).toMatch(
+      /could not look the image up \(Cannot connect to the Docker daemon.*is docker running\?.*--image-archive/,
+    );
   });
 });
 

@@ -49,7 +49,14 @@ export async function inspectLocalImage(context: EngineContext, image: string): 
   const run = await engineRun(context, ["image", "inspect", "--format", "{{.Id}}", image]);
   const id = run.stdout.trim().split(/\s+/)[0] ?? "";
   if (run.code !== 0 || !id) {
-    throw new UsageError(`--image ${image}: ${context.engine.name} has no such image: ${lastWords(run, 2)}`);
+    const words = lastWords(run, 2);
+    const { name } = context.engine;
+    if (/no such image|image not known|not found/i.test(words)) {
+      throw new UsageError(`--image ${image}: ${name} has no such image: ${words}`);
+    }
+    throw new UsageError(
+      `--image ${image}: ${name} could not look the image up (${words}): is ${name} running? Or save the image elsewhere and push the file with --image-archive`,
+    );
   }
   return { id };
 }
