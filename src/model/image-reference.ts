@@ -25,6 +25,9 @@ export function isDigest(text: string): boolean {
   return ANY_DIGEST.test(text);
 }
 
+/** The digests an image reference may end in: the registered algorithms, at their lengths. */
+const REFERENCE_DIGEST = /^(?:sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$/;
+
 /** `HOST[:PORT]/REPOSITORY[:TAG][@DIGEST]` taken apart. */
 export interface ImageReference {
   /** `registry.example.com:5000`, as written (no scheme). */
@@ -46,7 +49,7 @@ export function parseImageReference(text: string): ImageReference | null {
   if (at >= 0) {
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
-    if (!isDigest(digest)) return null;
+    if (!REFERENCE_DIGEST.test(digest)) return null;
   }
   const slash = rest.indexOf("/");
   if (slash <= 0) return null;

@@ -8,9 +8,7 @@
 import { basename } from "node:path";
 import { getRevision } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
-import { UsageError } from "../errors.js";
 import { imageNameFor } from "../image/registry/address.js";
-import { checkTag } from "../image/tag.js";
 import type { Change } from "../model/changes.js";
 import { parseImageReference } from "../model/image-reference.js";
 import type { DeploymentT } from "../model/responses.js";
@@ -31,51 +29,6 @@ import {
   type ShippedImage,
   shipImage,
 } from "./ship-image.js";
-
-const SOURCE_ONLY: [keyof PushInput, string][] = [
-  ["agentConfigPath", "--agent-config-path"],
-  ["maxSize", "--max-size"],
-  ["includeCredentials", "--include-credentials"],
-];
-
-/**
- * Whether this push ships an image; the flags that do not go together are a usage error: an
- * image and a directory, an image and an archive, a directory's flags with an image, an
- * image's flags without one.
- */
-export function imagePushConflicts(dir: string | undefined, input: PushInput): boolean {
-  const image = input.image !== undefined || input.imageArchive !== undefined;
-  if (input.image !== undefined && input.imageArchive !== undefined) {
-    throw new UsageError(
-      "--image and --image-archive: give one, the image in docker or podman or a saved one",
-    );
-  }
-  if (!image) {
-    const imageOnly = [input.engine !== undefined && "--engine", input.tag !== undefined && "--tag"].filter(
-      Boolean,
-    );
-    if (imageOnly.length) {
-      throw new UsageError(`${imageOnly.join(" and ")} go with --image or --image-archive (an image push)`);
-    }
-    return false;
-  }
-  const flag = input.image !== undefined ? "--image" : "--image-archive";
-  if (dir !== undefined) {
-    throw new UsageError(
-      `${flag} ships an image: give no DIR (a directory is pushed without ${flag}, to an internal_source deployment)`,
-    );
-  }
-  const sourceOnly = SOURCE_ONLY.filter(([key]) => input[key] !== undefined).map(([, name]) => name);
-  if (sourceOnly.length) {
-    throw new UsageError(`${sourceOnly.join(", ")}: only for a project directory, not with ${flag}`);
-  }
-  if (input.imageArchive !== undefined && input.engine !== undefined) {
-    throw new UsageError("--engine goes with --image: an archive is pushed without docker or podman");
-  }
-  if ((input.image ?? input.imageArchive)!.trim() === "") throw new UsageError(`${flag} is empty`);
-  if (input.tag !== undefined) checkTag(input.tag);
-  return true;
-}
 
 export async function prepareImageShipment(
   ctx: Ctx,

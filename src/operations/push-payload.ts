@@ -7,6 +7,7 @@ import type { ApiClient } from "../api/client.js";
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
 import type { EngineName } from "../image/engine/find.js";
+import { checkTag } from "../image/tag.js";
 import { buildBody } from "../manifest/build.js";
 import type { Change } from "../model/changes.js";
 import { PLATFORM_VARIABLES } from "../model/platform-variables.js";
@@ -81,6 +82,51 @@ export interface Shipment {
   /** The secrets given (platform variables left out); undefined when none were. */
   secrets: SecretT[] | undefined;
   payload: Payload;
+}
+
+const SOURCE_ONLY: [keyof PushInput, string][] = [
+  ["agentConfigPath", "--agent-config-path"],
+  ["maxSize", "--max-size"],
+  ["includeCredentials", "--include-credentials"],
+];
+
+/**
+ * Whether this push ships an image; the flags that do not go together are a usage error: an
+ * image and a directory, an image and an archive, a directory's flags with an image, an
+ * image's flags without one.
+ */
+export function isImagePush(dir: string | undefined, input: PushInput): boolean {
+  const image = input.image !== undefined || input.imageArchive !== undefined;
+  if (input.image !== undefined && input.imageArchive !== undefined) {
+    throw new UsageError(
+      "--image and --image-archive: give one, the image in docker or podman or a saved one",
+    );
+  }
+  if (!image) {
+    const imageOnly = [input.engine !== undefined && "--engine", input.tag !== undefined && "--tag"].filter(
+      Boolean,
+    );
+    if (imageOnly.length) {
+      throw new UsageError(`${imageOnly.join(" and ")} go with --image or --image-archive (an image push)`);
+    }
+    return false;
+  }
+  const flag = input.image !== undefined ? "--image" : "--image-archive";
+  if (dir !== undefined) {
+    throw new UsageError(
+      `${flag} ships an image: give no DIR (a directory is pushed without ${flag}, to an internal_source deployment)`,
+    );
+  }
+  const sourceOnly = SOURCE_ONLY.filter(([key]) => input[key] !== undefined).map(([, name]) => name);
+  if (sourceOnly.length) {
+    throw new UsageError(`${sourceOnly.join(", ")}: only for a project directory, not with ${flag}`);
+  }
+  if (input.imageArchive !== undefined && input.engine !== undefined) {
+    throw new UsageError("--engine goes with --image: an archive is pushed without docker or podman");
+  }
+  if ((input.image ?? input.imageArchive)!.trim() === "") throw new UsageError(`${flag} is empty`);
+  if (input.tag !== undefined) checkTag(input.tag);
+  return true;
 }
 
 /** --name, or on a terminal the answer to a question (default: `offered`). */

@@ -24,8 +24,7 @@ import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
-import { imagePushConflicts, prepareImageShipment } from "./push-image.js";
-import type { PushInput, Shipment, ShippedFields } from "./push-payload.js";
+import { isImagePush, type PushInput, type Shipment, type ShippedFields } from "./push-payload.js";
 import { type PushOutcome, PushReport, type PushResult } from "./push-report.js";
 import { prepareSourceShipment } from "./push-source.js";
 import { deploymentsNamed } from "./resolve.js";
@@ -36,10 +35,11 @@ export type { PushInput } from "./push-payload.js";
 
 /** `dir`: the project directory of a source push (default "."); none with --image or --image-archive. */
 export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<void> {
-  const image = imagePushConflicts(dir, input);
+  const image = isImagePush(dir, input);
   const report = new PushReport(ctx, await ctx.printer());
+  // The image side (archives, registries, engines) is loaded only for an image push.
   const shipment = image
-    ? await prepareImageShipment(ctx, input, report)
+    ? await (await import("./push-image.js")).prepareImageShipment(ctx, input, report)
     : await prepareSourceShipment(ctx, dir ?? ".", input, report);
   try {
     const found = await findDeployment(ctx, shipment);

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { makeStandIns } from "../helpers/engine-standin.js";
 import { dockerArchive, makeTestImage, ociLayout, sha256, tarOf, writeTree } from "../helpers/images.js";
+import { startProxy } from "../helpers/proxy.js";
 import { registry } from "../helpers/registry.js";
 import { cliEnv, freshDir, instantClock, runCli } from "../helpers/run-cli.js";
 import { ctrlCAt, emulatorEvent } from "../reliability/helpers.js";
@@ -195,7 +196,7 @@ describe("deploy push --image (docker or podman)", () => {
   it("docker: the token only on stdin, a private --config gone afterwards; the pushed digest deploys", async () => {
     const em = await startTestEmulator({ stageMs: 1000 });
     const standIns = makeStandIns(makeTestImage("docker-cli"));
-    const r = await run(em, ["--image", "my-agent:dev", "--name", "from-docker", "-o", "json"], {
+    const r = await run(em, ["--image", "my-agent:dev", "--name", "from-docker", "-o", "json", "--debug"], {
       env: { ...standIns.env, DOCKER_CONFIG: "/users/own/docker-config" },
     });
     expect(r.code, r.stderr).toBe(0);
@@ -274,6 +275,28 @@ describe("deploy push --image (docker or podman)", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("No such image: nope:1");
     expect(em.emulator.stats().total).toBe(0);
+  });
+});
+
+describe("deploy push with an image through a proxy", () => {
+  it("sends the push token request and every registry request through HTTP_PROXY", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const proxy = await startProxy();
+    const r = await run(em, ["--image-archive", archiveFile("proxied", 1), "--name", "proxied"], {
+      env: { HTTP_PROXY: proxy.url },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const registryHost = em.emulator.registry.host;
+    expect(proxy.forwarded).toContainEqual(
+      expect.stringMatching(/^POST http:\/\/127\.0\.0\.1:\d+\/v2\/deployments\/[0-9a-f-]{36}\/push-token$/),
+    );
+    expect(proxy.forwarded).toContainEqual(
+      expect.stringMatching(new RegExp(`^HEAD http://${registryHost}/v2/deployments/`)),
+    );
+    expect(proxy.forwarded).toContainEqual(
+      expect.stringMatching(new RegExp(`^PUT http://${registryHost}/v2/.*/manifests/`)),
+    );
+    await proxy.close();
   });
 });
 
