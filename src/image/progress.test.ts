@@ -26,7 +26,13 @@ function capture(live: boolean) {
   let now = 0;
   const lines: string[] = [];
   const display = pushDisplay(plan, {
-    stderr: { write: (text: string) => void (out += text), isTTY: live, columns: 80 },
+    stderr: {
+      write: (text: string) => {
+        out += text;
+      },
+      isTTY: live,
+      columns: 80,
+    },
     live,
     info: (line) => {
       lines.push(line);
