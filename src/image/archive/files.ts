@@ -15,7 +15,7 @@ export interface FileBytes {
 }
 
 export interface ImageFiles {
-  /** What it is, for messages: "the directory ./oci", "the tar image.tar". */
+  /** The path as given, for messages: "./oci", "image.tar". */
   readonly describe: string;
   /** The file at `path` (relative, `/`-separated), or null when there is none. */
   file(path: string): FileBytes | null;

@@ -56,7 +56,7 @@ export async function openImageArchive(path: string, options: OpenOptions): Prom
   };
   try {
     files = isDirectory
-      ? new DirectoryFiles(full, `the directory ${path}`)
+      ? new DirectoryFiles(full, path)
       : await tarFiles(full, path, tempDir, options);
     const plan = files.file("manifest.json")
       ? await dockerArchivePlan(files, { tempDir, signal: options.signal, note: options.note })
