@@ -7,7 +7,9 @@
 //   server        listening, one request from arrival to answer (faults included), writing
 //   paths         URL paths -> endpoint and repository name
 //   access        push tokens as credentials: the Bearer challenge and the token endpoint
-//   handlers      the endpoints
+//   handlers      the endpoints, by path: the ping, the token service, blobs, tags
+//   uploads, manifests   the endpoints that take blobs and manifests
+//   request, bodies      what handlers share: the request, its checks, reading its body
 //   storage       the rules of what is held (links per repository, uploads, quota)
 //   backend, directory-backend   the bytes: memory, or files beside the state file
 //   tokens        push tokens: signed, expiring claims
