@@ -207,6 +207,7 @@ describe("deploy push --image (docker or podman)", () => {
     const calls = standIns.calls();
     expect(calls.map((call) => call.args.find((a) => !a.startsWith("-") && !a.startsWith("/")))).toEqual([
       "image",
+      "context",
       "login",
       "tag",
       "push",

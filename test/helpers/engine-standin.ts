@@ -48,10 +48,10 @@ const env = process.env;
 const flag = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : null; };
 const configDir = engine === "docker" ? flag("--config") : (flag("--authfile") ? path.dirname(flag("--authfile")) : null);
 const record = { engine, args, stdin, configDir, configDirExisted: configDir ? fs.existsSync(configDir) : false,
-  env: { DOCKER_CONFIG: env.DOCKER_CONFIG, REGISTRY_AUTH_FILE: env.REGISTRY_AUTH_FILE } };
+  env: { DOCKER_CONFIG: env.DOCKER_CONFIG, REGISTRY_AUTH_FILE: env.REGISTRY_AUTH_FILE, DOCKER_HOST: env.DOCKER_HOST, DOCKER_CONTEXT: env.DOCKER_CONTEXT } };
 fs.appendFileSync(env.STANDIN_LOG, JSON.stringify(record) + "\n");
 const words = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && ["--config", "--authfile", "--digestfile", "--format", "--username", "-u"].includes(args[i - 1])));
-const command = words[0] === "image" ? "image " + words[1] : words[0];
+const command = words[0] === "image" || words[0] === "context" ? words[0] + " " + words[1] : words[0];
 const fail = (text) => { process.stderr.write(text + "\n"); process.exit(1); };
 
 function request(method, url, headers, body) {
@@ -100,6 +100,10 @@ async function main() {
     return;
   }
   if (command === "tag") return;
+  if (command === "context inspect") {
+    process.stdout.write("unix:///run/standin/" + (env.DOCKER_CONTEXT || "default") + ".sock\n");
+    return;
+  }
   if (command === "push") {
     const target = words[words.length - 1];
     const host = target.slice(0, target.indexOf("/"));

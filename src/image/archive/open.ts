@@ -55,9 +55,7 @@ export async function openImageArchive(path: string, options: OpenOptions): Prom
     rmSync(tempDir, { recursive: true, force: true });
   };
   try {
-    files = isDirectory
-      ? new DirectoryFiles(full, path)
-      : await tarFiles(full, path, tempDir, options);
+    files = isDirectory ? new DirectoryFiles(full, path) : await tarFiles(full, path, tempDir, options);
     const plan = files.file("manifest.json")
       ? await dockerArchivePlan(files, { tempDir, signal: options.signal, note: options.note })
       : files.file("index.json")

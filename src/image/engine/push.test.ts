@@ -69,16 +69,24 @@ describe("pushing with docker or podman", () => {
   it("docker: logs in with the token on stdin in a private --config, tags, pushes, reads the digest; the directory is gone after", async () => {
     const em = await startTestEmulator();
     const standIns = makeStandIns(makeTestImage("docker-engine"));
-    const { push, tokens, address } = await pushVia(em, standIns, "docker");
+    const { push, tokens, address } = await pushVia(em, standIns, "docker", { DOCKER_CONTEXT: "colima" });
     expect(await push).toBe(standIns.digest);
 
     const calls = standIns.calls();
     expect(calls.map((call) => call.args.filter((a) => !a.startsWith("/")).slice(0, 3))).toEqual([
+      ["context", "inspect", "--format"],
       ["--config", "login", "--username"],
       ["tag", "my-agent:dev", `${address.host}/${address.prefix}/my-agent:t1`],
       ["--config", "push", `${address.host}/${address.prefix}/my-agent:t1`],
     ]);
-    const login = calls[0]!;
+    // The user's context (read with the user's config) names the daemon the private config cannot.
+    expect(calls[0]!.configDir).toBeNull();
+    expect(calls[0]!.env.DOCKER_CONTEXT).toBe("colima");
+    for (const call of [calls[1]!, calls[3]!]) {
+      expect(call.env).toMatchObject({ DOCKER_HOST: "unix:///run/standin/colima.sock" });
+      expect(call.env.DOCKER_CONTEXT).toBeUndefined();
+    }
+    const login = calls[1]!;
     expect(login.args).toEqual([
       "--config",
       login.configDir,
@@ -89,7 +97,7 @@ describe("pushing with docker or podman", () => {
       address.host,
     ]);
     expect(login.configDirExisted).toBe(true);
-    expect(calls[2]!.configDir).toBe(login.configDir);
+    expect(calls[3]!.configDir).toBe(login.configDir);
     expect(existsSync(login.configDir!)).toBe(false);
     expectTokenOnlyOnStdin(standIns, tokens.issued);
   });

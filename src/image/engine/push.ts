@@ -74,7 +74,7 @@ export interface EnginePush {
 export async function pushWithEngine(context: EngineContext, push: EnginePush): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "cpctl-registry-login-"));
   try {
-    const client = clientConfig(context.engine, dir, push.address);
+    const client = await clientConfig(context, dir, push.address);
     const target = `${push.reference}:${push.tag}`;
     await logIn(context, client, push);
     const tagged = await engineRun(context, ["tag", push.image, target]);
@@ -87,7 +87,7 @@ export async function pushWithEngine(context: EngineContext, push: EnginePush): 
     let renewed = false;
     for (let attempt = 1; ; attempt++) {
       context.note?.(`pushing ${target} with ${context.engine.name}`);
-      const run = await engineRun(context, client.push(target), { lines: true });
+      const run = await engineRun(context, client.push(target), { lines: true, env: client.env });
       if (run.code === 0) return await pushedDigest(context, client, run, push);
       const refused = REFUSED.test(`${run.stderr}\n${run.stdout}`);
       if (refused && !renewed) {
@@ -123,11 +123,17 @@ interface ClientConfig {
   push(target: string): string[];
   inspectDigests(target: string): string[] | null;
   digestFile: string | null;
+  /** The environment of login and push (docker: the daemon the user's context names). */
+  env: Env;
 }
 
 /** The engine's arguments for a private client configuration in `dir`. */
-function clientConfig(engine: Engine, dir: string, address: RegistryAddress): ClientConfig {
-  if (engine.name === "docker") {
+async function clientConfig(
+  context: EngineContext,
+  dir: string,
+  address: RegistryAddress,
+): Promise<ClientConfig> {
+  if (context.engine.name === "docker") {
     // An entry for the registry makes docker keep its credential in this file: with none,
     // docker would look for the platform's credential helper (the keychain, pass) and store
     // the token there, outside the directory.
@@ -139,6 +145,7 @@ function clientConfig(engine: Engine, dir: string, address: RegistryAddress): Cl
       push: (target) => ["--config", dir, "push", target],
       inspectDigests: (target) => ["image", "inspect", "--format", "{{json .RepoDigests}}", target],
       digestFile: null,
+      env: await daemonOfContext(context),
     };
   }
   const authfile = join(dir, "auth.json");
@@ -159,13 +166,29 @@ function clientConfig(engine: Engine, dir: string, address: RegistryAddress): Cl
     push: (target) => ["push", "--authfile", authfile, ...tls, "--digestfile", digestFile, target],
     inspectDigests: () => null,
     digestFile,
+    env: context.env,
   };
+}
+
+/**
+ * docker reads which daemon to talk to (its context: colima, Docker Desktop, a remote host)
+ * from the config directory, and `--config DIR` is a new, empty one: the daemon of the user's
+ * context is looked up first (with the user's own config, read only) and given as DOCKER_HOST.
+ */
+async function daemonOfContext(context: EngineContext): Promise<Env> {
+  if (context.env.DOCKER_HOST) return context.env;
+  const run = await engineRun(context, ["context", "inspect", "--format", "{{.Endpoints.docker.Host}}"]);
+  const host = run.stdout.trim();
+  if (run.code !== 0 || !/^[a-z]+:\/\/\S+$/.test(host)) return context.env;
+  // DOCKER_CONTEXT would name a context the new directory does not have.
+  return { ...context.env, DOCKER_HOST: host, DOCKER_CONTEXT: undefined };
 }
 
 async function logIn(context: EngineContext, client: ClientConfig, push: EnginePush): Promise<void> {
   context.note?.(`logging in to ${push.address.host} with ${context.engine.name}`);
   const run = await engineRun(context, client.login(push.address.host), {
     stdin: `${push.tokens.current()}\n`,
+    env: client.env,
   });
   if (run.code === 0) return;
   const words = lastWords(run, 2);
@@ -219,10 +242,10 @@ function readDigestFile(path: string): string | null {
 function engineRun(
   context: EngineContext,
   args: string[],
-  options: { stdin?: string; lines?: boolean } = {},
+  options: { stdin?: string; lines?: boolean; env?: Env } = {},
 ) {
   return runEngine(context.engine, args, {
-    env: context.env,
+    env: options.env ?? context.env,
     signal: context.signal,
     stdin: options.stdin,
     onLine: options.lines ? context.onLine : undefined,
