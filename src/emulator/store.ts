@@ -7,15 +7,15 @@ import { type RevisionStatus, revisionStages, type Source } from "../model/enums
 import { withResourceDefaults } from "../model/resource-spec.js";
 import { REVISION_FIELD_SOURCES, SOURCE_CONFIG_FIELD_SOURCES } from "../model/rules.js";
 import type { CreateRequest, PatchRequest, ResourceSpecRequestT } from "../model/schemas.js";
-import { UPLOAD_URL_LIFETIME_MS } from "./defaults.js";
 import { newCommitSha, newId } from "./ids.js";
 import { supersede } from "./lifecycle.js";
-import type { StateContents } from "./snapshot.js";
 import {
   type EmulatorState,
   emptyState,
   type FailRule,
   type RevisionConfig,
+  STATE_FORMAT,
+  STATE_VERSION,
   type StoredDeployment,
   type StoredRevision,
   type StoredUpload,
@@ -103,15 +103,17 @@ export class Store {
     return this.clockOffset;
   }
 
-  /** Everything, as a snapshot is made of it (live: see snapshot.ts). */
-  contents(): StateContents {
+  /** Everything, as the state file holds it. */
+  contents(): EmulatorState {
     return {
+      format: STATE_FORMAT,
+      version: STATE_VERSION,
       signing_key: this.signingKeyValue,
       seq: this.seq,
       clock_offset_ms: this.clockOffset,
-      deployments: this.deployments.all(),
-      uploads: this.uploads.all(),
-      tracing_projects: this.projects.all(),
+      deployments: [...this.deployments.all()],
+      uploads: [...this.uploads.all()],
+      tracing_projects: [...this.projects.all()],
       fail_next: this.failNext,
     };
   }
@@ -334,7 +336,7 @@ export class Store {
   issueUpload(deployment: StoredDeployment, now: number, expiresAt: number): StoredUpload {
     // URLs that expired unused are worth nothing: drop them, so the state does not grow
     // with every upload-url call.
-    for (const upload of this.uploads.lapsed(now, uploadExpiresAt)) {
+    for (const upload of this.uploads.lapsed(now)) {
       this.uploads.remove(upload);
       this.change.removedUpload(upload.id);
     }
@@ -500,11 +502,6 @@ export class Store {
       this.change.clear();
     }
   }
-}
-
-/** When an upload URL stops being accepted (files from before expiry was stored: issued + lifetime). */
-export function uploadExpiresAt(upload: StoredUpload): number {
-  return upload.expires_at ?? upload.issued_at + UPLOAD_URL_LIFETIME_MS;
 }
 
 function emptyRevisionConfig(): RevisionConfig {
