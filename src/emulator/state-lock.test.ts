@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeTestEmulators, startTestEmulator } from "../../test/helpers/emulator.js";
-import { ownIdentity, processStartTicks } from "./process-identity.js";
+import { ownIdentity, processStartTicks } from "../util/process-identity.js";
 import { EmulatorStartError, startEmulator } from "./server.js";
 import { LOCK_STALE_MS } from "./state-lock.js";
 

@@ -11,7 +11,7 @@
 //   when the name exists, as O_EXCL does): of two newcomers that both found the holder dead,
 //   exactly one creates it, and nobody ever removes a file it does not hold. The winner then
 //   removes the older numbers.
-// - The file records who holds it (process-identity.ts: host, boot ID, PID namespace, PID,
+// - The file records who holds it (util/process-identity.ts: host, boot ID, PID namespace, PID,
 //   start time). A newcomer that shares the holder's boot and PID namespace checks the PID
 //   and start time: a free PID, or one reused by a younger process, is a dead holder, taken
 //   over at once (the usual kill -9 and restart).
@@ -50,7 +50,7 @@ import {
   type ProcessIdentity,
   pidExists,
   sharesPidSpace,
-} from "./process-identity.js";
+} from "../util/process-identity.js";
 import { HttpError } from "./responses.js";
 import { EmulatorStartError } from "./start-error.js";
 

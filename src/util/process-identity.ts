@@ -1,5 +1,6 @@
-// Who a process is, in terms that survive PID reuse and PID namespaces, for the state lock
-// (state-lock.ts). A PID alone proves nothing: in a container the emulator is often PID 1,
+// Who a process is, in terms that survive PID reuse and PID namespaces, for the locks of the
+// emulator's state file (emulator/state-lock.ts) and of the user config file (config/lock.ts).
+// A PID alone proves nothing: in a container the emulator is often PID 1,
 // and PID 1 is always alive, in every namespace. So a lock records, besides the PID, the
 // host, the kernel's boot ID, the PID namespace and the process start time; another process
 // can judge the PID only when it shares boot and namespace, and a PID in use by a process
