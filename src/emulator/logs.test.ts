@@ -490,7 +490,11 @@ describe("paging and following", () => {
     let cursor: string | null = null;
     // Their loop: {order: asc, limit: 50, offset: cursor}, and the cursor kept when none comes.
     for (let poll = 0; poll < 60; poll++) {
-      const page = await logPage(em, path, { order: "asc", limit: 50, ...(cursor ? { offset: cursor } : {}) });
+      const page = await logPage(em, path, {
+        order: "asc",
+        limit: 50,
+        ...(cursor ? { offset: cursor } : {}),
+      });
       received.push(...page.logs);
       cursor = page.next_offset ?? cursor;
       em.advance(STAGE / 4);

@@ -61,7 +61,12 @@ export async function* entriesForward(
   let full: boolean;
   do {
     const asked = Math.min(PAGE, limit - count);
-    const page = await readLogPage(api, source, { ...baseQuery(filters), order: "asc", limit: asked, offset });
+    const page = await readLogPage(api, source, {
+      ...baseQuery(filters),
+      order: "asc",
+      limit: asked,
+      offset,
+    });
     const entries = page.logs.slice(0, limit - count);
     count += entries.length;
     if (entries.length > 0) yield entries;
