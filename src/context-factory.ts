@@ -7,7 +7,7 @@ import type { ApiClient } from "./api/client.js";
 import { commandWords } from "./argv.js";
 import { loadConfigLayers } from "./config/files.js";
 import { LOCAL_BASE_URL } from "./config/profiles.js";
-import { checkProjectAddress } from "./config/project-address.js";
+import { checkProjectFile } from "./config/project-address.js";
 import {
   defaultLayer,
   environmentLayer,
@@ -164,8 +164,9 @@ async function createApiClient(
       `no control plane address: give --base-url URL, set CPCTL_BASE_URL, or choose a profile with a baseUrl (--profile local for the emulator at ${LOCAL_BASE_URL})`,
     );
   }
-  // Before any request: nothing of the user's goes to an address a project file chose.
-  checkProjectAddress(settings, settings.config?.userPath ?? "your user config");
+  // Before any request: nothing of the user's goes to an address a project file chose, and a
+  // project file does not choose which of the user's credentials are used.
+  checkProjectFile(settings, settings.config?.userPath ?? "your user config");
   const [{ ApiClient }, { chooseTransport }] = await Promise.all([
     import("./api/client.js"),
     import("./api/transport-choice.js"),

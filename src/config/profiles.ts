@@ -38,6 +38,11 @@ export function defaultProfile(files: ConfigFiles): { name: string; file: Config
   return null;
 }
 
+/** How a profile chosen by a file's defaultProfile says where it came from. */
+export function defaultProfileOrigin(file: ConfigFile): string {
+  return `defaultProfile in ${file.path}`;
+}
+
 /** --profile > CPCTL_PROFILE > project defaultProfile > user defaultProfile, known or not. */
 export function pickProfile(files: ConfigFiles, profileFlag: string | undefined, env: Env): ProfileChoice {
   if (profileFlag !== undefined) {
@@ -46,7 +51,7 @@ export function pickProfile(files: ConfigFiles, profileFlag: string | undefined,
   }
   if (env.CPCTL_PROFILE) return { name: env.CPCTL_PROFILE, origin: "environment variable CPCTL_PROFILE" };
   const fallback = defaultProfile(files);
-  if (fallback) return { name: fallback.name, origin: `defaultProfile in ${fallback.file.path}` };
+  if (fallback) return { name: fallback.name, origin: defaultProfileOrigin(fallback.file) };
   return { name: null, origin: null };
 }
 
