@@ -195,7 +195,18 @@ async function createApiClient(
     now: () => ctx.clock.now(),
     signal: ctx.signal,
     pageWindow: pageWindow(ctx.env.CPCTL_PAGE_WINDOW),
+    maxResponseBytes: maxResponseBytes(ctx.env.CPCTL_MAX_RESPONSE_MB),
   });
+}
+
+/** CPCTL_MAX_RESPONSE_MB: the most of a control plane's answer read, in MiB (1 to 4096). */
+function maxResponseBytes(text: string | undefined): number | undefined {
+  if (text === undefined || text === "") return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 4096) {
+    throw new UsageError(`CPCTL_MAX_RESPONSE_MB: '${text}' is not a whole number of MiB from 1 to 4096`);
+  }
+  return n * 1024 * 1024;
 }
 
 /** CPCTL_PAGE_WINDOW: the most pages of a list asked for at once (1 to 16; 1 is one after another). */

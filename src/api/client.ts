@@ -5,6 +5,7 @@
 import { NetworkError, UsageError } from "../errors.js";
 import { DEFAULT_TENANT_HEADER } from "../model/enums.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
+import { formatBytes } from "../util/bytes.js";
 import { apiErrorOf, type FailedRequest, type SentCredentials } from "./api-error.js";
 import { isJsonType, mediaType } from "./media-type.js";
 import { DEFAULT_PAGE_WINDOW, type Query, readPages } from "./pages.js";
@@ -13,12 +14,19 @@ import {
   DEFAULT_RETRY_POLICY,
   defaultSleep,
   isRetrySafeMethod,
+  ResponseTooLargeError,
   type RetryPolicy,
   type Sleep,
   UnreadableBodyError,
   withRetry,
 } from "./retry.js";
-import { nodeTransport, parseHttpUrl, type Transport, type TransportResponse } from "./transport.js";
+import {
+  BodyLimitExceeded,
+  nodeTransport,
+  parseHttpUrl,
+  type Transport,
+  type TransportResponse,
+} from "./transport.js";
 
 export interface Credentials {
   apiKey?: string;
@@ -49,7 +57,19 @@ export interface ApiClientOptions {
   transport?: Transport;
   /** Pages of a list in flight at once (see pages.ts). */
   pageWindow?: number;
+  /** The most of a control plane's 2xx answer that is read (default DEFAULT_RESPONSE_LIMIT). */
+  maxResponseBytes?: number;
 }
+
+const MiB = 1024 * 1024;
+/**
+ * The most of a control plane's answer cpctl reads: far above any real one (a page of 100
+ * deployments, each made from a request body of at most 1 MiB), far below what would strain
+ * memory. CPCTL_MAX_RESPONSE_MB changes it (context-factory.ts).
+ */
+export const DEFAULT_RESPONSE_LIMIT = 64 * MiB;
+/** The most of another service's answer (an upload URL's storage) that is read: it says "stored". */
+const STORAGE_ANSWER_LIMIT = 1 * MiB;
 
 export type { Query, QueryValue } from "./pages.js";
 
@@ -114,6 +134,8 @@ interface PreparedRequest extends FailedRequest {
   policy: RetryPolicy;
   doneOnRetry: readonly number[];
   parseLater: boolean;
+  /** The most of a 2xx answer's body read (transport.ts). */
+  maxBodyBytes: number;
 }
 
 export class ApiClient {
@@ -215,6 +237,9 @@ export class ApiClient {
       timeoutMs: opts.timeoutMs ?? this.options.requestTimeoutMs,
       doneOnRetry: opts.doneOnRetry ?? [],
       parseLater: opts.parseLater === true,
+      maxBodyBytes: absolute
+        ? STORAGE_ANSWER_LIMIT
+        : (this.options.maxResponseBytes ?? DEFAULT_RESPONSE_LIMIT),
       policy:
         opts.maxAttempts === undefined
           ? this.policy
@@ -245,9 +270,11 @@ export class ApiClient {
         signal: p.signal,
         // A request we may not repeat gets its own connection: see transport.ts.
         reuseConnection: p.retrySafe,
+        maxBodyBytes: p.maxBodyBytes,
       });
     } catch (error) {
       this.tracer?.failure(error as Error, Date.now() - started);
+      if (error instanceof BodyLimitExceeded) throw this.tooLarge(p, error);
       throw error;
     }
     this.tracer?.response({ ...res, elapsedMs: Date.now() - started });
@@ -260,6 +287,18 @@ export class ApiClient {
       return { status: res.status, headers: res.headers, body: null as T };
     }
     throw apiErrorOf(res, p, this.sentCredentials(p), this.now(), this.secrets());
+  }
+
+  private tooLarge(p: PreparedRequest, exceeded: BodyLimitExceeded): ResponseTooLargeError {
+    const done = p.retrySafe ? "" : ` (HTTP ${exceeded.status}, so it was carried out)`;
+    const error = new ResponseTooLargeError(
+      `the answer to ${p.display}${done} is larger than ${formatBytes(exceeded.limit)}, the most cpctl reads from ${p.absolute ? "a storage service" : "the control plane"}; it was not read whole`,
+    );
+    if (!p.absolute)
+      error.withHint(
+        `If such an answer is expected, raise the limit: CPCTL_MAX_RESPONSE_MB=${Math.ceil((exceeded.limit * 2) / MiB)}`,
+      );
+    return error;
   }
 
   private sentCredentials(p: PreparedRequest): SentCredentials {

@@ -11,8 +11,10 @@ import { EnvHttpProxyAgent, request as undiciRequest } from "undici";
 import { InterruptedError, NetworkError } from "../errors.js";
 import { type ProxySettings, shownProxy } from "./proxy-env.js";
 import {
+  BodyLimitExceeded,
   parseHttpUrl,
   RequestInterruptedError,
+  readLimitedBody,
   type Transport,
   type TransportResponse,
 } from "./transport.js";
@@ -68,11 +70,19 @@ export function proxyTransport(settings: ProxySettings, options: ProxyTransportO
         headersTimeout: 0,
         bodyTimeout: 0,
       });
-      const body = Buffer.from(await response.body.arrayBuffer());
+      const headers = flatten(response.headers);
+      // Bounded as the direct transport's answers are (transport.ts).
+      const { body, bodyCut } = await readLimitedBody(
+        response.body,
+        response.statusCode,
+        headers["content-length"],
+        request.maxBodyBytes,
+      );
       return {
         status: response.statusCode,
-        headers: flatten(response.headers),
+        headers,
         body,
+        ...(bodyCut ? { bodyCut } : {}),
       } satisfies TransportResponse;
     } catch (error) {
       if (request.signal?.aborted) throw new RequestInterruptedError(`interrupted (${what})`, true);
@@ -83,7 +93,12 @@ export function proxyTransport(settings: ProxySettings, options: ProxyTransportO
           true,
         );
       }
-      if (error instanceof InterruptedError || error instanceof NetworkError) throw error;
+      if (
+        error instanceof InterruptedError ||
+        error instanceof NetworkError ||
+        error instanceof BodyLimitExceeded
+      )
+        throw error;
       throw proxyError(error as Error & { code?: string; cause?: unknown }, {
         proxy,
         variable,

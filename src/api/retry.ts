@@ -40,6 +40,18 @@ export class UnreadableBodyError extends NetworkError {
   }
 }
 
+/**
+ * A 2xx answer larger than cpctl reads (client.ts's limits): not read whole, and never asked
+ * for again (it would be as large the next time). For a POST or PATCH the 2xx status says it
+ * was carried out.
+ */
+export class ResponseTooLargeError extends NetworkError {
+  override readonly code = "response_too_large";
+  constructor(message: string) {
+    super(message, "bad_response", true);
+  }
+}
+
 /** Statuses that say "try again later" without the request having been acted upon. */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 

@@ -75,6 +75,48 @@ describe("in-process: each input over its limit is exit 2, and nothing is sent",
   });
 });
 
+/** A YAML file whose anchor (a string of `anchorBytes`) is repeated by `aliases` aliases. */
+function aliasBomb(anchorBytes: number, aliases: number): string {
+  const lines = [
+    "name: bomb",
+    "source: external_container",
+    "source_revision_config:",
+    "  image_uri: r.example.com/a:1",
+    "source_config:",
+    "  resource_spec:",
+    "    annotations:",
+    `      a0: &big "${"x".repeat(anchorBytes)}"`,
+  ];
+  for (let i = 1; i <= aliases; i++) lines.push(`      a${i}: *big`);
+  return `${lines.join("\n")}\n`;
+}
+
+describe("YAML aliases: what a file expands to is bounded too", () => {
+  it("the issue's file: 4 MB with 99 aliases (390 MB once expanded) is exit 2 at once, nothing sent", async () => {
+    const dir = freshDir("aliases");
+    const bomb = aliasBomb(DEPLOYMENT_FILE_LIMIT.maxBytes - 4096, 99);
+    writeFileSync(join(dir, "bomb.yaml"), bomb);
+    const r = await runCli([...DRY_CREATE, "-f", "bomb.yaml"], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "error: bomb.yaml: expands to more than 4 MiB once its YAML aliases are repeated (each alias stands for a copy of its anchor), the most cpctl reads from a deployment file; nothing was sent\n",
+    );
+    expect(r.stdout).toBe("");
+  });
+
+  it("a small file whose aliases expand past the limit: refused the same way; one within it is fine", async () => {
+    const dir = freshDir("aliases-small");
+    writeFileSync(join(dir, "small.yaml"), aliasBomb(60_000, 80));
+    const r = await runCli([...DRY_CREATE, "-f", "small.yaml"], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("small.yaml: expands to more than 4 MiB once its YAML aliases are repeated");
+    writeFileSync(join(dir, "fine.yaml"), aliasBomb(1_000, 20));
+    const fine = await runCli([...DRY_CREATE, "-f", "fine.yaml", "-o", "json"], { cwd: dir });
+    expect(fine.code, fine.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(fine.stdout).source_config.resource_spec.annotations)).toHaveLength(21);
+  });
+});
+
 describe("the built binary", () => {
   it("-f - < /dev/zero: exit 2 at the limit, not gigabytes later", async () => {
     const { out, exited } = spawnBuiltCli([...DRY_CREATE, "-f", "-"], { stdin: openSync("/dev/zero", "r") });
