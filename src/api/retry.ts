@@ -88,6 +88,19 @@ export function backoffDelayMs(failures: number, policy: RetryPolicy, random: ()
   return Math.floor(random() * ceiling);
 }
 
+/**
+ * Whether a failed request may still have been carried out: it may have reached the server
+ * and its answer, if any, does not say it was refused. A 5xx says only that something went
+ * wrong, perhaps after the work (a server that failed half-way, a proxy whose upstream went
+ * away after taking the request); a 4xx, 429 included, says it was not done. The one rule for
+ * the retry hints below, an uncertain change (operations/uncertain.ts) and an uncertain create
+ * (operations/create-guard.ts).
+ */
+export function mayHaveBeenApplied(error: unknown): boolean {
+  if (error instanceof NetworkError) return error.mayHaveReachedServer;
+  return error instanceof ApiError && error.status >= 500;
+}
+
 /** Whether this failure may be retried, given whether the request is safe to repeat. */
 export function isRetryable(error: unknown, retrySafe: boolean): boolean {
   if (error instanceof NetworkError) {
@@ -153,22 +166,23 @@ function nextDelay(error: unknown, attempt: number, options: RetryOptions): numb
 
 /** Explains why a failed POST/PATCH was not sent again, and what that means for the user. */
 function addNotRepeatedHint(error: ApiError | NetworkError, options: RetryOptions): void {
-  if (options.retrySafe || !isRetryable(error, true)) return;
+  if (options.retrySafe) return;
   if (error instanceof UnreadableBodyError) {
     error.withHint(
       `${options.describe} was carried out (HTTP ${error.httpStatus}) but its answer arrived unreadable; ` +
         `it was not repeated: check the current state before running the command again`,
     );
-    return;
+  } else if (error instanceof NetworkError && error.kind === "bad_response") {
+    // Its own message says what the answer was (too large: carried out; not the API's).
+  } else if (mayHaveBeenApplied(error)) {
+    error.withHint(
+      `${options.describe} may have been applied by the server; it was not repeated automatically, ` +
+        `so check the current state before running the command again`,
+    );
+  } else if (isRetryable(error, true)) {
+    error.withHint(
+      `${options.describe} was not repeated automatically because it is not safe to send twice; ` +
+        `run the command again`,
+    );
   }
-  const mayHaveApplied =
-    error instanceof NetworkError ||
-    (error instanceof ApiError && (error.status === 502 || error.status === 504));
-  error.withHint(
-    mayHaveApplied
-      ? `${options.describe} may have been applied by the server; it was not repeated automatically, ` +
-          `so check the current state before running the command again`
-      : `${options.describe} was not repeated automatically because it is not safe to send twice; ` +
-          `run the command again`,
-  );
 }

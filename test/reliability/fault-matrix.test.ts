@@ -235,8 +235,9 @@ function expected(op: Op, fault: FaultCase, mode: Mode): Expected {
     };
   }
 
-  // patch: sent once; when it may have been applied, the user is told to look.
-  const mayHaveApplied = isTimeout || isDrop || fault.status === 502 || fault.status === 504;
+  // patch: sent once; when it may have been applied, the user is told to look. Any 5xx may
+  // come after the work (a server that failed half-way, a proxy whose upstream went away).
+  const mayHaveApplied = isTimeout || isDrop || (fault.status !== undefined && fault.status >= 500);
   const message = [failureMessage()];
   if (isTruncated) message.push(/was carried out \(HTTP 200\)/);
   else if (mayHaveApplied)
