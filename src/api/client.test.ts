@@ -244,7 +244,9 @@ describe("error answers", () => {
       "permission denied: This API key requires workspace specification\nan organisation-scoped API key also needs a tenant: set --tenant-id or CPCTL_TENANT_ID",
     );
     // With a tenant sent, it is the tenant (or its header) to check.
-    const sent = await apiError(403, body, "application/json", { credentials: { apiKey: "k", tenantId: "t" } });
+    const sent = await apiError(403, body, "application/json", {
+      credentials: { apiKey: "k", tenantId: "t" },
+    });
     expect(sent.message).toContain(
       "a tenant ID was sent, but the server still asks for one: check --tenant-id / CPCTL_TENANT_ID and the header that carries it (CPCTL_TENANT_HEADER)",
     );

@@ -94,7 +94,10 @@ export interface RequestOptions {
    * bounded look-up after an interrupted create, which must still run once Ctrl-C was pressed.
    */
   detached?: boolean;
-  /** Deadline of each attempt; default: the client's requestTimeoutMs (--request-timeout). */
+  /**
+   * Deadline of the whole request, its attempts and the waits between them included; default:
+   * the client's requestTimeoutMs (--request-timeout).
+   */
   timeoutMs?: number;
   /** Attempts in all for this request; default: the client's retry policy. */
   maxAttempts?: number;
@@ -167,7 +170,18 @@ export class ApiClient {
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
     const prepared = this.prepare(method.toUpperCase(), path, opts);
-    return withRetry((attempt) => this.attempt<T>(prepared, attempt), {
+    // --request-timeout is the request's deadline, its retries and the waits between them
+    // included: each attempt gets what is left of it (monotonic time: attempts are real time,
+    // whatever clock the sleeps run on).
+    const total = prepared.timeoutMs;
+    const started = performance.now();
+    const deadline =
+      total > 0 && Number.isFinite(total)
+        ? { total, left: () => total - (performance.now() - started) }
+        : undefined;
+    const attemptTimeout = () => (deadline ? Math.max(1, Math.round(deadline.left())) : total);
+    return withRetry((attempt) => this.attempt<T>(prepared, attempt, attemptTimeout()), {
+      deadline,
       policy: prepared.policy,
       retrySafe: prepared.retrySafe,
       sleep: this.sleep,
@@ -247,7 +261,7 @@ export class ApiClient {
     };
   }
 
-  private async attempt<T>(p: PreparedRequest, attempt: number): Promise<ApiResponse<T>> {
+  private async attempt<T>(p: PreparedRequest, attempt: number, timeoutMs: number): Promise<ApiResponse<T>> {
     const url = p.url.toString();
     this.tracer?.request({
       method: p.method,
@@ -266,7 +280,7 @@ export class ApiClient {
         url,
         headers: p.headers,
         body: p.body,
-        timeoutMs: p.timeoutMs,
+        timeoutMs,
         signal: p.signal,
         // A request we may not repeat gets its own connection: see transport.ts.
         reuseConnection: p.retrySafe,

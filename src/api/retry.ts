@@ -6,6 +6,7 @@
 // can be retried goes through the injected `sleep`, so tests never wait on the clock.
 import { setTimeout as delay } from "node:timers/promises";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
+import { formatDuration } from "../util/duration.js";
 
 export interface RetryPolicy {
   /** Attempts in all, the first one included. */
@@ -119,6 +120,11 @@ interface RetryOptions {
   signal?: AbortSignal;
   /** "POST /v2/deployments", for hints. */
   describe: string;
+  /**
+   * The request's deadline (--request-timeout), which covers every attempt and the waits
+   * between them: `total` in all, `left()` of it now. None: attempts are bounded by count only.
+   */
+  deadline?: { total: number; left: () => number };
   onRetry?: (info: { attempt: number; delayMs: number; error: Error }) => void;
 }
 
@@ -152,8 +158,7 @@ function nextDelay(error: unknown, attempt: number, options: RetryOptions): numb
     return null;
   }
   const retryAfter = error instanceof ApiError ? error.retryAfterSeconds : null;
-  if (retryAfter === null) return backoffDelayMs(attempt, options.policy, options.random);
-  if (retryAfter * 1000 > options.policy.maxRetryAfterMs) {
+  if (retryAfter !== null && retryAfter * 1000 > options.policy.maxRetryAfterMs) {
     error.withHint(
       `the server asked to retry after ${retryAfter}s, longer than the ` +
         `${options.policy.maxRetryAfterMs / 1000}s this command waits; try again later ` +
@@ -161,7 +166,31 @@ function nextDelay(error: unknown, attempt: number, options: RetryOptions): numb
     );
     return null;
   }
-  return retryAfter * 1000;
+  const delayMs =
+    retryAfter === null ? backoffDelayMs(attempt, options.policy, options.random) : retryAfter * 1000;
+  if (options.deadline && !fitsDeadline(delayMs, options.deadline)) {
+    const total = formatDuration(options.deadline.total, { exact: true });
+    if (retryAfter !== null)
+      error.withHint(
+        `the server asked to retry after ${retryAfter}s, more than is left of --request-timeout (${total}), ` +
+          "which covers a request's retries and the waits between them; try again later, or raise --request-timeout",
+      );
+    else if (attempt > 1 || !(error instanceof NetworkError && error.kind === "timeout"))
+      error.withHint(
+        `gave up after ${attempt} ${attempt === 1 ? "attempt" : "attempts"} (${options.describe}): --request-timeout (${total}) covers a request's retries and the waits between them`,
+      );
+    return null;
+  }
+  return delayMs;
+}
+
+/**
+ * Whether another attempt after `delayMs` still has time worth having: a quarter of the
+ * request's deadline, or a second, whichever is less. A hung server spends the whole deadline
+ * in one attempt, so a request gives up at --request-timeout, not at four times it.
+ */
+function fitsDeadline(delayMs: number, deadline: { total: number; left: () => number }): boolean {
+  return deadline.left() - delayMs >= Math.min(1000, deadline.total / 4);
 }
 
 /** Explains why a failed POST/PATCH was not sent again, and what that means for the user. */

@@ -198,7 +198,9 @@ function expected(op: Op, fault: FaultCase, mode: Mode): Expected {
   }
 
   if (spec.safe) {
-    if (!fault.retryable) {
+    // A timeout spends the request's whole deadline (--request-timeout covers its retries):
+    // nothing is left to try again with.
+    if (!fault.retryable || isTimeout) {
       return { code: 1, errorCode: errorCode(), message: [failureMessage()], attempts: 1, added: 0 };
     }
     if (mode === "once") return { code: 0, attempts: 2, added: 0 };
