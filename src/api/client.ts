@@ -68,6 +68,8 @@ const MiB = 1024 * 1024;
  * memory. CPCTL_MAX_RESPONSE_MB changes it (context-factory.ts).
  */
 export const DEFAULT_RESPONSE_LIMIT = 64 * MiB;
+/** The largest request body the control plane takes (larger: 413, or a closed connection). */
+const API_BODY_LIMIT = 1 * MiB;
 /** The most of another service's answer (an upload URL's storage) that is read: it says "stored". */
 const STORAGE_ANSWER_LIMIT = 1 * MiB;
 
@@ -289,6 +291,16 @@ export class ApiClient {
     } catch (error) {
       this.tracer?.failure(error as Error, Date.now() - started);
       if (error instanceof BodyLimitExceeded) throw this.tooLarge(p, error);
+      if (
+        error instanceof NetworkError &&
+        error.kind === "connection_reset" &&
+        !error.mayHaveReachedServer &&
+        (p.body?.length ?? 0) > API_BODY_LIMIT &&
+        !p.absolute
+      )
+        error.withHint(
+          `a request body of ${formatBytes(p.body!.length)}: the control plane takes at most ${formatBytes(API_BODY_LIMIT)} (it answers 413, or closes the connection)`,
+        );
       throw error;
     }
     this.tracer?.response({ ...res, elapsedMs: Date.now() - started });

@@ -388,6 +388,15 @@ function networkErrorOf(error: NodeJS.ErrnoException, target: Target, state: Exc
       state.written,
     );
   }
+  // Reset before the whole request was handed to the system (a server that refuses a body
+  // too large and closes, say): it never had the request whole, so it cannot have acted on it.
+  if (RESET_CODES.has(code) && state.connected && !state.written) {
+    return new NetworkError(
+      `the connection to ${target.hostPort} was reset while cpctl was still sending the request (${target.request}): the server did not take it whole`,
+      "connection_reset",
+      false,
+    );
+  }
   // ECONNRESET, EPIPE, "socket hang up" and anything unknown: the server may have seen the
   // request, so callers must treat it as possibly applied.
   const what = RESET_CODES.has(code) ? "was reset" : `failed (${code || error.message})`;
