@@ -7,6 +7,7 @@ import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile, unreadable
 import { formatPath } from "../model/issue-path.js";
 import { formatBytes } from "../util/bytes.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
+import { PROTO_KEY, PROTO_KEY_REFUSED } from "../util/object-path.js";
 import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
 
 type Path = (string | number)[];
@@ -153,8 +154,9 @@ function duplicateKey(root: unknown, yaml: typeof import("yaml")): number | unde
 const MAX_DEPTH = 64;
 
 /**
- * Refuses self-referencing (a YAML alias inside its own anchor), absurdly deep data, and data
- * that expands past the file limit. A YAML alias stands for a copy of its anchor: the parsed
+ * Refuses self-referencing (a YAML alias inside its own anchor), absurdly deep data, a key
+ * named `__proto__` (it would be dropped on the way: util/object-path.ts), and data that
+ * expands past the file limit. A YAML alias stands for a copy of its anchor: the parsed
  * value shares it, but every use of the value (the request body, the preview, -o json) writes
  * each copy out. The `yaml` library's maxAliasCount bounds how many aliases there are, not
  * what they add up to: a 4 MB file with 99 aliases of one large anchor is 390 MB of output.
@@ -171,6 +173,7 @@ function checkShape(data: unknown, name: string): void {
         `${name}: expands to more than ${formatBytes(DEPLOYMENT_FILE_LIMIT.maxBytes)} once its YAML aliases are repeated (each alias stands for a copy of its anchor), the most cpctl reads from ${DEPLOYMENT_FILE_LIMIT.what}; nothing was sent`,
       );
   };
+  const path: Path = [];
   const visit = (value: unknown, depth: number): void => {
     if (value === null || typeof value !== "object") {
       grow(typeof value === "string" ? value.length + 2 : 8);
@@ -185,8 +188,12 @@ function checkShape(data: unknown, name: string): void {
     ancestors.add(value);
     grow(2);
     for (const [key, child] of Object.entries(value)) {
+      path.push(Array.isArray(value) ? Number(key) : key);
+      if (key === PROTO_KEY && !Array.isArray(value))
+        throw new UsageError(`${name}: ${formatPath(path)}: ${PROTO_KEY_REFUSED}`);
       grow(key.length + 4);
       visit(child, depth + 1);
+      path.pop();
     }
     ancestors.delete(value);
   };
