@@ -1,11 +1,12 @@
 import { openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEPLOYMENT_FILE_LIMIT, KEY_FILE_LIMIT, SECRETS_FILE_LIMIT } from "../../src/io.js";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
 import { freshDir, runCli } from "../helpers/run-cli.js";
-import { expectCleanOutput, killSpawnedClis, spawnBuiltCli } from "./helpers.js";
+import { expectCleanOutput, killSpawnedClis, report, spawnBuiltCli } from "./helpers.js";
 
 const DRY_CREATE = ["deploy", "create", "--dry-run", "--base-url", "http://127.0.0.1:9"];
 const FLAGS = ["--name", "n", "--source", "internal_container", "--image-uri", "r.example.com/a:1"];
@@ -115,6 +116,32 @@ describe("YAML aliases: what a file expands to is bounded too", () => {
     expect(fine.code, fine.stderr).toBe(0);
     expect(Object.keys(JSON.parse(fine.stdout).source_config.resource_spec.annotations)).toHaveLength(21);
   });
+});
+
+describe("YAML aliases, fuzzed (seeded in CI)", () => {
+  it("40 files of random anchor size and alias count: what they expand to decides, never more output than the limit", async () => {
+    const dir = freshDir("aliases-fuzz");
+    const MiB = 1024 * 1024;
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 400_000 }),
+        fc.integer({ min: 0, max: 99 }),
+        async (anchor, aliases) => {
+          writeFileSync(join(dir, "f.yaml"), aliasBomb(anchor, aliases));
+          const r = await runCli([...DRY_CREATE, "-f", "f.yaml", "-o", "json"], { cwd: dir });
+          const expanded = anchor * (aliases + 1);
+          // Clearly within the limit: accepted; clearly past it: refused; near it, either.
+          if (expanded < 3.5 * MiB) expect(r.code, r.stderr.slice(0, 300)).toBe(0);
+          if (expanded > 4.5 * MiB) expect(r.code).toBe(2);
+          if (r.code === 2) refused++;
+          expect(r.stdout.length).toBeLessThan(5 * MiB);
+        },
+      ),
+      { numRuns: 40 },
+    );
+    report("YAML alias files", { files: 40, refused });
+  }, 120_000);
 });
 
 describe("the built binary", () => {

@@ -49,6 +49,8 @@ const nasty = fc.constantFrom(
   "\ufeff",
   "${env:HOME}",
   "****",
+  "[REDACTED]",
+  "__proto__",
   '"',
   "\\",
   "💥",
