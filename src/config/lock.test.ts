@@ -2,14 +2,32 @@
 // message that names it), a holder killed with kill -9 or unchecked for too long is taken over.
 // Several processes at once: test/reliability/config-race.test.ts.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { failure } from "../../test/helpers/failure.js";
 import { OperationError } from "../errors.js";
-import { ownIdentity } from "../util/process-identity.js";
 import { LOCK_STALE_MS, withFileLock } from "./lock.js";
+
+/** This process, as a lock file names its holder. */
+const ownIdentity = () => {
+  let pidNs: string | null = null;
+  try {
+    pidNs = readlinkSync("/proc/self/ns/pid");
+  } catch {
+    // Not Linux.
+  }
+  return { pid: process.pid, host: hostname(), pid_ns: pidNs };
+};
 
 const root = mkdtempSync(join(tmpdir(), "cpctl-config-lock-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -84,9 +102,9 @@ describe("withFileLock", () => {
     expect(await withFileLock(path, async (stillHeld) => stillHeld(), { waitMs: 0 })).toBe(true);
   });
 
-  it("a PID reused by a younger process is not the holder", async () => {
+  it("a live PID whose lock is older than the stale time (reused, or frozen) is taken over", async () => {
     const path = configPath();
-    plantLock(path, { ...ownIdentity(), start_ticks: "1" });
+    plantLock(path, ownIdentity(), LOCK_STALE_MS + 1_000);
     expect(await withFileLock(path, async () => "taken", { waitMs: 0 })).toBe("taken");
   });
 

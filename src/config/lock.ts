@@ -3,15 +3,15 @@
 // second rename drops the first one's change (a profile, a trustedHosts entry) although both
 // said "set". So the read, the edit and the rename happen while holding this lock.
 //
-// Node has no flock(2). As the emulator's state lock (emulator/state-lock.ts, which explains
-// the why at length), the lock is a directory beside the file, `FILE.lock/`, of numbered files:
-// taking it means linking a file written whole under the next number, which fails when that
-// number exists, so of two processes that both find the holder gone exactly one gets it, and
-// nobody removes a file it does not hold. A holder is gone when its PID is free or reused
-// (same host, boot and PID namespace: util/process-identity.ts), or, where its PID cannot be
-// checked (another container sharing the home directory), when its file is older than
-// LOCK_STALE_MS: a config write takes milliseconds. Before it renames, the holder checks that
-// it still holds the lock (stillHeld), and write.ts starts again from a fresh read if not.
+// Node has no flock(2). As the emulator's state lock (emulator/state-lock.ts), the lock is a
+// directory beside the file, `FILE.lock/`, of numbered files: taking it means linking a file
+// written whole under the next number, which fails when that number exists, so of two
+// processes that both find the holder gone exactly one gets it. A holder is gone when it ran
+// here (same host and PID namespace) and its PID is free, or, whoever it was, once its file is
+// older than LOCK_STALE_MS: a config write takes milliseconds, so a lock that old was left by
+// a process that died (in another container sharing the home directory, or whose PID was
+// reused since). Before it renames, the holder checks that it still holds the lock
+// (stillHeld), and write.ts starts again from a fresh read if not.
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
@@ -22,24 +22,33 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmdirSync,
   statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { InterruptedError, OperationError } from "../errors.js";
-import { liveness, ownIdentity, type ProcessIdentity, sharesPidSpace } from "../util/process-identity.js";
 
-/** A lock whose holder cannot be checked is taken to be abandoned once this old. */
+/** A lock this old was abandoned, whoever holds it: a config write takes milliseconds. */
 export const LOCK_STALE_MS = 10_000;
 /** How long a writer waits for another one before giving up (writes take milliseconds). */
 export const LOCK_WAIT_MS = 15_000;
 
 const FORMAT = "cpctl-config-lock";
 
+/** Who holds a lock: enough to tell, on this machine, whether it is still running. */
 interface Holder {
+  pid: number;
+  host: string;
+  /** /proc/self/ns/pid ("pid:[4026531836]"); null off Linux. */
+  pid_ns: string | null;
+}
+
+interface Held {
   fd: number;
   dir: string;
   epoch: number;
@@ -65,8 +74,8 @@ export async function withFileLock<T>(
   }
 }
 
-async function acquire(dir: string, path: string, waitMs: number, signal?: AbortSignal): Promise<Holder> {
-  const own = ownIdentity();
+async function acquire(dir: string, path: string, waitMs: number, signal?: AbortSignal): Promise<Held> {
+  const own = ownHolder();
   const deadline = Date.now() + waitMs;
   let last: Verdict = { kind: "gone" };
   for (let attempt = 0; ; attempt++) {
@@ -94,7 +103,7 @@ async function pause(ms: number, signal: AbortSignal | undefined): Promise<void>
 }
 
 /** One try: the lock, or why not ("gone": something moved, look again at once). */
-function tryTake(dir: string, own: ProcessIdentity): Holder | Verdict {
+function tryTake(dir: string, own: Holder): Held | Verdict {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
@@ -134,7 +143,7 @@ function tryTake(dir: string, own: ProcessIdentity): Holder | Verdict {
 }
 
 /** Still ours: our file still linked, and no one took the next number. */
-function holds(holder: Holder): boolean {
+function holds(holder: Held): boolean {
   try {
     return fstatSync(holder.fd).nlink > 0 && !existsSync(join(holder.dir, String(holder.epoch + 1)));
   } catch {
@@ -142,7 +151,7 @@ function holds(holder: Holder): boolean {
   }
 }
 
-function release(holder: Holder): void {
+function release(holder: Held): void {
   const path = join(holder.dir, String(holder.epoch));
   try {
     // Only our own file: after a takeover the number may be someone else's.
@@ -158,7 +167,7 @@ function release(holder: Holder): void {
   }
 }
 
-function judge(path: string, own: ProcessIdentity): Verdict {
+function judge(path: string, own: Holder): Verdict {
   let text: string;
   let mtimeMs: number;
   try {
@@ -167,15 +176,18 @@ function judge(path: string, own: ProcessIdentity): Verdict {
   } catch {
     return { kind: "gone" };
   }
-  const age = Date.now() - mtimeMs;
   const record = parseRecord(text);
-  if (record && sharesPidSpace(record, own)) {
-    const state = liveness(record);
-    if (state === "dead") return unlinkQuietly(path);
-    if (state === "alive") return { kind: "held", who: `process ${record.pid}` };
-  }
-  if (age > LOCK_STALE_MS) return unlinkQuietly(path);
-  return { kind: "held", who: record ? `process ${record.pid} on host ${record.host}` : `its lock ${path}` };
+  const here = record !== null && record.host === own.host && record.pid_ns === own.pid_ns;
+  if (here && !pidInUse(record.pid)) return unlinkQuietly(path);
+  if (Date.now() - mtimeMs > LOCK_STALE_MS) return unlinkQuietly(path);
+  return {
+    kind: "held",
+    who: record
+      ? here
+        ? `process ${record.pid}`
+        : `process ${record.pid} on host ${record.host}`
+      : `its lock ${path}`,
+  };
 }
 
 /**
@@ -191,20 +203,36 @@ function unlinkQuietly(path: string): Verdict {
   return { kind: "gone" };
 }
 
-function parseRecord(text: string): ProcessIdentity | null {
+function parseRecord(text: string): Holder | null {
   try {
-    const value = JSON.parse(text) as Partial<ProcessIdentity> & { format?: string };
-    if (value.format !== FORMAT || typeof value.pid !== "number" || typeof value.host !== "string")
+    const value = JSON.parse(text) as Partial<Holder> & { format?: string };
+    if (value.format !== FORMAT || !Number.isInteger(value.pid) || typeof value.host !== "string")
       return null;
-    return {
-      pid: value.pid,
-      host: value.host,
-      boot_id: value.boot_id ?? null,
-      pid_ns: value.pid_ns ?? null,
-      start_ticks: value.start_ticks ?? null,
-    };
+    return { pid: value.pid!, host: value.host, pid_ns: value.pid_ns ?? null };
   } catch {
     return null;
+  }
+}
+
+function ownHolder(): Holder {
+  let pidNs: string | null = null;
+  try {
+    pidNs = readlinkSync("/proc/self/ns/pid");
+  } catch {
+    // Not Linux: the host alone says where a process ran.
+  }
+  return { pid: process.pid, host: hostname(), pid_ns: pidNs };
+}
+
+/** A PID of this namespace in use (by the holder, or by one that reused its PID: the lock's age decides then). */
+function pidInUse(pid: number): boolean {
+  if (pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is just not ours to signal.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -32,6 +32,10 @@ interface SendOptions {
   dryRun?: boolean;
   /** The preview's first line, when the command says more than "changes to deployment X". */
   headline?: string;
+  /** The command showed (and confirmed) the change itself before work it did first (push's upload). */
+  previewShown?: boolean;
+  /** The command says what the patch did its own way (push's steps). */
+  quiet?: boolean;
 }
 
 export type PatchOutcome =
@@ -63,14 +67,16 @@ export async function sendPatch(
     await printer.value({});
     return { kind: "dry-run" };
   }
-  await showPreview(ctx, {
-    action: "patch",
-    name: current.name,
-    deploymentId: current.id,
-    changes: plan.changes,
-    triggers: plan.triggers,
-    headline: options.headline,
-  });
+  if (!options.previewShown) {
+    await showPreview(ctx, {
+      action: "patch",
+      name: current.name,
+      deploymentId: current.id,
+      changes: plan.changes,
+      triggers: plan.triggers,
+      headline: options.headline,
+    });
+  }
   if (options.dryRun) {
     await printer.value(plan.body);
     ctx.log.info("dry run: nothing was sent");
@@ -83,11 +89,12 @@ export async function sendPatch(
     patchDeployment(api, current.id, plan.body),
   );
   const started = updated.latest_revision_id !== before.latest_revision_id;
-  ctx.log.info(
-    started
-      ? `patched ${updated.name}; new revision ${updated.latest_revision_id} started`
-      : `patched ${updated.name}; no new revision (none of the changed fields needs one)`,
-  );
+  if (!options.quiet)
+    ctx.log.info(
+      started
+        ? `patched ${updated.name}; new revision ${updated.latest_revision_id} started`
+        : `patched ${updated.name}; no new revision (none of the changed fields needs one)`,
+    );
   const clash = await checkAfterWrite(ctx, api, { before, updated, started, plan });
   return { kind: "sent", deployment: updated, started, clash };
 }
@@ -174,7 +181,8 @@ async function checkAfterWrite(ctx: Ctx, api: ApiClient, written: Written): Prom
       .withHint("Run the command again once the other change is done.")
       .withHint(look);
   }
-  if (between.length > 0) {
+  // Only what a PATCH replaces whole can undo another change; its other fields are its own.
+  if (between.length > 0 && sentWhole(plan) !== null) {
     return new OperationError(
       `another change started revision ${between.join(", ")} of deployment ${updated.name} between cpctl's last read and this patch, which sent ${sentWhole(plan)} as cpctl had read them: that change may have been undone`,
       "conflict",
@@ -212,13 +220,13 @@ async function revisionsBetween(
   return ids.slice(ours + 1, previous);
 }
 
-/** What a PATCH body replaces whole, as the message names it. */
-function sentWhole(plan: PatchPlan): string {
+/** What a PATCH body replaces whole, as the message names it; null when it replaces nothing whole. */
+function sentWhole(plan: PatchPlan): string | null {
   const whole: string[] = [];
   if (plan.body.secrets) whole.push("every secret");
   if (plan.body.secret_references) whole.push("every secret reference");
   if (plan.body.source_config?.resource_spec) whole.push("the whole resource_spec");
-  return whole.length > 0 ? whole.join(", ") : "the fields it names";
+  return whole.length > 0 ? whole.join(", ") : null;
 }
 
 /** A change below one the patch named (a label of a named resource_spec map, say). */

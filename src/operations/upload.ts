@@ -61,7 +61,9 @@ export async function runUpload(ctx: Ctx, ref: string, path: string, input: Uplo
   if (input.patch)
     await guardMutation(ctx, `upload ${source.display} and start a revision of ${deployment.name}`);
   const api = await ctx.api();
+  ctx.log.info(`uploading ${formatBytes(source.data.length)} of ${source.display}`);
   const objectPath = await uploadSource(ctx, api, deployment.id, source);
+  ctx.log.info(`uploaded ${objectPath} (sha256 ${source.sha256})`);
 
   if (!input.patch) {
     if (printer.options.format === "id" || printer.options.format === "table") printer.line(objectPath);
@@ -92,7 +94,6 @@ export async function uploadSource(
   const { upload_url: uploadUrl, object_path: objectPath } = await createUploadUrl(api, deploymentId);
   // The pre-signed URL grants write access: no message or trace may show it.
   ctx.rememberSecret(uploadUrl);
-  ctx.log.info(`uploading ${formatBytes(source.data.length)} to ${objectPath}`);
   try {
     await uploadTarball(api, uploadUrl, source.data);
   } catch (error) {
@@ -103,7 +104,6 @@ export async function uploadSource(
     }
     throw error;
   }
-  ctx.log.info(`uploaded ${objectPath} (sha256 ${source.sha256})`);
   return objectPath;
 }
 

@@ -77,7 +77,7 @@ export function describeSource(source: PreparedSource): string {
       `${source.walk.credentials.length} credential file${source.walk.credentials.length === 1 ? "" : "s"}`,
     );
   return (
-    `packed ${files} file${files === 1 ? "" : "s"} from ${source.display}: ${formatBytes(source.contentBytes ?? 0)}, ` +
+    `Packed ${files} file${files === 1 ? "" : "s"} from ${source.display}: ${formatBytes(source.contentBytes ?? 0)}, ` +
     `${formatBytes(source.data.length)} gzipped${left.length ? `; left out ${left.join(", ")}` : ""}`
   );
 }
