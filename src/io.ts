@@ -182,7 +182,7 @@ export class FileTooLargeError extends Error {
 }
 
 /**
- * A file cpctl finds by itself or a config names (a config file, package.json, a caFile):
+ * A file cpctl finds by itself (a config file, the "cpctl" field of a package.json):
  * only a regular file, at most `maxBytes`, read at once. A FIFO, a device or a socket is never
  * read (NotRegularFileError), even behind a symbolic link: git stores links, so a clone can
  * ship `package.json -> /dev/zero`. It is opened without waiting, and checked again once open.

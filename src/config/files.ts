@@ -1,8 +1,8 @@
 // Config files: the user file ($XDG_CONFIG_HOME/cpctl/config.yaml) and the nearest project
 // file (.cpctlrc, .cpctlrc.yaml, .cpctlrc.json, cpctl.config.mjs, package.json "cpctl"),
-// read with cosmiconfig. They become the "project" and "user" layers of settings.ts for the
-// profile in use (which one, profiles.ts chooses). With no file present this costs a few
-// stat calls and no imports.
+// read by cpctl itself (regular files only, bounded) and parsed with cosmiconfig's loaders.
+// They become the "project" and "user" layers of settings.ts for the profile in use (which
+// one, profiles.ts chooses). With no file present this costs a few stat calls and no imports.
 import { statSync } from "node:fs";
 import { basename, dirname, extname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
@@ -80,8 +80,8 @@ function locateConfigFiles(options: { cwd: string; homeDir: string; env: Env }):
   return {
     userPath,
     userPresent: isPresent(userPath),
-    // The nearest place that exists; cosmiconfig's search has the last word (it passes over
-    // an empty file, say) once it is loaded.
+    // The nearest place that exists; reading has the last word (it passes over an empty
+    // file, say).
     projectPath: candidates[0] ?? null,
     cwd: options.cwd,
     homeDir: options.homeDir,
@@ -115,8 +115,8 @@ async function readConfigFiles(locations: ConfigLocations): Promise<ConfigFiles>
   for (const path of locations.candidates) {
     if (isCode(path) && !isTrustedDirectory(dirname(path), trusted))
       throw new ConfigError(untrustedCodeConfig(path, dirname(path), userPath), locations, files);
-    const loaded = await loadFile(path);
-    if (loaded === null) continue; // empty, or holds nothing: the search goes on up
+    const loaded = await loadFile(path, { passOverUnreadable: true });
+    if (loaded === null) continue; // empty, holds nothing, or gone: the search goes on up
     const isPackage = basename(path) === "package.json";
     files.projectPath = path;
     files.project = parseConfig(loaded.config, path, "project", isPackage ? "cpctl." : "", loaded.sourceText);
@@ -125,15 +125,23 @@ async function readConfigFiles(locations: ConfigLocations): Promise<ConfigFiles>
   return files;
 }
 
+/** What the search passes over, as cosmiconfig's does: a place gone or not to be read. */
+const PASSED_OVER = new Set(["ENOENT", "ENOTDIR", "EISDIR", "EACCES"]);
+
 /**
  * One config file's value, or null when it holds nothing (empty, only comments, `null`, a
- * package.json without the field, a module without a default export).
+ * package.json without the field, a module without a default export), or, for a project
+ * file with `passOverUnreadable`, when it is gone or may not be read.
  */
-async function loadFile(path: string): Promise<{ config: unknown; sourceText: string | null } | null> {
+async function loadFile(
+  path: string,
+  { passOverUnreadable = false } = {},
+): Promise<{ config: unknown; sourceText: string | null } | null> {
   let text: string;
   try {
     text = readRegularFile(path, MAX_CONFIG_BYTES).toString("utf8");
   } catch (error) {
+    if (passOverUnreadable && PASSED_OVER.has((error as NodeJS.ErrnoException).code ?? "")) return null;
     throw unreadable(path, error);
   }
   if (text.trim() === "") return null;

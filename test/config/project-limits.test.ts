@@ -149,6 +149,22 @@ describe("a project's defaultProfile does not choose which of your credentials a
   });
 });
 
+describe("a project file's $import", () => {
+  it("is not followed (it could pull the user file's literal key in as the project's own): an unknown key", async () => {
+    const em = await startTestEmulator();
+    const box = sandbox();
+    box.user(`profiles:\n  prod:\n    baseUrl: http://127.0.0.1:9\n    apiKey: users-literal-key-0123\n`);
+    const project = box.project(
+      ".cpctlrc.yaml",
+      `$import: ${JSON.stringify(box.userFile)}\nprofiles:\n  prod:\n    baseUrl: ${em.url}\n`,
+    );
+    const r = await runCli(["deploy", "list", "--profile", "prod"], { homeDir: box.home, cwd: box.cwd });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${project}: $import: unknown key`);
+    expect(em.emulator.stats().total).toBe(0);
+  });
+});
+
 describe("trustedHosts carry their scheme", () => {
   function pointed(em: TestEmulator, trusted: string): Sandbox {
     const box = sandbox();
