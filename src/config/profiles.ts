@@ -105,14 +105,15 @@ export function summarizeProfiles(files: ConfigFiles, choice: ProfileChoice, env
     const sources = defined.map(({ file }) => file.path);
     if (name === LOCAL_PROFILE) sources.push("built-in");
     const rawUrl = defined.map(({ values }) => values.baseUrl).find((v) => typeof v === "string" && v !== "");
-    const rawConfirm = defined.map(({ values }) => values.confirm).find((v) => v !== undefined);
+    // Either file may turn confirm on; neither can turn it off (settings.ts).
+    const confirms = defined.map(({ values }) => values.confirm);
     return {
       name,
       selected: choice.name === name,
       default: fallback === name,
       baseUrl:
         typeof rawUrl === "string" ? shown(rawUrl, env) : name === LOCAL_PROFILE ? LOCAL_BASE_URL : null,
-      confirm: rawConfirm === true || (typeof rawConfirm === "string" && shown(rawConfirm, env) === "true"),
+      confirm: confirms.some((v) => v === true || (typeof v === "string" && shown(v, env) === "true")),
       sources,
     };
   });

@@ -52,6 +52,14 @@ describe("confirm: a project file can turn it on, never off", () => {
       value: true,
       source: `profiles.prod.confirm in ${box.userFile}`,
     });
+    const listed = await runCli(["config", "list", "-o", "json"], {
+      homeDir: box.home,
+      cwd: box.cwd,
+      env: { K: em.apiKey },
+    });
+    expect(JSON.parse(listed.stdout).find((p: { name: string }) => p.name === "prod")).toMatchObject({
+      confirm: true,
+    });
   });
 
   it('"false" written as a string, or with the user file silent: the same, and a project may add it', async () => {
