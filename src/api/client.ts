@@ -174,14 +174,17 @@ export class ApiClient {
     const prepared = this.prepare(method.toUpperCase(), path, opts);
     // --request-timeout is the request's deadline, its retries and the waits between them
     // included: each attempt gets what is left of it (monotonic time: attempts are real time,
-    // whatever clock the sleeps run on).
+    // whatever clock the sleeps run on). It starts with the first attempt, which gets all of it.
     const total = prepared.timeoutMs;
-    const started = performance.now();
+    let started: number | undefined;
     const deadline =
       total > 0 && Number.isFinite(total)
-        ? { total, left: () => total - (performance.now() - started) }
+        ? { total, left: () => total - (performance.now() - (started ?? performance.now())) }
         : undefined;
-    const attemptTimeout = () => (deadline ? Math.max(1, Math.round(deadline.left())) : total);
+    const attemptTimeout = () => {
+      started ??= performance.now();
+      return deadline ? Math.max(1, Math.round(deadline.left())) : total;
+    };
     return withRetry((attempt) => this.attempt<T>(prepared, attempt, attemptTimeout()), {
       deadline,
       policy: prepared.policy,
