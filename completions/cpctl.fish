@@ -111,7 +111,7 @@ complete -c cpctl -l no-color -d 'no colour (also NO_COLOR, TERM=dumb)'
 complete -c cpctl -l no-input -d 'never prompt; a missing value is an error (also when CI is set)'
 complete -c cpctl -s y -l yes -d 'confirm mutations without asking'
 complete -c cpctl -l debug -d 'HTTP trace on stderr, credentials and secret values redacted (env CPCTL_DEBUG=1)'
-complete -c cpctl -l request-timeout -d 'timeout of each HTTP request, e.g. 500ms, 30s, 2m' -x
+complete -c cpctl -l request-timeout -d 'the most one HTTP request may take, its retries and the waits between them included, e.g. 500ms, 30s, 2m' -x
 complete -c cpctl -s h -l help -d 'show help'
 complete -c cpctl -n '__cpctl_at' -s V -l version -d 'print the version'
 

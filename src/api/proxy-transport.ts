@@ -14,9 +14,11 @@ import { ProxyAgent, Socks5ProxyAgent, request as undiciRequest } from "undici";
 import { InterruptedError, NetworkError } from "../errors.js";
 import type { ProxyRoute } from "./proxy-env.js";
 import {
+  BodyLimitExceeded,
   isTlsError,
   parseHttpUrl,
   RequestInterruptedError,
+  readLimitedBody,
   type Transport,
   type TransportResponse,
 } from "./transport.js";
@@ -78,11 +80,15 @@ export function proxyTransport(route: ProxyRoute, options: ProxyTransportOptions
         headersTimeout: 0,
         bodyTimeout: 0,
       });
-      response = {
-        status: answer.statusCode,
-        headers: flatten(answer.headers),
-        body: Buffer.from(await answer.body.arrayBuffer()),
-      };
+      const headers = flatten(answer.headers);
+      // Bounded as the direct transport's answers are (transport.ts).
+      const { body, bodyCut } = await readLimitedBody(
+        answer.body,
+        answer.statusCode,
+        headers["content-length"],
+        request.maxBodyBytes,
+      );
+      response = { status: answer.statusCode, headers, body, ...(bodyCut ? { bodyCut } : {}) };
     } catch (error) {
       if (request.signal?.aborted) throw new RequestInterruptedError(`interrupted (${where.what})`, true);
       if (timedOut) {
@@ -92,7 +98,12 @@ export function proxyTransport(route: ProxyRoute, options: ProxyTransportOptions
           true,
         );
       }
-      if (error instanceof InterruptedError || error instanceof NetworkError) throw error;
+      if (
+        error instanceof InterruptedError ||
+        error instanceof NetworkError ||
+        error instanceof BodyLimitExceeded
+      )
+        throw error;
       throw proxyError(error as Error & { code?: string; cause?: unknown }, where);
     } finally {
       if (timer) clearTimeout(timer);
