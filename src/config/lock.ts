@@ -3,7 +3,7 @@
 // second rename drops the first one's change (a profile, a trustedHosts entry) although both
 // said "set". So the read, the edit and the rename happen while holding this lock.
 //
-// Node has no flock(2). As the emulator's state lock (emulator/state-lock.ts), the lock is a
+// Node has no flock(2). As the emulator's state lock (emulator/store/state-lock.ts), the lock is a
 // directory beside the file, `FILE.lock/`, of numbered files: taking it means linking a file
 // written whole under the next number, which fails when that number exists, so of two
 // processes that both find the holder gone exactly one gets it. A holder is gone when it ran

@@ -2,8 +2,8 @@
 // options. Pure: no I/O, no defaults read from the environment; a bad value throws a
 // UsageError naming the flag, which main.ts maps to exit 2.
 import { UsageError } from "../errors.js";
+import { parseKeyGrant } from "./api/key-grants.js";
 import { DEFAULT_PORT } from "./defaults.js";
-import { parseKeyGrant } from "./key-grants.js";
 import type { EmulatorOptions } from "./server.js";
 
 export interface EmulatorArgs {

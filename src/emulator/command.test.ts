@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { httpRequest } from "../../test/helpers/emulator.js";
 import { report } from "../../test/reliability/helpers.js";
-import { tenantIdForCredential } from "./key-grants.js";
-import { readStateFiles } from "./persistence.js";
+import { tenantIdForCredential } from "./api/key-grants.js";
+import { readStateFiles } from "./store/persistence.js";
 
 const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const env = { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests" };

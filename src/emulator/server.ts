@@ -1,39 +1,43 @@
 // `startEmulator`: the local control plane on node:http. This file sets the parts up (the
 // state file, the store, the routes, the auth settings) and serves them; one request's way
-// from arrival to answer is request-pipeline.ts's.
+// from arrival to answer is api/request-pipeline.ts's.
 //
 // Lean on purpose: a list request is a route match, a cached tenant lookup, a filter over
-// the tenant's deployments and cached serialised views (views.ts) joined into one body.
+// the tenant's deployments and cached serialised views (api/views.ts) joined into one body.
 //
-// The other modules, one job each:
-//   request-pipeline             a request from arrival to answer: faults, context, errors, writing
-//   router, responses, body      routing, answers and errors, reading bodies safely
-//   auth, query                  credentials -> tenant; list query parameters
-//   deployments, uploads,        the API routes: validate with src/model, then one store
-//   listings, state-rules        change; the rules that need state (emulator-only)
-//   log-routes, log-query,       the log endpoints; their body and paging; logs laid out
-//   logs, log-lines,             from a revision's history and the clock; their words;
-//   tarball-summary              the files of an uploaded tarball
-//   store, store-indexes, state  the world, its indexes, its format
-//   persistence, journal,        the state file and its journal of changes (after-images),
-//   state-change, replay,        replayed at start; files replaced whole; one emulator
-//   atomic-file, state-lock      per file
-//   lifecycle, views, clock      revision status computed from the clock; response shapes
-//   seed, ids                    per-tenant listeners and integrations; identifiers
-//   faults, controls,            fault injection; the /_emulator/ controls (docs/emulator.md, "Emulator controls")
-//   control-routes
-//   cli-args, defaults           `cpctl emulator` flags -> options
-//   registry/                    the image registry on a second port, and push tokens (registry/server.ts)
+// The rooms, one concern each; imports go down the list (never up), and all of them may use
+// src/model:
+//   server, cli-args      startEmulator; `cpctl emulator` flags -> its options
+//   registry/             the image registry on a second port, and push tokens (registry/server.ts)
+//   controls/             the /_emulator/ controls and their routes (docs/emulator.md, "Emulator controls")
+//   api/                  the routes of the spec and service-facts (deployments, uploads, logs,
+//                         listings; the rules that need state; response shapes) and one request's
+//                         way: routing, cross-site checks, auth, injected faults, bodies, queries
+//   logs/                 build and runtime logs laid out from a revision's history and the
+//                         clock: their words, their streams, their query and paging, and the
+//                         files of an uploaded tarball
+//   store/                the world: its state, records and indexes, changes, revision status
+//                         from the clock, seeded listeners and integrations, identifiers; the
+//                         state file (journal, replay, atomic files, one emulator per file)
+//   responses, defaults,  what every room shares: answers and HTTP errors; defaults; why a start
+//   start-error           failed
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RevisionStatus } from "../model/enums.js";
 import type { GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
-import { type AuthConfig, DEFAULT_TENANT_HEADER } from "./auth.js";
-import { type Clock, OffsetClock } from "./clock.js";
-import type { ControlAuthConfig } from "./control-auth.js";
-import { addControlRoutes } from "./control-routes.js";
-import { type ClockView, Controls, type TracingProjectView } from "./controls.js";
-import { type Core, RequestStats } from "./core.js";
+import { type AuthConfig, DEFAULT_TENANT_HEADER } from "./api/auth.js";
+import type { ControlAuthConfig } from "./api/control-auth.js";
+import { addDeploymentRoutes } from "./api/deployments.js";
+import { type Fault, Faults } from "./api/faults.js";
+import { type Core, RequestStats } from "./api/handler-parts.js";
+import { describeKeyGrants, KeyGrants, tenantIdForCredential } from "./api/key-grants.js";
+import { addLogRoutes } from "./api/log-routes.js";
+import { answerUnparsable, HeldAnswers, type RequestEvent, requestListener } from "./api/request-pipeline.js";
+import { Router } from "./api/router.js";
+import { addListingRoutes } from "./api/seeded-listings.js";
+import { addUploadRoutes } from "./api/uploads.js";
+import { addControlRoutes } from "./controls/control-routes.js";
+import { type ClockView, Controls, type TracingProjectView } from "./controls/controls.js";
 import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
@@ -42,12 +46,6 @@ import {
   DEFAULT_PORT,
   DEFAULT_STAGE_MS,
 } from "./defaults.js";
-import { addDeploymentRoutes } from "./deployments.js";
-import { type Fault, Faults } from "./faults.js";
-import { describeKeyGrants, KeyGrants, tenantIdForCredential } from "./key-grants.js";
-import { addListingRoutes } from "./listings.js";
-import { addLogRoutes } from "./log-routes.js";
-import { StateFile } from "./persistence.js";
 import { repositoryPrefix } from "./registry/access.js";
 import { MemoryBackend } from "./registry/backend.js";
 import { DirectoryBackend } from "./registry/directory-backend.js";
@@ -55,22 +53,21 @@ import { pullProblem } from "./registry/pull-check.js";
 import { addPushTokenRoute } from "./registry/push-token.js";
 import { type RunningRegistry, startRegistry } from "./registry/server.js";
 import { DEFAULT_MEMORY_REGISTRY_QUOTA_BYTES, RegistryStorage } from "./registry/storage.js";
-import { answerUnparsable, HeldAnswers, type RequestEvent, requestListener } from "./request-pipeline.js";
-import { Router } from "./router.js";
-import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./seed.js";
 import { EmulatorStartError } from "./start-error.js";
-import type { EmulatorState, FailRule } from "./state.js";
-import { MemoryTarballs, Store } from "./store.js";
-import { addUploadRoutes } from "./uploads.js";
+import { type Clock, OffsetClock } from "./store/clock.js";
+import { StateFile } from "./store/persistence.js";
+import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./store/seed.js";
+import type { EmulatorState, FailRule } from "./store/state.js";
+import { MemoryTarballs, Store } from "./store/store.js";
 
-export type { Clock } from "./clock.js";
-export { ManualClock, OffsetClock } from "./clock.js";
+export type { Fault } from "./api/faults.js";
+export type { RequestEvent } from "./api/request-pipeline.js";
 // Every default, for those who start an emulator (the same names it is started with).
 export * from "./defaults.js";
-export type { Fault } from "./faults.js";
-export type { RequestEvent } from "./request-pipeline.js";
 export { HttpError } from "./responses.js";
 export { EmulatorStartError } from "./start-error.js";
+export type { Clock } from "./store/clock.js";
+export { ManualClock, OffsetClock } from "./store/clock.js";
 
 export interface EmulatorOptions {
   /** 0: the OS picks a free port (read it from `url`). Default 8124, as `cpctl emulator`. */
@@ -84,11 +81,11 @@ export interface EmulatorOptions {
    * or `KEY=TENANT[,TENANT...]` (acts for those). Absent or empty: any non-empty one.
    */
   apiKeys?: string[];
-  /** The token the emulator-wide controls require (X-Control-Token). See control-auth.ts. */
+  /** The token the emulator-wide controls require (X-Control-Token). See api/control-auth.ts. */
   controlToken?: string;
   /**
    * Saves the state in this file, its journal in `<file>.journal` and uploads in
-   * `<file>.uploads/` (persistence.ts). Absent: memory only.
+   * `<file>.uploads/` (store/persistence.ts). Absent: memory only.
    */
   statePath?: string;
   /** Name of the tenant ID header. Default X-Tenant-Id. */
@@ -113,7 +110,7 @@ export interface EmulatorOptions {
   registryQuotaBytes?: number | null;
 }
 
-/** A fault as `POST /_emulator/faults` takes it (see faults.ts and docs/emulator.md, "Emulator controls"). */
+/** A fault as `POST /_emulator/faults` takes it (see api/faults.ts and docs/emulator.md, "Emulator controls"). */
 export interface FaultSpec {
   method?: string;
   path: string;

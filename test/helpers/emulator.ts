@@ -10,7 +10,7 @@
 // `em.apiKey` unless `auth: false` or other headers are given.
 import http, { type IncomingHttpHeaders } from "node:http";
 import { afterEach, beforeEach } from "vitest";
-import { parseKeyGrant } from "../../src/emulator/key-grants.js";
+import { parseKeyGrant } from "../../src/emulator/api/key-grants.js";
 import {
   type EmulatorOptions,
   ManualClock,

@@ -3,8 +3,8 @@
 // property tests of the journal and of the indexes. `now` is whatever the operation says:
 // tests choose whether time may stand still or run backwards.
 import fc from "fast-check";
-import { MemoryTarballs, Store, type StoreOptions } from "../../src/emulator/store.js";
-import { deploymentView } from "../../src/emulator/views.js";
+import { deploymentView } from "../../src/emulator/api/views.js";
+import { MemoryTarballs, Store, type StoreOptions } from "../../src/emulator/store/store.js";
 import { revisionTriggers } from "../../src/model/rules.js";
 import type { CreateRequest } from "../../src/model/schemas.js";
 import { validateCreateRequest, validatePatchRequest } from "../../src/model/validate.js";

@@ -14,7 +14,7 @@
 // deployment: `deployments/<deployment id>/...`, the prefix push-token's registry_url gives.
 import type { IncomingHttpHeaders } from "node:http";
 import { isUuid } from "../../model/enums.js";
-import type { Core } from "../core.js";
+import type { Core } from "../api/handler-parts.js";
 import { RegistryError } from "./errors.js";
 import { TOKEN_PATH } from "./paths.js";
 import { type PushTokenClaims, readPushToken } from "./tokens.js";

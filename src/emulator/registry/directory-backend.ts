@@ -5,7 +5,7 @@
 //   uploads/<id>                    uploads under way (never read back after a restart)
 //
 // Never torn: a blob is written to a temp file (an upload's own file), fsynced and renamed
-// into place, and a repository record is replaced whole the same way (atomic-file.ts). A blob
+// into place, and a repository record is replaced whole the same way (store/atomic-file.ts). A blob
 // is in place before the record that names it, so a crash in between leaves a blob no record
 // names, which the next start removes; it never leaves a record naming a missing blob.
 import { createHash } from "node:crypto";
@@ -22,8 +22,8 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { fsyncDirectory, writeFileAtomic } from "../atomic-file.js";
 import { EmulatorStartError } from "../start-error.js";
+import { fsyncDirectory, writeFileAtomic } from "../store/atomic-file.js";
 import type { BlobBody, RegistryBackend, RepositoryRecord } from "./backend.js";
 
 interface SavedRecord {

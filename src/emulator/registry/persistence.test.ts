@@ -8,8 +8,8 @@ import { closeTestEmulators, startTestEmulator } from "../../../test/helpers/emu
 import { failure } from "../../../test/helpers/failure.js";
 import { makeTestImage, sha256 } from "../../../test/helpers/images.js";
 import { pushToken, rawPush, registry, repositoryOf } from "../../../test/helpers/registry.js";
-import { ManualClock } from "../clock.js";
 import { EmulatorStartError } from "../start-error.js";
+import { ManualClock } from "../store/clock.js";
 
 afterEach(closeTestEmulators);
 

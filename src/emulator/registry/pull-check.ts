@@ -4,7 +4,7 @@
 // AWAITING_DEPLOY with the runtime's words, "manifest unknown", as the hosted service's does.
 // Any other image_uri is somebody else's registry: the emulator cannot look, and lets it deploy.
 import { parseImageReference, splitHostPort } from "../../model/image-reference.js";
-import type { Store } from "../store.js";
+import type { Store } from "../store/store.js";
 import { repositoryDeployment } from "./access.js";
 import type { RegistryStorage } from "./storage.js";
 

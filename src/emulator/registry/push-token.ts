@@ -2,9 +2,9 @@
 // token to push an internal_container deployment's image, and where to push it. No body. The
 // answer's registry_url is a host with a path prefix and no scheme, as the hosted service's:
 // the emulator's registry, then `deployments/<id>`; clients push REGISTRY_URL/NAME:TAG.
-import { type Core, tenantDeployment } from "../core.js";
+import { type Core, tenantDeployment } from "../api/handler-parts.js";
+import type { Router } from "../api/router.js";
 import { HttpError, ok } from "../responses.js";
-import type { Router } from "../router.js";
 import { REPOSITORY_ROOT } from "./access.js";
 import { issuePushToken, PUSH_TOKEN_LIFETIME_MS } from "./tokens.js";
 

@@ -2,8 +2,8 @@
 // the checks every endpoint starts with (credentials, the repository, the method, a digest).
 import type { IncomingMessage } from "node:http";
 import { isDigest, SHA256_DIGEST } from "../../model/image-reference.js";
-import type { Core } from "../core.js";
-import type { RequestEvent } from "../request-pipeline.js";
+import type { Core } from "../api/handler-parts.js";
+import type { RequestEvent } from "../api/request-pipeline.js";
 import { authenticate, authorize } from "./access.js";
 import type { BlobBody } from "./backend.js";
 import { digestInvalid, RegistryError } from "./errors.js";

@@ -19,9 +19,9 @@
 import { createReadStream } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Core } from "../core.js";
-import { type Fault, faultDoesWork, faultStatus, htmlErrorPage } from "../faults.js";
-import { HeldAnswers, type RequestEvent } from "../request-pipeline.js";
+import { type Fault, faultDoesWork, faultStatus, htmlErrorPage } from "../api/faults.js";
+import type { Core } from "../api/handler-parts.js";
+import { HeldAnswers, type RequestEvent } from "../api/request-pipeline.js";
 import { EmulatorStartError } from "../start-error.js";
 import { RegistryError } from "./errors.js";
 import { handle, type Registry, type RegistryAnswer } from "./handlers.js";

@@ -5,7 +5,7 @@
 // a token issued before a restart still works after it, and a reset (new key) voids them all.
 // They expire on the emulator's clock, so tests move time instead of waiting.
 import { timingSafeEqual } from "node:crypto";
-import { sign } from "../ids.js";
+import { sign } from "../store/ids.js";
 
 /** How long a push token is accepted: an hour, as an OAuth2 access token of a cloud registry. */
 export const PUSH_TOKEN_LIFETIME_MS = 60 * 60 * 1000;

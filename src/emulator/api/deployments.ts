@@ -1,0 +1,125 @@
+// The deployment and revision endpoints (spec 4.1 to 4.4, service-facts). Each handler:
+// authenticate, validate with the model (the one statement of the spec's rules), check what
+// needs state, then make one change in the store and answer with the resulting view.
+
+import type { FieldIssue } from "../../errors.js";
+import type { RevisionT } from "../../model/responses.js";
+import { revisionTriggers } from "../../model/rules.js";
+import { trackedPackagesIssues } from "../../model/tracked-packages.js";
+import { validateCreateRequest, validatePatchRequest } from "../../model/validate.js";
+import { deploymentNotFound, HttpError, invalid, noContent, ok } from "../responses.js";
+import { listingPage } from "./deployment-listing.js";
+import { type Core, deploymentRevision, tenantDeployment } from "./handler-parts.js";
+import { parseDeleteOptions, parseDeploymentFilters, parseRevisionFilters } from "./query.js";
+import type { Router } from "./router.js";
+import { checkCreateAgainstState, checkPatchAgainstState } from "./state-rules.js";
+import { deploymentJson, deploymentView, revisionView } from "./views.js";
+
+/**
+ * `tracked_packages` (service-facts "Tracked packages"): revision metadata beside the request
+ * body's own fields, which the model's strict schemas do not hold. Taken out and checked on
+ * its own; recorded on the revision the request starts.
+ */
+function takeTrackedPackages(input: unknown): {
+  body: unknown;
+  tracked: string[] | null;
+  trackedIssues: FieldIssue[];
+} {
+  if (input === null || typeof input !== "object" || Array.isArray(input) || !("tracked_packages" in input))
+    return { body: input, tracked: null, trackedIssues: [] };
+  const { tracked_packages: value, ...body } = input as Record<string, unknown>;
+  const trackedIssues = trackedPackagesIssues(value);
+  return { body, tracked: trackedIssues.length || value == null ? null : (value as string[]), trackedIssues };
+}
+
+export function addDeploymentRoutes(router: Router, core: Core): void {
+  const { store } = core;
+
+  router.add("POST", "/v2/deployments", async (context) => {
+    const tenantId = context.tenant();
+    const { body, tracked, trackedIssues } = takeTrackedPackages(await context.jsonBody());
+    const checked = validateCreateRequest(body);
+    if (!checked.ok || trackedIssues.length)
+      throw invalid([...(checked.ok ? [] : checked.issues), ...trackedIssues]);
+    const request = checked.value;
+    const stateIssues = checkCreateAgainstState(tenantId, request);
+    if (stateIssues.length) throw invalid(stateIssues);
+    if (store.nameTaken(tenantId, request.name)) {
+      throw new HttpError(409, `A deployment named '${request.name}' already exists.`);
+    }
+    const deployment = store.createDeployment(tenantId, request, context.now, tracked);
+    return ok(deploymentView(deployment, context.now), 201);
+  });
+
+  router.add("GET", "/v2/deployments", (context) => {
+    const tenantId = context.tenant();
+    const filters = parseDeploymentFilters(context.query);
+    const page = listingPage(store, tenantId, filters, context.now);
+    const resources = page.map((d) => deploymentJson(d, context.now));
+    // The offset to send for the next page; a page shorter than `limit` is the last one.
+    return {
+      status: 200,
+      jsonText: `{"resources":[${resources.join(",")}],"offset":${filters.offset + page.length}}`,
+    };
+  });
+
+  router.add("GET", "/v2/deployments/{deployment_id}", (context) => ({
+    status: 200,
+    jsonText: deploymentJson(tenantDeployment(core, context), context.now),
+  }));
+
+  router.add("PATCH", "/v2/deployments/{deployment_id}", async (context) => {
+    const deployment = tenantDeployment(core, context);
+    const { body, tracked, trackedIssues } = takeTrackedPackages(await context.jsonBody());
+    // The body took time: a DELETE may have come in meanwhile. Patching the detached record
+    // would answer 200 for a deployment that no longer exists.
+    if (!store.isCurrent(deployment)) throw deploymentNotFound(deployment.id);
+    const checked = validatePatchRequest(body, deploymentView(deployment, context.now));
+    if (!checked.ok || trackedIssues.length)
+      throw invalid([...(checked.ok ? [] : checked.issues), ...trackedIssues]);
+    const patch = checked.value;
+    const stateIssues = checkPatchAgainstState(deployment, patch, (path) => store.upload(path));
+    if (stateIssues.length) throw invalid(stateIssues);
+    store.patchDeployment(deployment, patch, revisionTriggers(patch).length > 0, context.now, tracked);
+    return ok(deploymentView(deployment, context.now));
+  });
+
+  router.add("DELETE", "/v2/deployments/{deployment_id}", (context) => {
+    const deployment = tenantDeployment(core, context);
+    store.deleteDeployment(deployment, parseDeleteOptions(context.query));
+    return noContent();
+  });
+
+  router.add("GET", "/v2/deployments/{deployment_id}/revisions", (context) => {
+    const deployment = tenantDeployment(core, context);
+    const filters = parseRevisionFilters(context.query);
+    const page: RevisionT[] = [];
+    // As in the deployments listing: remote-reconciled deployments are the self-hosted ones.
+    const remote = deployment.source === "external_container";
+    if (filters.remoteReconciled !== null && filters.remoteReconciled !== remote) {
+      return ok({ resources: page, offset: filters.offset });
+    }
+    let skipped = 0;
+    // Revisions are stored oldest first; answers are newest first.
+    for (let i = deployment.revisions.length - 1; i >= 0 && page.length < filters.limit; i--) {
+      const view = revisionView(deployment.id, deployment.revisions[i]!, context.now);
+      if (filters.statuses !== null && !filters.statuses.has(view.status)) continue;
+      if (skipped < filters.offset) skipped++;
+      else page.push(view);
+    }
+    return ok({ resources: page, offset: filters.offset + page.length });
+  });
+
+  router.add("GET", "/v2/deployments/{deployment_id}/revisions/{revision_id}", (context) => {
+    const deployment = tenantDeployment(core, context);
+    return ok(revisionView(deployment.id, deploymentRevision(deployment, context), context.now));
+  });
+
+  // Takes no body (service-facts). A revision of another deployment is a 404 like a missing one.
+  router.add("POST", "/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy", (context) => {
+    const deployment = tenantDeployment(core, context);
+    const from = deploymentRevision(deployment, context);
+    store.redeploy(deployment, from, context.now);
+    return ok(deploymentView(deployment, context.now));
+  });
+}

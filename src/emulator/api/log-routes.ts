@@ -1,0 +1,61 @@
+// The log endpoints (service-facts "Logs"): the `{deployment_id}` in /v1/projects/{id} is a
+// deployment ID. Authenticated and scoped to the tenant like every deployment route (another
+// tenant's deployment, or a revision that is not the deployment's, is a 404), counted in the
+// statistics and open to faults like the others. The body and the answer: logs/log-query.ts.
+import { parseLogBody, readLog } from "../logs/log-query.js";
+import {
+  buildLog,
+  deployLog,
+  deploymentDeployLog,
+  replacements,
+  revisionContext,
+} from "../logs/log-streams.js";
+import { summarizeTarball, type TarballSummary } from "../logs/tarball-summary.js";
+import { deploymentNotFound, ok } from "../responses.js";
+import type { StoredDeployment, StoredRevision } from "../store/state.js";
+import { type Core, deploymentRevision, tenantDeployment } from "./handler-parts.js";
+import type { RouteContext, Router } from "./router.js";
+
+export function addLogRoutes(router: Router, core: Core): void {
+  const { store } = core;
+
+  /** What the revision's tarball holds, for the files its build log names. */
+  const tarballOf = async (revision: StoredRevision): Promise<TarballSummary | null> => {
+    const path = revision.source_revision_config.source_tarball_path;
+    if (revision.source !== "internal_source" || !path) return null;
+    const upload = store.upload(path);
+    const data = store.tarball(path);
+    return upload?.sha256 && data ? summarizeTarball(upload.sha256, data) : null;
+  };
+
+  /** The body's filter, once read; a deployment deleted while it arrived is a 404, as for a PATCH. */
+  const filterFor = async (context: RouteContext, deployment: StoredDeployment) => {
+    const body = await context.jsonBody();
+    if (!store.isCurrent(deployment)) throw deploymentNotFound(deployment.id);
+    return parseLogBody(body, context.now);
+  };
+
+  router.add("POST", "/v1/projects/{deployment_id}/revisions/{revision_id}/build_logs", async (context) => {
+    const deployment = tenantDeployment(core, context);
+    const revision = deploymentRevision(deployment, context);
+    const filter = await filterFor(context, deployment);
+    const tarball = await tarballOf(revision);
+    const { context: lines, newer } = revisionContext(deployment, revision, tarball);
+    return ok(readLog(buildLog(lines, newer), filter));
+  });
+
+  router.add("POST", "/v1/projects/{deployment_id}/deploy_logs", async (context) => {
+    const deployment = tenantDeployment(core, context);
+    const filter = await filterFor(context, deployment);
+    return ok(readLog(deploymentDeployLog(deployment), filter));
+  });
+
+  router.add("POST", "/v1/projects/{deployment_id}/revisions/{revision_id}/deploy_logs", async (context) => {
+    const deployment = tenantDeployment(core, context);
+    const revision = deploymentRevision(deployment, context);
+    const filter = await filterFor(context, deployment);
+    const { context: lines, newer } = revisionContext(deployment, revision, null);
+    const replacement = replacements(deployment.revisions).get(revision.id) ?? null;
+    return ok(readLog(deployLog(lines, newer, replacement), filter));
+  });
+}

@@ -1,0 +1,214 @@
+// The body of the log endpoints (service-facts "Logs") and the paging of their answers.
+//
+// Body, every field optional (null is the same as absent):
+//   limit       1 to LOG_LIMIT_MAX entries, default LOG_LIMIT_DEFAULT
+//   order       "asc" (oldest first) or "desc" (newest first, the default)
+//   offset      the next_offset of the previous answer
+//   level       DEBUG, INFO, WARNING, ERROR or CRITICAL: that level and the more severe ones
+//   query       text the message contains, case-insensitive
+//   start_time  entries at or after this instant (ISO 8601; epoch milliseconds accepted)
+//   end_time    entries at or before this instant
+// Unknown fields are refused (422), as in the other request bodies: a typo such as `start`
+// for `start_time` would otherwise silently widen the answer.
+//
+// Answer: {"logs": [{id, timestamp, level, message}], "next_offset": string | null}, entries
+// in `order` by (timestamp, revision creation order, build before deploy before requests,
+// position), the timestamp an ISO 8601 string in UTC with milliseconds. next_offset is an
+// opaque cursor naming the last entry of the page. A cursor is a position, not a count:
+// entries that appear later (the log grows) are found by the next call, and none is listed
+// twice. Oldest first, it is given at the end of the log too (service-facts "Logs": both
+// public clients stream a build by repeating the call with the last cursor): the last entry
+// given, or with no entry, the cursor the call was given, so that the next call gets only
+// what was appended since. A page shorter than `limit` is the end for now. Newest first, it
+// is null at the end: nothing older will ever appear.
+import type { FieldIssue } from "../../errors.js";
+import { LOG_LEVELS, LOG_LIMIT_DEFAULT, LOG_LIMIT_MAX, LOG_LIMIT_MIN } from "../../model/enums.js";
+import { fieldIssue, invalid } from "../responses.js";
+import { iso } from "../store/clock.js";
+import { compareKeys, type LogEntry, type LogFilter, type LogKey, type LogStream } from "./log-streams.js";
+
+export interface LogEntryView {
+  id: string;
+  timestamp: string;
+  level: string;
+  message: string;
+}
+
+export interface LogPage {
+  logs: LogEntryView[];
+  next_offset: string | null;
+}
+
+const FIELDS = ["limit", "order", "offset", "level", "query", "start_time", "end_time"];
+const MAX_QUERY_LENGTH = 1000;
+
+/** The filter a body asks for, as of `now` (no entry is later than now). Throws 422 listing every problem. */
+export function parseLogBody(input: unknown, now: number): LogFilter {
+  const body = input ?? {};
+  if (typeof body !== "object" || Array.isArray(body)) {
+    throw invalid([fieldIssue(["body"], "must be a JSON object", "model_attributes_type")]);
+  }
+  const fields = body as Record<string, unknown>;
+  const issues: FieldIssue[] = [];
+  for (const key of Object.keys(fields)) {
+    if (!FIELDS.includes(key)) {
+      issues.push(
+        fieldIssue(
+          ["body", key],
+          `is not a known field; the fields are ${FIELDS.join(", ")}`,
+          "extra_forbidden",
+        ),
+      );
+    }
+  }
+
+  let limit = LOG_LIMIT_DEFAULT;
+  if (fields.limit != null) {
+    const value = fields.limit;
+    if (typeof value !== "number" || !Number.isInteger(value)) {
+      issues.push(fieldIssue(["body", "limit"], "must be an integer", "int_type"));
+    } else if (value < LOG_LIMIT_MIN || value > LOG_LIMIT_MAX) {
+      issues.push(
+        fieldIssue(
+          ["body", "limit"],
+          `must be between ${LOG_LIMIT_MIN} and ${LOG_LIMIT_MAX}, not ${value}`,
+          value < LOG_LIMIT_MIN ? "greater_than_equal" : "less_than_equal",
+        ),
+      );
+    } else limit = value;
+  }
+
+  let order: "asc" | "desc" = "desc";
+  if (fields.order != null) {
+    const value = typeof fields.order === "string" ? fields.order.toLowerCase() : null;
+    if (value === "asc" || value === "desc") order = value;
+    else issues.push(fieldIssue(["body", "order"], "must be one of 'asc', 'desc'", "enum"));
+  }
+
+  let after: LogKey | null = null;
+  if (fields.offset != null) {
+    after = typeof fields.offset === "string" ? decodeOffset(fields.offset) : null;
+    if (!after) {
+      issues.push(
+        fieldIssue(
+          ["body", "offset"],
+          "must be the next_offset of a previous answer (an opaque string), or null",
+          "value_error",
+        ),
+      );
+    }
+  }
+
+  let minLevel = 0;
+  if (fields.level != null) {
+    const value = typeof fields.level === "string" ? fields.level.toUpperCase() : "";
+    const index = (LOG_LEVELS as readonly string[]).indexOf(value);
+    if (index >= 0) minLevel = index;
+    else issues.push(fieldIssue(["body", "level"], `must be one of ${LOG_LEVELS.join(", ")}`, "enum"));
+  }
+
+  let text: string | null = null;
+  if (fields.query != null) {
+    if (typeof fields.query !== "string" || fields.query.length > MAX_QUERY_LENGTH) {
+      issues.push(
+        fieldIssue(
+          ["body", "query"],
+          `must be a string of at most ${MAX_QUERY_LENGTH} characters`,
+          "string_type",
+        ),
+      );
+    } else if (fields.query !== "") text = fields.query.toLowerCase();
+  }
+
+  const start = instant(fields.start_time, "start_time", issues);
+  const end = instant(fields.end_time, "end_time", issues);
+  if (start !== null && end !== null && start > end) {
+    issues.push(fieldIssue(["body", "end_time"], "must not be before start_time", "value_error"));
+  }
+  if (issues.length) throw invalid(issues);
+  return {
+    order,
+    after,
+    from: start ?? Number.NEGATIVE_INFINITY,
+    to: Math.min(end ?? Number.POSITIVE_INFINITY, now),
+    minLevel,
+    text,
+    limit,
+  };
+}
+
+/** One page of the entries of `streams` that pass `filter`. */
+export function readLog(streams: readonly LogStream[], filter: LogFilter): LogPage {
+  // One more than the page from each stream: enough to know whether anything lies beyond it.
+  const probe = { ...filter, limit: filter.limit + 1 };
+  const direction = filter.order === "asc" ? 1 : -1;
+  const merged = streams
+    .flatMap((stream) => stream.take(probe))
+    .sort((a, b) => direction * compareKeys(a, b));
+  const page = merged.slice(0, filter.limit);
+  const last = page.at(-1);
+  const more = merged.length > filter.limit;
+  const position = last ?? filter.after;
+  return {
+    logs: page.map(view),
+    next_offset: position && (more || filter.order === "asc") ? encodeOffset(position) : null,
+  };
+}
+
+function view(entry: LogEntry): LogEntryView {
+  return { id: entry.id, timestamp: iso(entry.ts), level: entry.level, message: entry.message };
+}
+
+// The cursor: the key of the last entry given, in a versioned text, base64url so that
+// clients treat it as the opaque token it is.
+const OFFSET_PATTERN = /^l1:(-?\d{1,16}):(\d{1,16}):(\d{1,2}):(\d{1,16})$/;
+
+export function encodeOffset(key: LogKey): string {
+  return Buffer.from(`l1:${key.ts}:${key.seq}:${key.stream}:${key.index}`).toString("base64url");
+}
+
+export function decodeOffset(offset: string): LogKey | null {
+  if (offset.length > 200 || !/^[A-Za-z0-9_-]+$/.test(offset)) return null;
+  const match = OFFSET_PATTERN.exec(Buffer.from(offset, "base64url").toString("latin1"));
+  if (!match) return null;
+  return { ts: Number(match[1]), seq: Number(match[2]), stream: Number(match[3]), index: Number(match[4]) };
+}
+
+// ISO 8601: a date, or a date and time (seconds and fractions optional) with Z or an offset;
+// without one it is UTC, as the service's timestamps are.
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|z|[+-]\d{2}:?\d{2})?$/;
+
+function instant(value: unknown, name: string, issues: FieldIssue[]): number | null {
+  if (value == null) return null;
+  if (typeof value === "number" && Number.isSafeInteger(value)) return value;
+  if (typeof value === "string") {
+    const match = ISO_INSTANT.exec(value);
+    if (match) {
+      const [, y, mo, d, h = "00", mi = "00", s = "00", fraction = "", zone = "Z"] = match;
+      // Date.parse rolls 2025-02-30 over into March and takes 24:00: check the fields first.
+      const daysInMonth = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
+      const valid =
+        Number(mo) >= 1 &&
+        Number(mo) <= 12 &&
+        Number(d) >= 1 &&
+        Number(d) <= daysInMonth &&
+        Number(h) <= 23 &&
+        Number(mi) <= 59 &&
+        Number(s) <= 59;
+      const offset = zone.toUpperCase() === "Z" ? "Z" : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+      const ms = Date.parse(
+        `${y}-${mo}-${d}T${h}:${mi}:${s}.${fraction.padEnd(3, "0").slice(0, 3)}${offset}`,
+      );
+      if (valid && Number.isFinite(ms)) return ms;
+    }
+  }
+  issues.push(
+    fieldIssue(
+      ["body", name],
+      "must be an ISO 8601 date-time (e.g. 2025-01-01T12:00:00.000Z) or epoch milliseconds",
+      "datetime_parsing",
+    ),
+  );
+  return null;
+}
