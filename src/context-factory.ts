@@ -175,7 +175,7 @@ async function createApiClient(
       env: ctx.env,
       caFile: settings.caFile,
       caFileOrigin: settings.origin.caFile,
-      trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(line)}\n`) : undefined,
+      trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(visibleLines(line))}\n`) : undefined,
       signal: ctx.signal,
     }),
     baseUrl: settings.baseUrl,

@@ -8,6 +8,7 @@ import { BUILDABLE_SOURCES } from "../model/enums.js";
 import type { RevisionT } from "../model/responses.js";
 import { isMachineFormat } from "../output/format.js";
 import { logLine } from "../output/log-lines.js";
+import { visible } from "../output/safe-text.js";
 import { formatDuration } from "../util/duration.js";
 import {
   type AfterPoll,
@@ -124,7 +125,7 @@ async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedE
       else {
         const name = source.kind === "build" ? "build log" : "log";
         ctx.io.stderr.write(
-          `The last ${tail.length} lines of the ${name} of revision ${target.revisionId}:\n${tail.map((entry) => `  ${logLine(entry, ctx.paint)}`).join("\n")}\n`,
+          `The last ${tail.length} lines of the ${name} of revision ${visible(target.revisionId)}:\n${tail.map((entry) => `  ${logLine(entry, ctx.paint)}`).join("\n")}\n`,
         );
       }
     }

@@ -24,7 +24,7 @@ export function showsSpinner(ctx: Ctx): boolean {
 export async function createReporter(ctx: Ctx, revisionId: string): Promise<WaitReporter> {
   const stream = ctx.io.stderr.stream;
   if (showsSpinner(ctx) && stream) return spinnerReporter(ctx, revisionId, stream);
-  return folded(ctx, `Waiting for revision ${revisionId}`, lineReporter(ctx, revisionId));
+  return folded(ctx, `Waiting for revision ${visible(revisionId)}`, lineReporter(ctx, revisionId));
 }
 
 /**
@@ -118,7 +118,7 @@ export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporter
   return {
     status: (status, elapsedMs) => {
       state.seen(status, elapsedMs);
-      say(`${status} (${formatDuration(elapsedMs)})`);
+      say(`${visible(status)} (${formatDuration(elapsedMs)})`);
     },
     heartbeat: (status, elapsedMs) => {
       state.seen(status, elapsedMs);
