@@ -86,12 +86,16 @@ describe("deployments on a terminal", () => {
         expect(displayWidth(line), `${columns}: ${line}`).toBeLessThanOrEqual(columns);
       if (columns === 80) {
         expect(shown[1]).toMatch(/^alpha\s+READY\s+0f0f0f01… /);
-        // The name, first, is cut last: after the revision IDs, SOURCE and the ID.
+        // The name and status stay whole: the IDs shorten, the revision IDs go, SOURCE shrinks.
+        expect(shown[0]).toBe(
+          "NAME                                    STATUS  ID         SOURCE        UPDATED",
+        );
         expect(shown[2]).toBe(
-          "a-deployment-who…  READY   0f0f0f03…  external…  6h ago   aaaaaaa3-…  aaaaaaa3-…",
+          "a-deployment-whose-name-goes-on-and-on  READY   0f0f0f03…  external_co…  6h ago",
         );
       }
-      expect(shown[2]).toMatch(/^a-deploy\S*…/);
+      // Cut last, after every other column has gone.
+      if (columns === 40) expect(shown[2]).toMatch(/^a-deploy\S*… {2}READY {3}0f0f0f03…$/);
     }
   });
 
