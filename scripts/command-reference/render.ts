@@ -5,7 +5,7 @@
 // checked-in file current (test/docs/command-reference.test.ts). Pure: a tree in, a string out.
 import type { Argument, Command, Option } from "@commander-js/extra-typings";
 import { COMMANDS, type CommandEntry, GROUPS } from "../../src/commands/registry.js";
-import { GLOBAL_OPTIONS_HINT, helpHeading } from "../../src/help.js";
+import { fitHelpText, GLOBAL_OPTIONS_HINT, HELP_WIDTH, helpHeading } from "../../src/help.js";
 
 /** Where the reference is checked in, relative to the repository root. */
 export const REFERENCE_FILE = "docs/commands.md";
@@ -163,16 +163,17 @@ function helpEpilog(command: AnyCommand): string[] {
     writeOut: (text: string) => {
       written += text;
     },
-    getOutHelpWidth: () => 80,
+    getOutHelpWidth: () => HELP_WIDTH,
     getOutHasColors: () => false,
   });
   const body = command.helpInformation();
   command.outputHelp();
   if (!written.startsWith(body)) throw new Error(`the help of '${command.name()}' has text before its body`);
-  const after = written
-    .slice(body.length)
-    .replace(GLOBAL_OPTIONS_HINT, "")
-    .replace(/^\n+|\s+$/g, "");
+  // As the help off a terminal: the text after the lists fitted to HELP_WIDTH columns.
+  const after = fitHelpText(written.slice(body.length).replace(GLOBAL_OPTIONS_HINT, ""), HELP_WIDTH).replace(
+    /^\n+|\s+$/g,
+    "",
+  );
   if (after === "") return [];
   const [prose = "", examples] = splitExamples(after);
   const out: string[] = [];
