@@ -62,12 +62,14 @@ export async function buildProgram(
         ? (program.commands.find((c) => c.name() === entry.path[0]) as Command)
         : program;
     const command = configureParent(new Command(entry.path.at(-1)!).description(entry.summary), deps);
-    command.addHelpText("afterAll", GLOBAL_OPTIONS_HINT);
     parent.addCommand(command);
     if (entry === matchedEntry) {
       await attach(command, entry, program, deps, secrets, onFormat, capture);
       matched = command;
     } else if (configureAll) (await entry.load()).default.configure(command);
+    // After the command's own text. Not "afterAll": a subcommand's help (`emulator clock`)
+    // would print its parent's too.
+    command.addHelpText("after", GLOBAL_OPTIONS_HINT);
   }
   return { program, matched };
 }

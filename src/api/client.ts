@@ -56,6 +56,8 @@ export type { Query, QueryValue } from "./pages.js";
 export interface RequestOptions {
   /** Query parameters; undefined and null values are left out. */
   query?: Query;
+  /** Headers of this request beyond the client's own (the emulator's X-Control-Token). */
+  headers?: Record<string, string>;
   /** JSON body. A Buffer is sent as it is (like rawBody). */
   body?: unknown;
   rawBody?: Buffer;
@@ -199,6 +201,7 @@ export class ApiClient {
       Accept: "application/json",
       "User-Agent": this.options.userAgent,
       ...(withCredentials ? this.authHeaders : {}),
+      ...(withCredentials ? opts.headers : {}),
     };
     if (contentType) headers["Content-Type"] = contentType;
     return {

@@ -33,12 +33,12 @@ export interface DeploymentFilters {
  * holding a lone UTF-16 surrogate, which encodeURIComponent refuses (URIError), is sent with
  * U+FFFD in its place, and the server answers what it makes of it (a 404).
  */
-function segment(id: string): string {
+export function pathSegment(id: string): string {
   return encodeURIComponent(id.replace(LONE_SURROGATE, "\ufffd"));
 }
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-const deploymentPath = (id: string) => `/v2/deployments/${segment(id)}`;
+const deploymentPath = (id: string) => `/v2/deployments/${pathSegment(id)}`;
 
 export async function createDeployment(api: ApiClient, body: CreateRequest): Promise<DeploymentT> {
   return (await api.post<DeploymentT>("/v2/deployments", body)).body;
@@ -96,13 +96,16 @@ export async function getRevision(
   revisionId: string,
   opts: RequestOptions = {},
 ): Promise<RevisionT> {
-  return (await api.get<RevisionT>(`${deploymentPath(id)}/revisions/${segment(revisionId)}`, opts)).body;
+  return (await api.get<RevisionT>(`${deploymentPath(id)}/revisions/${pathSegment(revisionId)}`, opts)).body;
 }
 
 /** Starts a new revision from `revisionId`'s source_revision_config: a rollback, or a retry. */
 export async function redeployRevision(api: ApiClient, id: string, revisionId: string): Promise<DeploymentT> {
   return (
-    await api.post<DeploymentT>(`${deploymentPath(id)}/revisions/${segment(revisionId)}/redeploy`, undefined)
+    await api.post<DeploymentT>(
+      `${deploymentPath(id)}/revisions/${pathSegment(revisionId)}/redeploy`,
+      undefined,
+    )
   ).body;
 }
 
@@ -136,8 +139,8 @@ export type LogSource =
   | { kind: "runtime"; deploymentId: string; revisionId?: string };
 
 export async function readLogPage(api: ApiClient, source: LogSource, query: LogQuery): Promise<LogPage> {
-  const project = `/v1/projects/${segment(source.deploymentId)}`;
-  const revision = source.revisionId ? `/revisions/${segment(source.revisionId)}` : "";
+  const project = `/v1/projects/${pathSegment(source.deploymentId)}`;
+  const revision = source.revisionId ? `/revisions/${pathSegment(source.revisionId)}` : "";
   const path = `${project}${revision}/${source.kind === "build" ? "build_logs" : "deploy_logs"}`;
   // A POST that only reads: safe to repeat.
   return (await api.post<LogPage>(path, query, { retrySafe: true })).body;

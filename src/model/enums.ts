@@ -66,6 +66,14 @@ export function revisionStages(source: Source): RevisionStatus[] {
     : ["CREATING", "QUEUED", "AWAITING_DEPLOY", "DEPLOYING"];
 }
 
+/**
+ * Stages a revision can be made to fail in (the emulator's fail controls): every in-progress
+ * stage of any source's plan.
+ */
+export const FAILABLE_STAGES: readonly RevisionStatus[] = [
+  ...new Set(SOURCES.flatMap((s) => revisionStages(s))),
+];
+
 /** The failure status a revision ends in when it fails during a given stage. */
 export function failureStatusFor(stage: RevisionStatus): RevisionStatus {
   if (stage === "CREATING" || stage === "QUEUED") return "CREATE_FAILED";

@@ -10,7 +10,7 @@
 // - The test's emulator stands in for every control plane an example names: CPCTL_BASE_URL
 //   and CPCTL_API_KEY always point at it, whatever an example exports. Its key is `dev`, as in
 //   the examples, so the seeded integration is 0e7880cf-835f-56f2-9d2c-37d4af5797c9.
-// - `cpctl emulator` runs as a child process (the built bin/cpctl.cjs) in the example's
+// - `cpctl emulator` (its controls apart) runs as a child process (the built bin/cpctl.cjs) in the example's
 //   directory, on a free port (`--port 0` is added), and is stopped with SIGTERM once it is
 //   listening: it must exit 0. A trailing `&` runs a command the same way as without it.
 // - A not-run example is only parsed, through the program's own parser (parseOnly).
@@ -374,8 +374,9 @@ class ExampleShell {
       if (redirect.op === "<") stdin = readFileSync(join(this.fixture.cwd, target), "utf8");
     }
     const shown = `cpctl ${argv.join(" ")}`;
-    const result =
-      argv[0] === "emulator" ? await this.emulator(argv) : await this.inProcess(argv, env, stdin);
+    // `cpctl emulator [--flags]` runs one; `cpctl emulator CONTROL` is a command like any other.
+    const runsEmulator = argv[0] === "emulator" && (argv[1] === undefined || argv[1].startsWith("-"));
+    const result = runsEmulator ? await this.emulator(argv) : await this.inProcess(argv, env, stdin);
     const expected =
       this.expectedExit !== undefined
         ? [this.expectedExit]
@@ -403,9 +404,11 @@ class ExampleShell {
     const clock = instantClock(undefined, () => {
       if (++sleeps === SLEEP_BUDGET) controller.abort();
     });
-    // `deploy delete` always asks: on a terminal, and the answer is yes.
+    // `deploy delete` and `emulator reset` always ask: on a terminal, and the answer is yes.
     const asks =
-      argv[0] === "deploy" && argv[1] === "delete" && !argv.includes("--yes") && !argv.includes("-y");
+      ((argv[0] === "deploy" && argv[1] === "delete") || (argv[0] === "emulator" && argv[1] === "reset")) &&
+      !argv.includes("--yes") &&
+      !argv.includes("-y");
     const result = await runCli(argv, {
       env: asks ? { ...env, NO_COLOR: "1" } : env,
       cwd: this.fixture.cwd,
