@@ -10,7 +10,7 @@ _cpctl_commands() {
     'deploy') echo 'create list get patch wait apply diff delete revisions logs rollback redeploy upload' ;;
     'integrations') echo 'list' ;;
     'listeners') echo 'list' ;;
-    'config') echo 'show list get set path' ;;
+    'config') echo 'show list get set use path' ;;
     'emulator') echo 'fail-next fail clock push faults stats tracing-projects reset' ;;
   esac
 }
@@ -43,6 +43,7 @@ _cpctl_flags() {
     'config list') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config get') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config set') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'config use') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config path') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'completion') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'schema') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;

@@ -14,7 +14,7 @@ function __cpctl_commands
         case 'listeners'
             printf '%s\n' 'list'
         case 'config'
-            printf '%s\n' 'show' 'list' 'get' 'set' 'path'
+            printf '%s\n' 'show' 'list' 'get' 'set' 'use' 'path'
         case 'emulator'
             printf '%s\n' 'fail-next' 'fail' 'clock' 'push' 'faults' 'stats' 'tracing-projects' 'reset'
     end
@@ -158,6 +158,7 @@ complete -c cpctl -n '__cpctl_at config' -a 'show' -d 'Show the effective settin
 complete -c cpctl -n '__cpctl_at config' -a 'list' -d 'List profiles'
 complete -c cpctl -n '__cpctl_at config' -a 'get' -d 'Print one setting of a profile'
 complete -c cpctl -n '__cpctl_at config' -a 'set' -d 'Set one setting of a profile in the user config file'
+complete -c cpctl -n '__cpctl_at config' -a 'use' -d 'Make a profile the default (the user file\'s defaultProfile)'
 complete -c cpctl -n '__cpctl_at config' -a 'path' -d 'Print the config files cpctl reads'
 
 # cpctl emulator <command>
@@ -402,6 +403,8 @@ complete -c cpctl -n '__cpctl_at integrations list' -l alt -d 'list the alternat
 # cpctl config get
 
 # cpctl config set
+
+# cpctl config use
 
 # cpctl config path
 

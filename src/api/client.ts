@@ -49,6 +49,8 @@ export interface ApiClientOptions {
   transport?: Transport;
   /** Pages of a list in flight at once (see pages.ts). */
   pageWindow?: number;
+  /** Where the address and credentials come from (the profile in use, and why): said when they are refused. */
+  credentialSource?: string;
 }
 
 export type { Query, QueryValue } from "./pages.js";
@@ -270,6 +272,7 @@ export class ApiClient {
     return {
       keyOrToken: p.withCredentials && Boolean(apiKey || bearerToken),
       tenant: p.withCredentials && Boolean(tenantId),
+      source: this.options.credentialSource,
     };
   }
 

@@ -112,6 +112,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./config/set.js"),
   },
   {
+    path: ["config", "use"],
+    summary: "Make a profile the default (the user file's defaultProfile)",
+    load: () => import("./config/use.js"),
+  },
+  {
     path: ["config", "path"],
     summary: "Print the config files cpctl reads",
     load: () => import("./config/path.js"),

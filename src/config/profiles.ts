@@ -18,8 +18,22 @@ export const LOCAL_API_KEY = "local-emulator";
 
 export interface ProfileChoice {
   name: string | null;
-  /** How it was chosen: "--profile", "environment variable CPCTL_PROFILE", "defaultProfile in FILE". */
+  /**
+   * How it was chosen: "--profile", "environment variable CPCTL_PROFILE", "defaultProfile in
+   * the project file FILE", "defaultProfile in the user file FILE".
+   */
   origin: string | null;
+}
+
+/** When no profile is chosen, why: what would have chosen one. */
+export const NO_PROFILE =
+  "no profile in use: no --profile, CPCTL_PROFILE or defaultProfile (`cpctl config use NAME` sets one)";
+
+/** "profile prod, chosen by --profile", for messages about a setting: which profile, and why that one. */
+export function describeChoice(choice: ProfileChoice): string {
+  return choice.name === null
+    ? NO_PROFILE
+    : `profile ${choice.name}, chosen by ${choice.origin ?? "default"}`;
 }
 
 /** Profile names from both files and the built-in one, each once: user file order, then project-only, then `local`. */
@@ -46,7 +60,11 @@ export function pickProfile(files: ConfigFiles, profileFlag: string | undefined,
   }
   if (env.CPCTL_PROFILE) return { name: env.CPCTL_PROFILE, origin: "environment variable CPCTL_PROFILE" };
   const fallback = defaultProfile(files);
-  if (fallback) return { name: fallback.name, origin: `defaultProfile in ${fallback.file.path}` };
+  if (fallback)
+    return {
+      name: fallback.name,
+      origin: `defaultProfile in the ${fallback.file.scope} file ${fallback.file.path}`,
+    };
   return { name: null, origin: null };
 }
 
