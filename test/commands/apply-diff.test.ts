@@ -239,3 +239,59 @@ describe("deploy diff", () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe("deploy diff of a deployment that does not exist yet", () => {
+  it("says apply would create it and shows the whole body, with no refusal apply would not give", async () => {
+    const em = await startTestEmulator();
+    const dir = freshDir("diff-new");
+    const integration = em.emulator.seed(em.tenantId).integrations[0]!.id;
+    writeFileSync(
+      join(dir, "deploy.yaml"),
+      [
+        "name: my-agent",
+        "source: gitrepo",
+        "source_config:",
+        `  integration_id: ${integration}`,
+        "  repo_url: https://github.com/acme/agent",
+        "  deployment_type: prod",
+        "  build_on_push: false",
+        "source_revision_config:",
+        "  repo_ref: main",
+        "  agent_config_path: agent.json",
+        "secrets:",
+        "  - name: OPENAI_API_KEY",
+        "    value: sk-not-shown",
+        "",
+      ].join("\n"),
+    );
+    const text = await runCli(["deploy", "diff", "-f", "deploy.yaml", "--exit-code"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
+    expect(text.code, text.stderr).toBe(1);
+    expect(text.stderr).toBe("");
+    expect(text.stdout.split("\n")).toEqual([
+      "deployment my-agent does not exist: apply would create it",
+      '  + name: "my-agent"',
+      '  + source: "gitrepo"',
+      `  + source_config.integration_id: "${integration}"`,
+      '  + source_config.repo_url: "https://github.com/acme/agent"',
+      '  + source_config.deployment_type: "prod"',
+      "  + source_config.build_on_push: false",
+      '  + source_revision_config.repo_ref: "main"',
+      '  + source_revision_config.agent_config_path: "agent.json"',
+      "  + secrets.OPENAI_API_KEY: ****",
+      "",
+    ]);
+    const json = await runCli(["deploy", "diff", "-f", "deploy.yaml", "-o", "json"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({ action: "create", deployment_id: null, triggers_revision: true });
+    expect(report.changes.filter((c: { immutable: boolean }) => c.immutable)).toEqual([]);
+    // And apply creates it, as diff said.
+    const applied = await runCli(["deploy", "apply", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
+    expect(applied.code, applied.stderr).toBe(0);
+  });
+});
