@@ -4,6 +4,7 @@ import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
 import { type BodyOptions, buildBody, rejectIssues } from "../manifest/build.js";
 import { type Opinions, type Plan, planApply } from "../manifest/plan.js";
+import { checkIdsMatch } from "../manifest/read-only.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
@@ -26,7 +27,10 @@ export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<File
     secretReferences: fileData.secret_references !== undefined || Boolean(options.secretRef?.length),
     clear: built.clears,
   };
-  return planAgainstDeployment(ctx, checked.value, opinions);
+  const planned = await planAgainstDeployment(ctx, checked.value, opinions);
+  // A file made from `deploy get` output names the deployment it came from: it must be this one.
+  if (built.file && planned.current) checkIdsMatch(built.file.name, built.file.readOnly, planned.current);
+  return planned;
 }
 
 /** The plan of `desired` against the deployment of its name as it is now (read again on each call). */
