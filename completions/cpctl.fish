@@ -421,7 +421,7 @@ complete -c cpctl -n '__cpctl_at emulator fail-next' -l list -d 'list the rules 
 
 # cpctl emulator fail
 complete -c cpctl -n '__cpctl_at emulator fail' -l stage -d 'the stage at whose end it fails' -x -a 'CREATING QUEUED AWAITING_BUILD BUILDING AWAITING_DEPLOY DEPLOYING'
-complete -c cpctl -n '__cpctl_at emulator fail' -l revision -d 'this revision (default: the deployment\'s latest)' -x
+complete -c cpctl -n '__cpctl_at emulator fail' -l revision -d 'this revision, or its first 8 characters or more (default: the latest)' -x
 complete -c cpctl -n '__cpctl_at emulator fail' -l message -d 'the error the revision\'s log ends with (default: a realistic one for the stage)' -x
 
 # cpctl emulator clock

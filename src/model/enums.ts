@@ -99,6 +99,21 @@ export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
+/** The fewest characters of an ID taken for the whole ID: what a narrow table shows. */
+export const MIN_ID_PREFIX = 8;
+
+const UUID_SHAPE = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+
+/** The beginning of a UUID (any case), at least MIN_ID_PREFIX characters long; not a whole one. */
+export function isIdPrefix(text: string): boolean {
+  if (text.length < MIN_ID_PREFIX || text.length >= UUID_SHAPE.length) return false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (UUID_SHAPE[i] === "-" ? char !== "-" : !/[0-9a-fA-F]/.test(char)) return false;
+  }
+  return true;
+}
+
 /** Log entry levels (service-facts "Logs"), least severe first: a `level` filter means "at least". */
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

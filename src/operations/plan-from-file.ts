@@ -8,7 +8,7 @@ import { checkIdsMatch } from "../manifest/read-only.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
-import { deploymentsNamed } from "./resolve.js";
+import { deploymentsNamed, resolveIdFlags } from "./resolve.js";
 
 export interface FilePlan {
   desired: CreateRequest;
@@ -18,6 +18,7 @@ export interface FilePlan {
 }
 
 export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<FilePlan> {
+  await resolveIdFlags(ctx, options);
   const built = await buildBody("create", options, ctx);
   const checked = validateCreateRequest(built.body);
   if (!checked.ok) return rejectIssues(built, checked.issues, `${built.file?.name ?? "the deployment"}`);

@@ -6,7 +6,7 @@ import { mergeChange } from "../../model/merge.js";
 import type { DeploymentT } from "../../model/responses.js";
 import { validatePatchRequest, validatePatchShape } from "../../model/validate.js";
 import { type PlannedPatch, patchWithPreview } from "../../operations/patch.js";
-import { resolveDeployment } from "../../operations/resolve.js";
+import { resolveDeployment, resolveIdFlags } from "../../operations/resolve.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import {
@@ -64,6 +64,7 @@ merge rather than write back what it cannot see: give the whole set with --repla
 });
 
 export async function runPatch(ctx: Ctx, current: DeploymentT, options: PatchCommandOptions): Promise<void> {
+  await resolveIdFlags(ctx, options);
   const built = await buildBody("patch", options, ctx, current);
   const unsets = (options.unsetSecret?.length ?? 0) + (options.unsetSecretRef?.length ?? 0);
   if (!built.hasFields && unsets === 0) {

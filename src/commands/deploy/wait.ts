@@ -4,13 +4,13 @@ import { reportOutcome } from "../../ci/report.js";
 import type { Ctx } from "../../context.js";
 import { OperationError, WaitFailedError } from "../../errors.js";
 import type { DeploymentT } from "../../model/responses.js";
-import { resolveDeployment, resolveDeploymentId } from "../../operations/resolve.js";
+import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "../../operations/resolve.js";
 import { assertDeployed, waitForRevision } from "../../operations/wait.js";
 import type { View } from "../../output/printer.js";
 import { formatDuration } from "../../util/duration.js";
 import type { WaitVerdict } from "../../wait/poll.js";
 import { showsSpinner } from "../../wait/progress.js";
-import { examples, uuid } from "../parsers.js";
+import { examples, idOrPrefix } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { dotenvReportOption, intervalOption, logsOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
@@ -29,7 +29,7 @@ export default defineCommand({
   configure: (command) =>
     command
       .argument("<deployment>", "deployment ID, or its exact name")
-      .option("--revision <id>", "wait for this revision (default: the deployment's latest)", uuid)
+      .option("--revision <id>", "wait for this revision (default: the deployment's latest)", idOrPrefix)
       .addOption(timeoutOption())
       .addOption(intervalOption())
       .addOption(logsOption())
@@ -51,6 +51,7 @@ export default defineCommand({
     }
     const deploymentId = deployment?.id ?? (await resolveDeploymentId(ctx, ref));
     if (!revisionId) throw new OperationError(`deployment ${ref} has no revision to wait for`, "no_revision");
+    revisionId = await resolveRevisionId(ctx, deploymentId, revisionId);
     const verdict = await waitForRevision(ctx, { deploymentId, revisionId }, options);
     const printer = await ctx.printer();
     // On a terminal the spinner's last line already said it (revision, status, time): once is enough.

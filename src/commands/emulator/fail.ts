@@ -4,9 +4,9 @@ import { Option } from "@commander-js/extra-typings";
 import { failRevision } from "../../api/emulator-controls.js";
 import { OperationError } from "../../errors.js";
 import { FAILABLE_STAGES } from "../../model/enums.js";
-import { resolveDeployment } from "../../operations/resolve.js";
+import { resolveDeployment, resolveRevisionId } from "../../operations/resolve.js";
 import { revisionView } from "../../output/views.js";
-import { examples, oneOf } from "../parsers.js";
+import { examples, idOrPrefix, oneOf } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { TENANT_CONTROL_HELP } from "./shared.js";
 
@@ -20,7 +20,11 @@ export default defineCommand({
           .argParser(oneOf(FAILABLE_STAGES))
           .makeOptionMandatory(),
       )
-      .option("--revision <id>", "this revision (default: the deployment's latest)")
+      .option(
+        "--revision <id>",
+        "this revision, or its first 8 characters or more (default: the latest)",
+        idOrPrefix,
+      )
       .option(
         "--message <text>",
         "the error the revision's log ends with (default: a realistic one for the stage)",
