@@ -152,7 +152,11 @@ export async function assertDeployed(ctx: Ctx, verdict: WaitVerdict): Promise<vo
     case "deployed":
       return;
     case "failed": {
-      const failed = new WaitFailedError(`${revision} ended ${verdict.status} after ${after}`);
+      const failed = new WaitFailedError(
+        verdict.endedBeforeWait
+          ? `${revision} had already ended ${verdict.status}`
+          : `${revision} ended ${verdict.status} after ${after}`,
+      );
       await explainFailure(ctx, verdict, failed);
       throw failed.withHint(
         `See its history with: ${await suggestCommand(ctx, ["deploy", "revisions", verdict.deployment_id])}`,

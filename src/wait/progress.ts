@@ -116,9 +116,9 @@ export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporter
     timer.unref();
   };
   return {
-    status: (status, elapsedMs) => {
+    status: (status, elapsedMs, already) => {
       state.seen(status, elapsedMs);
-      say(`${visible(status)} (${formatDuration(elapsedMs)})`);
+      say(already ? `already ${visible(status)}` : `${visible(status)} (${formatDuration(elapsedMs)})`);
     },
     heartbeat: (status, elapsedMs) => {
       state.seen(status, elapsedMs);
@@ -153,6 +153,8 @@ async function spinnerReporter(
   const paint = ctx.paint;
   let retrying: string | null = null;
   let latestLog: string | null = null;
+  /** The first poll found it ended: nothing was waited for. */
+  let already = false;
   const text = () =>
     `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${shortened(latestLog, ctx.io.stderr.columns)}`) : ""}`;
   // Colour of the frames is ours to decide (ora's own detection looks at stdout), so none.
@@ -176,8 +178,9 @@ async function spinnerReporter(
     ticker.unref();
   };
   return {
-    status: (status, elapsedMs) => {
+    status: (status, elapsedMs, seenEnded) => {
       state.seen(status, elapsedMs);
+      already = Boolean(seenEnded);
       retrying = null;
       show();
     },
@@ -204,7 +207,9 @@ async function spinnerReporter(
           : status && isTerminalRevisionStatus(status)
             ? paint.red("✖")
             : "•";
-      const final = `revision ${short}: ${status ?? "no status yet"} after ${formatDuration(state.elapsed())}`;
+      const final = already
+        ? `revision ${short}: already ${status}`
+        : `revision ${short}: ${status ?? "no status yet"} after ${formatDuration(state.elapsed())}`;
       if (spinner.isSpinning) spinner.stopAndPersist({ symbol, text: final });
     },
   };

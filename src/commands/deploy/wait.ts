@@ -14,16 +14,22 @@ import { examples, idOrPrefix } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { dotenvReportOption, intervalOption, logsOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
-export const verdictView: View<WaitVerdict> = {
-  id: (v) => v.revision_id,
-  columns: [
-    { header: "DEPLOYMENT", value: (v) => v.deployment_id },
-    { header: "REVISION", value: (v) => v.revision_id },
-    { header: "STATUS", value: (v) => v.status },
-    { header: "RESULT", value: (v) => v.result },
-    { header: "ELAPSED", value: (v) => formatDuration(v.elapsed_seconds * 1000) },
-  ],
-};
+/** The verdict as text; ELAPSED says "already" for a revision that had ended before the wait. */
+function verdictView(verdict: WaitVerdict): View<WaitVerdict> {
+  return {
+    id: (v) => v.revision_id,
+    columns: [
+      { header: "DEPLOYMENT", value: (v) => v.deployment_id },
+      { header: "REVISION", value: (v) => v.revision_id },
+      { header: "STATUS", value: (v) => v.status },
+      { header: "RESULT", value: (v) => v.result },
+      {
+        header: "ELAPSED",
+        value: (v) => (verdict.endedBeforeWait ? "already" : formatDuration(v.elapsed_seconds * 1000)),
+      },
+    ],
+  };
+}
 
 export default defineCommand({
   configure: (command) =>
@@ -56,7 +62,7 @@ export default defineCommand({
     const printer = await ctx.printer();
     // On a terminal the spinner's last line already said it (revision, status, time): once is enough.
     const saidBySpinner = printer.options.format === "table" && ctx.io.stdout.isTTY && showsSpinner(ctx);
-    if (!saidBySpinner) await printer.item(verdict, verdictView);
+    if (!saidBySpinner) await printer.item(verdict, verdictView(verdict));
     let failure: unknown;
     try {
       await assertDeployed(ctx, verdict);
