@@ -15,9 +15,9 @@
 //   logs, log-lines,             from a revision's history and the clock; their words;
 //   tarball-summary              the files of an uploaded tarball
 //   store, store-indexes, state  the world, its indexes, its format
-//   persistence, journal,        the state file: a snapshot and a journal of changes
-//   journal-record, state-change, (records framed and checksummed, after-images), replay,
-//   replay, snapshot, atomic-file compaction's sliced snapshot, atomic file writes
+//   persistence, journal,        the state file and its journal of changes (after-images),
+//   state-change, replay,        replayed at start; files replaced whole; one emulator
+//   atomic-file, state-lock      per file
 //   lifecycle, views, clock      revision status computed from the clock; response shapes
 //   seed, ids                    per-tenant listeners and integrations; identifiers
 //   faults, controls,            fault injection; the /_emulator/ controls (docs/emulator.md, "Emulator controls")
@@ -258,7 +258,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         held.drop();
         // Then the journal is folded into the state file and the lock released.
         server.close(() => {
-          (stateFile?.close() ?? Promise.resolve()).then(resolve, resolve);
+          stateFile?.close();
+          resolve();
         });
         server.closeAllConnections();
       }),

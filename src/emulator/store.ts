@@ -7,15 +7,15 @@ import { type RevisionStatus, revisionStages, type Source } from "../model/enums
 import { withResourceDefaults } from "../model/resource-spec.js";
 import { REVISION_FIELD_SOURCES, SOURCE_CONFIG_FIELD_SOURCES } from "../model/rules.js";
 import type { CreateRequest, PatchRequest, ResourceSpecRequestT } from "../model/schemas.js";
-import { UPLOAD_URL_LIFETIME_MS } from "./defaults.js";
 import { newCommitSha, newId } from "./ids.js";
 import { supersede } from "./lifecycle.js";
-import type { StateContents } from "./snapshot.js";
 import {
   type EmulatorState,
   emptyState,
   type FailRule,
   type RevisionConfig,
+  STATE_FORMAT,
+  STATE_VERSION,
   type StoredDeployment,
   type StoredRevision,
   type StoredUpload,
@@ -93,15 +93,17 @@ export class Store {
     return this.clockOffset;
   }
 
-  /** Everything, as a snapshot is made of it (live: see snapshot.ts). */
-  contents(): StateContents {
+  /** Everything, as the state file holds it. */
+  contents(): EmulatorState {
     return {
+      format: STATE_FORMAT,
+      version: STATE_VERSION,
       signing_key: this.signingKeyValue,
       seq: this.seq,
       clock_offset_ms: this.clockOffset,
-      deployments: this.deployments.all(),
-      uploads: this.uploads.all(),
-      tracing_projects: this.projects.all(),
+      deployments: [...this.deployments.all()],
+      uploads: [...this.uploads.all()],
+      tracing_projects: [...this.projects.all()],
       fail_next: this.failNext,
     };
   }
@@ -171,7 +173,12 @@ export class Store {
 
   // --- changes ---
 
-  createDeployment(tenantId: string, request: CreateRequest, now: number): StoredDeployment {
+  createDeployment(
+    tenantId: string,
+    request: CreateRequest,
+    now: number,
+    trackedPackages: readonly string[] | null = null,
+  ): StoredDeployment {
     const id = newId();
     const sourceConfig: Record<string, unknown> = {};
     for (const field of SOURCE_CONFIG_FIELDS) sourceConfig[field] = storedValue(field, request.source_config);
@@ -199,7 +206,7 @@ export class Store {
       updated_at: now,
       revisions: [],
     };
-    this.addRevision(deployment, request.source, revisionConfig, now);
+    this.addRevision(deployment, request.source, revisionConfig, now, trackedPackages);
 
     // Creating a deployment also creates a tracing project of the same name (spec 1).
     if (!this.projects.named(tenantId, request.name)) {
@@ -225,7 +232,13 @@ export class Store {
    * it": the spec says non-null values are what count (2.3, 2.4, 4.3), and a client sending a
    * full object with nulls for what it does not mean to touch must not wipe those fields.
    */
-  patchDeployment(deployment: StoredDeployment, patch: PatchRequest, triggers: boolean, now: number): void {
+  patchDeployment(
+    deployment: StoredDeployment,
+    patch: PatchRequest,
+    triggers: boolean,
+    now: number,
+    trackedPackages: readonly string[] | null = null,
+  ): void {
     const config: Record<string, unknown> = { ...deployment.source_config };
     for (const [field, value] of Object.entries(patch.source_config ?? {})) {
       if (value == null) continue;
@@ -244,7 +257,7 @@ export class Store {
       }
       const source = patch.revision_source ?? deployment.source;
       revisionConfig.repo_commit_sha = source === "gitrepo" ? newCommitSha() : null;
-      this.addRevision(deployment, source, revisionConfig, now);
+      this.addRevision(deployment, source, revisionConfig, now, trackedPackages);
       deployment.source_revision_config = revisionConfig;
     }
     deployment.updated_at = now;
@@ -312,7 +325,7 @@ export class Store {
   issueUpload(deployment: StoredDeployment, now: number, expiresAt: number): StoredUpload {
     // URLs that expired unused are worth nothing: drop them, so the state does not grow
     // with every upload-url call.
-    for (const upload of this.uploads.lapsed(now, uploadExpiresAt)) {
+    for (const upload of this.uploads.lapsed(now)) {
       this.uploads.remove(upload);
       this.change.removedUpload(upload.id);
     }
@@ -394,6 +407,7 @@ export class Store {
     source: Source,
     config: RevisionConfig,
     now: number,
+    trackedPackages: readonly string[] | null = null,
   ): StoredRevision {
     for (const older of deployment.revisions) supersede(older, now);
     const stages = revisionStages(source);
@@ -419,6 +433,7 @@ export class Store {
     // The digest of what the revision builds from: objects are write-once, so it stays true.
     const tarball = config.source_tarball_path ? this.uploads.atPath(config.source_tarball_path) : undefined;
     if (tarball?.sha256) revision.source_tarball_sha256 = tarball.sha256;
+    if (trackedPackages?.length) revision.tracked_packages = [...trackedPackages];
     deployment.revisions.push(revision);
     return revision;
   }
@@ -459,11 +474,6 @@ export class Store {
       this.change.clear();
     }
   }
-}
-
-/** When an upload URL stops being accepted (files from before expiry was stored: issued + lifetime). */
-export function uploadExpiresAt(upload: StoredUpload): number {
-  return upload.expires_at ?? upload.issued_at + UPLOAD_URL_LIFETIME_MS;
 }
 
 function emptyRevisionConfig(): RevisionConfig {

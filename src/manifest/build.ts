@@ -26,6 +26,8 @@ export interface BodyOptions {
   secretRef?: string[];
   /** Send a secret whose value is empty (refused otherwise: see checkSecretValues). */
   allowEmptySecrets?: boolean;
+  /** Secret names never sent from --secret and --secrets-file (those the platform sets itself). */
+  leaveOutSecrets?: ReadonlySet<string>;
   [field: string]: unknown;
 }
 
@@ -36,6 +38,8 @@ export interface BuiltBody {
   hasFields: boolean;
   /** `--set PATH=null`: the fields or keys to clear (a patch clears them; see model/merge.ts). */
   clears: Path[];
+  /** Names of options.leaveOutSecrets that --secret or --secrets-file gave, left out. */
+  leftOutSecrets: string[];
   /** `origin: field.path: message` for one validation problem. */
   describe(issue: FieldIssue): Promise<string>;
 }
@@ -117,6 +121,7 @@ export async function buildBody(
     }
   }
 
+  const leftOutSecrets = new Set<string>();
   const fromFlags = [
     ...(options.secretsFile ? await secretsFromFile(options.secretsFile, ctx) : []),
     ...(options.secret ?? []).map((text) => {
@@ -130,7 +135,11 @@ export async function buildBody(
         ),
       };
     }),
-  ];
+  ].filter(({ name }) => {
+    if (!options.leaveOutSecrets?.has(name)) return true;
+    leftOutSecrets.add(name);
+    return false;
+  });
   if (fromFlags.length > 0) {
     const existing: unknown[] = Array.isArray(body.secrets) ? body.secrets : [];
     for (const { origin, name } of fromFlags) secretOrigins.set(name, origin);
@@ -163,6 +172,7 @@ export async function buildBody(
     file,
     hasFields,
     clears,
+    leftOutSecrets: [...leftOutSecrets],
     describe: async (issue) => {
       const path = pathOfLoc(issue.loc);
       const field = formatPath(path);

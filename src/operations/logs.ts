@@ -58,18 +58,23 @@ export async function* entriesForward(
 ): AsyncGenerator<LogEntry[]> {
   let offset: string | undefined;
   let count = 0;
+  let full: boolean;
   do {
+    const asked = Math.min(PAGE, limit - count);
     const page = await readLogPage(api, source, {
       ...baseQuery(filters),
       order: "asc",
-      limit: Math.min(PAGE, limit - count),
+      limit: asked,
       offset,
     });
     const entries = page.logs.slice(0, limit - count);
     count += entries.length;
     if (entries.length > 0) yield entries;
     offset = page.next_offset ?? undefined;
-  } while (offset && count < limit);
+    // Oldest first, a cursor comes at the end of the log too (to follow it later): a page
+    // shorter than asked is the end for now.
+    full = page.logs.length >= asked;
+  } while (offset && full && count < limit);
 }
 
 /**

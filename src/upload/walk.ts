@@ -18,12 +18,18 @@
 //
 // Only `.gitignore` files inside the directory count: not `.git/info/exclude`, not a global
 // excludes file, not a `.gitignore` above the directory.
+//
+// A `.dockerignore` at the root is honoured too (dockerignore.ts), as docker reads it: the
+// service builds an image from the tarball, and what the build would ignore need not be sent.
+// It can only leave out more: its `!` lines take back what an earlier line of its own left
+// out, never what .gitignore or the rules above leave out.
 import { isUtf8 } from "node:buffer";
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { visible } from "../output/safe-text.js";
+import { DockerignoreError, type DockerignoreMatcher, parseDockerignore } from "./dockerignore.js";
 
 /**
  * Files left out unless `--include-credentials` (gitignore patterns, matched at any depth, files
@@ -81,6 +87,8 @@ export interface WalkResult {
   skipped: SkippedPath[];
   /** Files of CREDENTIAL_FILES left out. */
   credentials: string[];
+  /** Paths left out by the root's .dockerignore (a directory counts once). */
+  dockerignored: string[];
 }
 
 interface Matcher {
@@ -99,9 +107,21 @@ export class WalkError extends Error {
 }
 
 export async function walkSource(root: string, options: WalkOptions = {}): Promise<WalkResult> {
-  const result: WalkResult = { entries: [], ignored: [], excluded: [], skipped: [], credentials: [] };
-  await walkDirectory(root, "", [], result, options);
+  const result: WalkResult = {
+    entries: [],
+    ignored: [],
+    excluded: [],
+    skipped: [],
+    credentials: [],
+    dockerignored: [],
+  };
+  const docker = await loadDockerignore(root);
+  await walkDirectory(root, "", [], result, { ...options, docker });
   return result;
+}
+
+interface WalkState extends WalkOptions {
+  docker: DockerignoreMatcher | null;
 }
 
 async function walkDirectory(
@@ -109,7 +129,7 @@ async function walkDirectory(
   relative: string,
   inherited: Matcher[],
   result: WalkResult,
-  options: WalkOptions,
+  options: WalkState,
 ): Promise<void> {
   const children: { name: string; kind: Dirent<Buffer> }[] = [];
   const entries = await readDirectory(absolute, relative);
@@ -133,22 +153,32 @@ async function walkDirectory(
       result.excluded.push(child.kind.isDirectory() ? `${path}/` : path);
       continue;
     }
+    const dockerExcluded = options.docker?.excludes(path) ?? false;
     if (child.kind.isSymbolicLink()) {
-      if (!isIgnored(matchers, path, false)) result.skipped.push({ path, reason: "symlink" });
+      if (!isIgnored(matchers, path, false) && !dockerExcluded)
+        result.skipped.push({ path, reason: "symlink" });
       continue;
     }
     const isDirectory = child.kind.isDirectory();
     if (!isDirectory && !child.kind.isFile()) {
-      if (!isIgnored(matchers, path, false)) result.skipped.push({ path, reason: "special file" });
+      if (!isIgnored(matchers, path, false) && !dockerExcluded)
+        result.skipped.push({ path, reason: "special file" });
       continue;
     }
     if (isIgnored(matchers, path, isDirectory)) {
       result.ignored.push(isDirectory ? `${path}/` : path);
       continue;
     }
-    if (isDirectory) {
-      result.entries.push({ path, absolute: childAbsolute, type: "directory", mode: 0o755, size: 0 });
+    const entry: SourceFile = { path, absolute: childAbsolute, type: "directory", mode: 0o755, size: 0 };
+    if (isDirectory && dockerExcluded) {
+      // Only a `!` line can take back something below a directory left out: look only then.
+      if (options.docker?.hasExceptions) await walkExcludedDirectory(entry, matchers, result, options);
+      else result.dockerignored.push(`${path}/`);
+    } else if (isDirectory) {
+      result.entries.push(entry);
       await walkDirectory(childAbsolute, path, matchers, result, options);
+    } else if (dockerExcluded) {
+      result.dockerignored.push(path);
     } else if (!options.includeCredentials && credentialFiles.ignores(path)) {
       result.credentials.push(path);
     } else {
@@ -156,6 +186,68 @@ async function walkDirectory(
       const mode = stats.mode & 0o111 ? 0o755 : 0o644;
       result.entries.push({ path, absolute: childAbsolute, type: "file", mode, size: stats.size });
     }
+  }
+}
+
+/**
+ * A directory the .dockerignore leaves out, that a `!` line may reach into: packed with what
+ * is taken back below it, or, when nothing is, reported as one left-out directory.
+ */
+async function walkExcludedDirectory(
+  entry: SourceFile,
+  matchers: Matcher[],
+  result: WalkResult,
+  options: WalkState,
+): Promise<void> {
+  const before = {
+    entries: result.entries.length,
+    ignored: result.ignored.length,
+    skipped: result.skipped.length,
+    credentials: result.credentials.length,
+    dockerignored: result.dockerignored.length,
+  };
+  await walkDirectory(entry.absolute, entry.path, matchers, result, options);
+  if (result.entries.length > before.entries) {
+    result.entries.splice(before.entries, 0, entry);
+    return;
+  }
+  // Nothing below it is packed: what was found there is all left out with it.
+  result.ignored.length = before.ignored;
+  result.skipped.length = before.skipped;
+  result.credentials.length = before.credentials;
+  result.dockerignored.length = before.dockerignored;
+  result.dockerignored.push(`${entry.path}/`);
+}
+
+/** Largest .dockerignore read: far more than any real one, and a bound on a hostile one. */
+const MAX_DOCKERIGNORE_BYTES = 1024 * 1024;
+
+/** The root's .dockerignore when it is a regular file; null when there is none. */
+async function loadDockerignore(root: string): Promise<DockerignoreMatcher | null> {
+  const file = join(root, ".dockerignore");
+  let stats: Awaited<ReturnType<typeof lstat>>;
+  try {
+    stats = await lstat(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new WalkError(`cannot read .dockerignore (${codeOf(error)})`, file);
+  }
+  // A link or a special file is skipped like any other (and reported by the walk).
+  if (!stats.isFile()) return null;
+  if (stats.size > MAX_DOCKERIGNORE_BYTES) {
+    throw new WalkError(`.dockerignore is ${stats.size} bytes, more than the 1 MiB cpctl reads`, file);
+  }
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new WalkError(`cannot read .dockerignore (${codeOf(error)})`, file);
+  }
+  try {
+    return parseDockerignore(text);
+  } catch (error) {
+    if (error instanceof DockerignoreError) throw new WalkError(`.dockerignore ${error.message}`, file);
+    throw error;
   }
 }
 

@@ -41,7 +41,9 @@ ${TENANT_CONTROL_HELP}${examples(
       ),
   run: async (ctx, [ref], options) => {
     const deployment = await resolveDeployment(ctx, ref);
-    const revisionId = options.revision ?? deployment.latest_revision_id;
+    const revisionId = options.revision
+      ? await resolveRevisionId(ctx, deployment.id, options.revision)
+      : deployment.latest_revision_id;
     if (!revisionId)
       throw new OperationError(`deployment ${deployment.name} has no revision to fail`, "no_revision");
     const revision = await failRevision(await ctx.api(), deployment.id, revisionId, {

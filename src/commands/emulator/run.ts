@@ -39,8 +39,8 @@ Requests from web pages are refused: a foreign Origin, a Host that is not a loop
 while listening on loopback, a control POST without Content-Type: application/json.
 Upload URLs expire 15 minutes (emulator clock) after issue and take one upload; objects are
 write-once. In memory, uploads are capped at 256 MiB in all. With --state, a killed
-emulator's lock is taken over at once on the same machine and PID namespace, otherwise 10 s
-after its last heartbeat.
+emulator's lock is taken over at once on the same machine; delete FILE.lock to free one left
+by an emulator in another container or on another host.
 ${examples(
   "cpctl emulator",
   "cpctl emulator --port 0 --stage-ms 50 --state ./cp.state.json",
