@@ -9,7 +9,8 @@ import type { DeploymentT } from "../model/responses.js";
 import { validatePatchShape } from "../model/validate.js";
 import type { FinishOptions } from "./after-change.js";
 import { patchAndFinish } from "./change.js";
-import { resolveDeployment, resolveIdFlags } from "./resolve.js";
+import { resolveIdFlags } from "./id-flags.js";
+import { resolveDeployment } from "./resolve.js";
 
 /** How a patch treats what it does not name. (A type, not an interface: commander's option sets are.) */
 export type MergeFlags = {

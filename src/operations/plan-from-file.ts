@@ -8,7 +8,8 @@ import { type ApplyPlan, type Opinions, planApply } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
-import { deploymentsNamed, resolveIdFlags } from "./resolve.js";
+import { resolveIdFlags } from "./id-flags.js";
+import { deploymentsNamed } from "./resolve.js";
 
 export interface FilePlan {
   desired: CreateRequest;

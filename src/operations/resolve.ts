@@ -4,20 +4,15 @@
 //
 // An ID's first 8 characters or more (what a narrow table shows, `0f0f0f03…`) stand for it
 // wherever an ID is taken: a deployment, a revision (--revision, --to), an integration or a
-// listener (--integration-id, --listener-id). The API has no prefix filter, so a prefix costs
+// listener (--integration-id, --listener-id: id-flags.ts). The API has no prefix filter, so a prefix costs
 // one listing of all of them (a request per 100: `deploy list --all`'s cost), and only when
 // no whole ID is given; a name wins over a prefix. Several matches: exit 2, listing them.
-import {
-  allDeployments,
-  allRevisions,
-  getDeployment,
-  listIntegrations,
-  listListeners,
-} from "../api/endpoints.js";
+import { allDeployments, allRevisions, getDeployment } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { NotFoundError, UsageError } from "../errors.js";
 import { isIdPrefix, isUuid, MIN_ID_PREFIX } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
+import { single } from "./one-match.js";
 
 /** The deployment's ID, fetching only what is needed to know it. */
 export async function resolveDeploymentId(ctx: Ctx, ref: string): Promise<string> {
@@ -78,21 +73,6 @@ async function findByNameOrPrefix(ctx: Ctx, ref: string): Promise<DeploymentT> {
   );
 }
 
-/** The one match of a prefix; several are a usage error that lists them. */
-function single<T>(
-  what: string,
-  ref: string,
-  matches: T[],
-  describe: (item: T) => string,
-  none: () => Error,
-): T {
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) throw none();
-  throw new UsageError(
-    `${matches.length} ${what}s have an ID that starts with '${ref}': ${matches.map(describe).join(", ")}; give more of the ID`,
-  );
-}
-
 /** Deployments with exactly this name (the server filter, re-checked: exact match only). */
 export async function deploymentsNamed(ctx: Ctx, name: string): Promise<DeploymentT[]> {
   const matches: DeploymentT[] = [];
@@ -118,35 +98,5 @@ export async function resolveRevisionId(ctx: Ctx, deploymentId: string, ref: str
       new NotFoundError(
         `no revision of deployment ${deploymentId} has an ID that starts with '${ref}'`,
       ).withHint(`List them with: cpctl deploy revisions ${deploymentId}`),
-  );
-}
-
-/**
- * --integration-id and --listener-id given as a prefix, replaced (in `options`) by the whole ID
- * of the one integration (of either listing) or listener it starts.
- */
-export async function resolveIdFlags(ctx: Ctx, options: Record<string, unknown>): Promise<void> {
-  const { integrationId, listenerId } = options;
-  if (typeof integrationId === "string" && !isUuid(integrationId)) {
-    const api = await ctx.api();
-    const lists = await Promise.all([listIntegrations(api, false), listIntegrations(api, true)]);
-    const ids = [...new Set(lists.flat().map((integration) => integration.id))];
-    options.integrationId = matchPrefix("integration", integrationId, ids, "cpctl integrations list");
-  }
-  if (typeof listenerId === "string" && !isUuid(listenerId)) {
-    const ids = (await listListeners(await ctx.api())).map((listener) => listener.id);
-    options.listenerId = matchPrefix("listener", listenerId, ids, "cpctl listeners list");
-  }
-}
-
-function matchPrefix(what: string, ref: string, ids: string[], list: string): string {
-  const wanted = ref.toLowerCase();
-  return single(
-    what,
-    ref,
-    ids.filter((id) => id.toLowerCase().startsWith(wanted)),
-    (id) => id,
-    () =>
-      new NotFoundError(`no ${what} has an ID that starts with '${ref}'`).withHint(`List them with: ${list}`),
   );
 }

@@ -20,19 +20,18 @@ const REVISION = "rev\u202e\ud800\x1b[2J";
 let server: TestServer;
 let env: Record<string, string>;
 beforeAll(async () => {
+  const revision = {
+    id: REVISION,
+    status: "BUILDING\u202e\ud800\x1b[5m",
+    source: "external_container",
+    source_revision_config: {},
+    created_at: "2026-11-21T12:00:00Z",
+    updated_at: "2026-11-21T12:00:00Z",
+  };
   server = await startServer((req, res) => {
     res.setHeader("content-type", "application/json");
-    if (req.url.includes("/revisions/"))
-      res.end(
-        JSON.stringify({
-          id: REVISION,
-          status: "BUILDING\u202e\ud800\x1b[5m",
-          source: "external_container",
-          source_revision_config: {},
-          created_at: "2026-11-21T12:00:00Z",
-          updated_at: "2026-11-21T12:00:00Z",
-        }),
-      );
+    if (req.url.includes("/revisions/")) res.end(JSON.stringify(revision));
+    else if (req.url.includes("/revisions")) res.end(JSON.stringify({ resources: [revision], offset: 1 }));
     else
       res.end(
         JSON.stringify({

@@ -3,7 +3,7 @@ import { buildBody, rejectIssues } from "../../manifest/build.js";
 import { creationChanges } from "../../model/plan.js";
 import { validateCreateRequest } from "../../model/validate.js";
 import { createWithPreview } from "../../operations/create.js";
-import { resolveIdFlags } from "../../operations/resolve.js";
+import { resolveIdFlags } from "../../operations/id-flags.js";
 import { completeCreateBody } from "../../prompt/complete-create.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
