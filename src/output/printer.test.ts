@@ -147,10 +147,12 @@ test("one item on a terminal: labels aligned, values whole however wide, times e
   const { printer: p, text } = printer("table", { isTTY: true, columns: 40 });
   await p.item(beta, deploymentView);
   const shown = lines(text());
-  expect(shown[0]).toBe("id                                0f0f0f02-0000-4000-8000-000000000002");
-  expect(shown).toContain("updated_at                        2026-03-08T09:00:00.000Z");
-  expect(shown).toContain("source_revision_config.image_uri  registry.example.com/beta-agent:1");
-  expect(shown).toContain("secrets                           OPENAI_API_KEY=****");
+  expect(shown[0]).toBe("id                      0f0f0f02-0000-4000-8000-000000000002");
+  expect(shown).toContain("updated_at              2026-03-08T09:00:00.000Z");
+  // An object is its label and then its fields, indented: the labels stay short.
+  const at = shown.indexOf("source_revision_config");
+  expect(shown[at + 1]).toBe("  image_uri: registry.example.com/beta-agent:1");
+  expect(shown).toContain("secrets                 OPENAI_API_KEY=****");
 });
 
 describe("yaml", () => {

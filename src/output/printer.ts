@@ -182,14 +182,16 @@ export class Printer {
   }
 
   /**
-   * One item's fields, a line each: tab-separated off a terminal; on one, the labels padded
-   * to one width and the values whole (a single item has room to show everything), and an
-   * object (resource_spec, listener_config) as indented `key: value` lines under its label.
+   * One item's fields, a line each: tab-separated off a terminal (an object's fields as
+   * `label.field` rows, its empty ones left out); on one, the labels padded to one width and
+   * the values whole (a single item has room to show everything), and an object
+   * (source_config and its resource_spec, listener_config) as indented `key: value` lines
+   * under its label.
    */
   private details(rows: [label: string, value: unknown][]): void {
     if (!this.out.isTTY) {
       // Off a terminal: tab-separated, no header, no truncation, no colour (grep/cut friendly).
-      for (const row of rows) this.out.write(`${row.map(tsvCell).join("\t")}\n`);
+      for (const row of rows.flatMap(flattened)) this.out.write(`${row.map(tsvCell).join("\t")}\n`);
       return;
     }
     const width = Math.max(0, ...rows.map(([label]) => displayWidth(cell(label))));
@@ -201,6 +203,14 @@ export class Printer {
     }
     this.out.write(text);
   }
+}
+
+/** An object's non-empty fields as `label.field` rows; any other row as it is. */
+function flattened([label, value]: [string, unknown]): [string, unknown][] {
+  if (!isPlainObject(value)) return [[label, value]];
+  return Object.entries(value)
+    .filter(([, field]) => field !== null && field !== undefined)
+    .map(([key, field]) => [`${label}.${key}`, field]);
 }
 
 /** An object as `key: value` lines, nested objects and lists of objects indented further; nulls left out. */

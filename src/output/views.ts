@@ -35,8 +35,9 @@ export const deploymentView: View<DeploymentT> = {
     ["image_version", d.image_version],
     ["created_at", d.created_at],
     ["updated_at", d.updated_at],
-    ...prefixed("source_config", d.source_config),
-    ...prefixed("source_revision_config", d.source_revision_config),
+    // Objects: indented key: value lines on a terminal, `source_config.FIELD` rows off one.
+    ["source_config", d.source_config],
+    ["source_revision_config", d.source_revision_config],
     ["secrets", (d.secrets ?? []).map((s) => `${s.name}=${s.value}`).join(", ") || null],
     [
       "secret_references",
@@ -118,10 +119,3 @@ export const listenerView: View<ListenerT> = {
   dropOrder: ["CREATED", "COMPUTE ID"],
   empty: "No listeners.",
 };
-
-/** Non-empty fields of a sub-object as `parent.field` rows. */
-function prefixed(parent: string, object: Record<string, unknown> | null | undefined): [string, unknown][] {
-  return Object.entries(object ?? {})
-    .filter(([, value]) => value !== null && value !== undefined)
-    .map(([key, value]) => [`${parent}.${key}`, value]);
-}

@@ -100,13 +100,19 @@ describe("tables at 70 columns and narrower", () => {
     }).finished();
     expect(code, plain(output)).toBe(0);
     const lines = screenLines(output);
-    const spec = lines.indexOf("source_config.resource_spec");
-    expect(spec, plain(output)).toBeGreaterThan(0);
-    expect(lines).toContain("  min_scale: 2");
-    expect(lines).toContain("  max_scale: 10");
-    expect(lines.slice(spec)).toContain("  labels:");
-    expect(lines).toContain("    team: ml");
-    expect(lines).toContain("  k8s_namespace: default");
+    // source_config is its label, then its fields indented, resource_spec's further in.
+    const config = lines.indexOf("source_config");
+    expect(config, plain(output)).toBeGreaterThan(0);
+    const block = lines.slice(config);
+    expect(block).toContain("  resource_spec:");
+    expect(block).toContain("    min_scale: 2");
+    expect(block).toContain("    max_scale: 10");
+    expect(block).toContain("    labels:");
+    expect(block).toContain("      team: ml");
+    expect(block).toContain("  listener_config:");
+    expect(block).toContain("    k8s_namespace: default");
+    // The labels stay short: an ID value still fits 70 columns.
+    expect(lines.find((line) => line.startsWith("latest_revision_id"))!.length).toBeLessThanOrEqual(70);
     expect(plain(output)).not.toContain('{"');
   });
 });
