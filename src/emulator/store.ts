@@ -54,6 +54,16 @@ export interface StoreOptions {
    */
   commit?: (change: StateChange) => void;
   tarballs: TarballStorage;
+  /** The emulator's image registry, where revisions pull from and deleted deployments leave images. */
+  images?: ImageHooks;
+}
+
+export interface ImageHooks {
+  /** Why a deployment of `tenantId` cannot pull `imageUri` (registry/pull-check.ts); null: it can. */
+  pullProblem(tenantId: string, imageUri: string): string | null;
+  /** The deployment is gone: so are its images. */
+  deploymentDeleted(deploymentId: string): void;
+  reset(): void;
 }
 
 const SOURCE_CONFIG_FIELDS = Object.keys(SOURCE_CONFIG_FIELD_SOURCES);
@@ -319,6 +329,7 @@ export class Store {
     this.commit();
     // Files after the state: a crash in between leaves an orphan file, never a dangling path.
     for (const upload of gone) this.options.tarballs.remove(upload.id);
+    this.options.images?.deploymentDeleted(deployment.id);
   }
 
   /** A new object path and URL for `deployment`, valid until `expiresAt`. */
@@ -397,6 +408,7 @@ export class Store {
     this.change.reset(this.signingKeyValue, this.clockOffset);
     this.commit();
     for (const upload of uploads) this.options.tarballs.remove(upload.id);
+    this.options.images?.reset();
   }
 
   // --- internals ---
@@ -424,6 +436,7 @@ export class Store {
       ended: null,
     };
     if (rule?.message) revision.fail_message = rule.message;
+    this.failUnpullableImage(deployment, revision);
     if (stages.includes("BUILDING")) {
       revision.build_commands = {
         install_command: (deployment.source_config.install_command as string | null) ?? null,
@@ -436,6 +449,21 @@ export class Store {
     if (trackedPackages?.length) revision.tracked_packages = [...trackedPackages];
     deployment.revisions.push(revision);
     return revision;
+  }
+
+  /**
+   * A container revision whose image the emulator's registry should hold but does not fails
+   * where the runtime's pull would, at AWAITING_DEPLOY (unless a fail rule stops it earlier).
+   */
+  private failUnpullableImage(deployment: StoredDeployment, revision: StoredRevision): void {
+    const uri = revision.source_revision_config.image_uri;
+    const { stages } = revision;
+    if (!uri || stages.includes("BUILDING") || !stages.includes("AWAITING_DEPLOY")) return;
+    if (revision.fail_at && stages.indexOf(revision.fail_at) <= stages.indexOf("AWAITING_DEPLOY")) return;
+    const problem = this.options.images?.pullProblem(deployment.tenant_id, uri);
+    if (!problem) return;
+    revision.fail_at = "AWAITING_DEPLOY";
+    revision.fail_message = problem;
   }
 
   /**

@@ -11,6 +11,10 @@ export default defineCommand({
       .option("--port <port>", `port to listen on; 0 picks a free one (default ${DEFAULT_PORT})`)
       .option("--host <host>", "address to listen on (default 127.0.0.1)")
       .option(
+        "--registry-port <port>",
+        "port of the image registry (push tokens, docs/emulator.md); default: the next after --port, or a free one with --port 0",
+      )
+      .option(
         "--state <file>",
         "keep state in this file and FILE.journal (every change saved before it is answered); default: memory only",
       )
@@ -50,7 +54,7 @@ ${examples(
       ),
   run: async (ctx, _args, options) => {
     const emulator = await startEmulator(parseEmulatorArgs(options));
-    ctx.io.stdout.write(`listening on ${emulator.url}\n`);
+    ctx.io.stdout.write(`listening on ${emulator.url}\nregistry listening on ${emulator.registry.url}\n`);
     for (const line of emulator.describeKeys()) ctx.log.info(line);
     ctx.log.info("local control plane ready; Ctrl-C stops it");
     // Runs until Ctrl-C or SIGTERM; stopping a server on request is a success (exit 0).
