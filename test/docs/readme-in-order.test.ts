@@ -4,14 +4,18 @@
 // `deploy.yaml` (written from the README's own block) diffs and applies to that same
 // deployment. examples.test.ts runs each block alone against fixtures; this runs the story.
 //
-// What the reader brings: an exported OPENAI_API_KEY (the README asks for it) and a project
-// directory ./agent for `deploy push`. The emulator stands in for 127.0.0.1:8124 and for
+// What the reader brings: an exported OPENAI_API_KEY (the README asks for it), a project
+// directory ./agent for `deploy push`, and for `deploy push --image` an image: docker (a
+// stand-in, test/helpers/engine-standin.ts) holding my-app:latest, and its `docker save`,
+// image.tar. The emulator stands in for 127.0.0.1:8124 and for
 // every other address (CPCTL_BASE_URL is pinned to it); the key is whatever the commands
 // would send: the `local` profile's, after `export CPCTL_PROFILE=local`.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startTestEmulator } from "../helpers/emulator.js";
+import { makeStandIns } from "../helpers/engine-standin.js";
+import { dockerArchive, makeTestImage } from "../helpers/images.js";
 import { freshDir, runCli } from "../helpers/run-cli.js";
 import { markdownExamples, ROOT } from "./collect.js";
 import { ExampleProblem, ExampleShell, type Fixture } from "./run-example.js";
@@ -34,12 +38,15 @@ describe("the README, top to bottom, against one emulator", async () => {
   writeFileSync(join(cwd, "agent", "agent.json"), '{"graphs": {"agent": "./agent.py:graph"}}\n');
   writeFileSync(join(cwd, "agent", "agent.py"), "graph = None\n");
   writeFileSync(join(cwd, "deploy.yaml"), deployYaml());
-  const fixture: Fixture = {
-    emulator,
-    cwd,
-    home: freshDir("readme-home"),
-    env: { OPENAI_API_KEY: "sk-readme" },
+  const image = makeTestImage("readme");
+  writeFileSync(join(cwd, "image.tar"), dockerArchive(image));
+  const docker = makeStandIns(image);
+  const readerEnv = {
+    OPENAI_API_KEY: "sk-readme",
+    ...docker.env,
+    PATH: `${docker.dir}${delimiter}${process.env.PATH ?? ""}`,
   };
+  const fixture: Fixture = { emulator, cwd, home: freshDir("readme-home"), env: readerEnv };
   const shell = new ExampleShell(fixture, { CPCTL_BASE_URL: emulator.url });
   const env = { CPCTL_PROFILE: "local", CPCTL_BASE_URL: emulator.url, OPENAI_API_KEY: "sk-readme" };
   const cli = (args: string[]) => runCli(args, { env, cwd, homeDir: fixture.home });
@@ -49,7 +56,8 @@ describe("the README, top to bottom, against one emulator", async () => {
     const cpctlLines = examples.map((example) => example.script).join("\n");
     for (const command of [
       "cpctl deploy create --name my-agent",
-      "cpctl deploy push",
+      "cpctl deploy push ./agent",
+      "cpctl deploy push --image",
       "cpctl emulator fail-next",
       "cpctl deploy rollback my-agent --wait",
       "cpctl deploy diff -f deploy.yaml",
