@@ -4,9 +4,10 @@
 //
 // An ID's first 8 characters or more (what a narrow table shows, `0f0f0f03…`) stand for it
 // wherever an ID is taken: a deployment, a revision (--revision, --to), an integration or a
-// listener (--integration-id, --listener-id: id-flags.ts). The API has no prefix filter, so a prefix costs
-// one listing of all of them (a request per 100: `deploy list --all`'s cost), and only when
-// no whole ID is given; a name wins over a prefix. Several matches: exit 2, listing them.
+// listener (--integration-id, --listener-id: id-flags.ts). The API has no prefix filter, so
+// a prefix costs one listing of all of them (a request per 100: `deploy list --all`'s cost),
+// and only when no whole ID is given; a name wins over a prefix (it is looked for in the
+// same listing). Several matches: exit 2, listing them.
 import { allDeployments, allRevisions, getDeployment } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { NotFoundError, UsageError } from "../errors.js";

@@ -3,7 +3,7 @@
 // commands that need it stop); `cpctl config use PROFILE` makes a profile the default and says
 // so, and what still wins over it; and every error about a missing setting says which profile
 // was chosen and why.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { afterEach, describe, expect, test } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
@@ -87,6 +87,16 @@ describe("cpctl config use PROFILE", () => {
     expect(r.stderr).toContain("warning: the project file's defaultProfile local");
     const shown = await run(s, ["config", "show"], { CPCTL_PROFILE: "local" });
     expect(shown.stdout.split("\n")[0]).toBe("profile\tlocal\tenvironment variable CPCTL_PROFILE");
+  });
+
+  test("creates the user file (readable by you only) when there is none", async () => {
+    const s = sandbox();
+    const r = await run(s, ["config", "use", "local"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("(defaultProfile in");
+    expect(r.stderr).toContain("created, mode 0600");
+    expect(parseYaml(readFileSync(s.userFile, "utf8"))).toEqual({ defaultProfile: "local" });
+    expect(statSync(s.userFile).mode & 0o777).toBe(0o600);
   });
 
   test("an unknown profile is refused, naming the known ones; nothing is written", async () => {
