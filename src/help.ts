@@ -1,6 +1,8 @@
 // What `cpctl --help` and every command's help say beyond commander's own rendering: the
 // root lists every command under its heading from the registry alone (no command module is
-// loaded), then the environment, examples and exit codes.
+// loaded), then the environment, examples and exit codes. And how help is laid out at the
+// terminal's width: option descriptions beside or under their option (HELP_LAYOUT), the text
+// after them wrapped between words (fitHelpText).
 import { Command, Help } from "@commander-js/extra-typings";
 import { COMMANDS, type CommandEntry, GROUPS } from "./commands/registry.js";
 
