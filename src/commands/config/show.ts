@@ -1,7 +1,7 @@
 import type { View } from "../../output/printer.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { plainPrinter, SHOWN_KEYS, type ShownValue, shownValue } from "./shared.js";
+import { maskShownCredentials, plainPrinter, SHOWN_KEYS, type ShownValue, shownValue } from "./shared.js";
 
 interface Row extends ShownValue {
   key: string;
@@ -37,6 +37,7 @@ unless --show-secrets is given. -o json: {"KEY": {"value", "source"[, "unset"]},
     const printer = await plainPrinter(ctx, settings);
     const showSecrets = Boolean(ctx.flags.showSecrets);
     const rows: Row[] = SHOWN_KEYS.map((key) => ({ key, ...shownValue(settings, key, showSecrets) }));
+    maskShownCredentials(ctx, settings, SHOWN_KEYS);
     if (printer.options.format === "table") return printer.list(rows, view);
     await printer.value(
       Object.fromEntries(

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option } from "@commander-js/extra-typings";
 import picocolors from "picocolors";
 import type { LogEntry, LogSource } from "../../api/endpoints.js";
+import { completes } from "../../completion/values.js";
 import type { Ctx } from "../../context.js";
 import { InterruptedError, OperationError } from "../../errors.js";
 import { isTerminalRevisionStatus, LOG_LEVELS } from "../../model/enums.js";
@@ -41,7 +42,10 @@ export default defineCommand({
       )
       .option("--follow", "keep printing new entries until Ctrl-C (a build log: until its revision ends)")
       .addOption(
-        new Option("--level <level>", `at least this level: ${LOG_LEVELS.join(", ")}`).argParser(level),
+        completes(
+          new Option("--level <level>", `at least this level: ${LOG_LEVELS.join(", ")}`).argParser(level),
+          LOG_LEVELS,
+        ),
       )
       .addOption(
         new Option("--since <time>", "entries from this time on: a duration (15m) or ISO 8601").argParser(
