@@ -10,7 +10,8 @@ _cpctl_commands() {
     'deploy') echo 'push create list get patch wait apply diff delete revisions logs rollback redeploy upload' ;;
     'integrations') echo 'list' ;;
     'listeners') echo 'list' ;;
-    'config') echo 'show list get set path' ;;
+    'config') echo 'show list get set use path' ;;
+    'emulator') echo 'fail-next fail clock push faults stats tracing-projects reset' ;;
   esac
 }
 
@@ -22,6 +23,7 @@ _cpctl_flags() {
     'integrations') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'listeners') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator') echo '--port --host --registry-port --state --stage-ms --api-key --control-token --tenant-header --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy push') echo '--name --agent-config-path --secret --secrets-file --unset-secret --allow-empty-secrets --max-size --include-credentials --image --image-archive --engine --tag --force --dry-run --wait --no-wait --timeout --interval --logs --no-logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy create') echo '--file -f --name --source --integration-id --repo-url --deployment-type --build-on-push --no-build-on-push --custom-url --listener-id --k8s-namespace --install-command --build-command --repo-ref --agent-config-path --image-uri --source-tarball-path --min-scale --max-scale --cpu --cpu-limit --memory-mb --memory-limit-mb --set --secret --secrets-file --secret-ref --allow-empty-secrets --dry-run --wait --timeout --interval --logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy list') echo '--name --name-contains --status --deployment-type --remote-reconciled --tag-value-ids --image-version --deployment-ids --limit --offset --all --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
@@ -42,16 +44,25 @@ _cpctl_flags() {
     'config list') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config get') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config set') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'config use') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config path') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'completion') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'schema') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
-    'emulator') echo '--port --host --registry-port --state --stage-ms --api-key --control-token --tenant-header --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator fail-next') echo '--stage --deployment --message --list --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator fail') echo '--stage --revision --message --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator clock') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator push') echo '--branch --sha --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator faults') echo '--path --method --count --status --retry-after --latency --drop --body --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator stats') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator tracing-projects') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator reset') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
   esac
 }
 
 # Succeeds when the flag ($2) takes a value at this command path ($1).
 _cpctl_takes_value() {
   case "$1|$2" in
+    'emulator|--port'|'emulator|--host'|'emulator|--registry-port'|'emulator|--state'|'emulator|--stage-ms'|'emulator|--api-key'|'emulator|--control-token'|'emulator|--tenant-header') return 0 ;;
     'deploy push|--name'|'deploy push|--agent-config-path'|'deploy push|--secret'|'deploy push|--secrets-file'|'deploy push|--unset-secret'|'deploy push|--max-size'|'deploy push|--image'|'deploy push|--image-archive'|'deploy push|--engine'|'deploy push|--tag'|'deploy push|--timeout'|'deploy push|--interval'|'deploy push|--dotenv-report') return 0 ;;
     'deploy create|--file'|'deploy create|-f'|'deploy create|--name'|'deploy create|--source'|'deploy create|--integration-id'|'deploy create|--repo-url'|'deploy create|--deployment-type'|'deploy create|--custom-url'|'deploy create|--listener-id'|'deploy create|--k8s-namespace'|'deploy create|--install-command'|'deploy create|--build-command'|'deploy create|--repo-ref'|'deploy create|--agent-config-path'|'deploy create|--image-uri'|'deploy create|--source-tarball-path'|'deploy create|--min-scale'|'deploy create|--max-scale'|'deploy create|--cpu'|'deploy create|--cpu-limit'|'deploy create|--memory-mb'|'deploy create|--memory-limit-mb'|'deploy create|--set'|'deploy create|--secret'|'deploy create|--secrets-file'|'deploy create|--secret-ref'|'deploy create|--timeout'|'deploy create|--interval'|'deploy create|--dotenv-report') return 0 ;;
     'deploy list|--name'|'deploy list|--name-contains'|'deploy list|--status'|'deploy list|--deployment-type'|'deploy list|--remote-reconciled'|'deploy list|--tag-value-ids'|'deploy list|--image-version'|'deploy list|--deployment-ids'|'deploy list|--limit'|'deploy list|--offset') return 0 ;;
@@ -64,7 +75,10 @@ _cpctl_takes_value() {
     'deploy rollback|--to'|'deploy rollback|--timeout'|'deploy rollback|--interval'|'deploy rollback|--dotenv-report') return 0 ;;
     'deploy redeploy|--revision'|'deploy redeploy|--timeout'|'deploy redeploy|--interval'|'deploy redeploy|--dotenv-report') return 0 ;;
     'deploy upload|--max-size'|'deploy upload|--timeout'|'deploy upload|--interval'|'deploy upload|--dotenv-report') return 0 ;;
-    'emulator|--port'|'emulator|--host'|'emulator|--registry-port'|'emulator|--state'|'emulator|--stage-ms'|'emulator|--api-key'|'emulator|--control-token'|'emulator|--tenant-header') return 0 ;;
+    'emulator fail-next|--stage'|'emulator fail-next|--deployment'|'emulator fail-next|--message') return 0 ;;
+    'emulator fail|--stage'|'emulator fail|--revision'|'emulator fail|--message') return 0 ;;
+    'emulator push|--branch'|'emulator push|--sha') return 0 ;;
+    'emulator faults|--path'|'emulator faults|--method'|'emulator faults|--count'|'emulator faults|--status'|'emulator faults|--retry-after'|'emulator faults|--latency'|'emulator faults|--drop'|'emulator faults|--body') return 0 ;;
     *'|--profile'|*'|--base-url'|*'|--tenant-id'|*'|--api-key-file'|*'|--output'|*'|-o'|*'|--request-timeout') return 0 ;;
   esac
   return 1
@@ -74,6 +88,7 @@ _cpctl_takes_value() {
 _cpctl_values() {
   local words=""
   case "$1|$2" in
+    'emulator|--state') _cpctl_files "$3"; return ;;
     'deploy push|--agent-config-path') _cpctl_files "$3"; return ;;
     'deploy push|--secrets-file') _cpctl_files "$3"; return ;;
     'deploy push|--image-archive') _cpctl_files "$3"; return ;;
@@ -106,7 +121,11 @@ _cpctl_values() {
     'deploy rollback|--dotenv-report') _cpctl_files "$3"; return ;;
     'deploy redeploy|--dotenv-report') _cpctl_files "$3"; return ;;
     'deploy upload|--dotenv-report') _cpctl_files "$3"; return ;;
-    'emulator|--state') _cpctl_files "$3"; return ;;
+    'emulator fail-next|--stage') words='CREATING QUEUED AWAITING_BUILD BUILDING AWAITING_DEPLOY DEPLOYING' ;;
+    'emulator fail|--stage') words='CREATING QUEUED AWAITING_BUILD BUILDING AWAITING_DEPLOY DEPLOYING' ;;
+    'emulator faults|--path') _cpctl_files "$3"; return ;;
+    'emulator faults|--drop') words='before after' ;;
+    'emulator faults|--body') words='html truncated' ;;
     *'|--api-key-file') _cpctl_files "$3"; return ;;
     *'|--output'|*'|-o') words='table json yaml ndjson id' ;;
   esac
@@ -121,6 +140,8 @@ _cpctl_args() {
     'config get') if [[ "$2" -eq 0 ]]; then _cpctl_words 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile' "$3"; return; fi ;;
     'config set') if [[ "$2" -eq 0 ]]; then _cpctl_words 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories' "$3"; return; fi ;;
     'completion') if [[ "$2" -eq 0 ]]; then _cpctl_words 'bash zsh fish' "$3"; return; fi ;;
+    'emulator clock') if [[ "$2" -eq 0 ]]; then _cpctl_words 'advance' "$3"; return; fi ;;
+    'emulator faults') if [[ "$2" -eq 0 ]]; then _cpctl_words 'list add clear' "$3"; return; fi ;;
   esac
 }
 

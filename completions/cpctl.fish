@@ -14,13 +14,17 @@ function __cpctl_commands
         case 'listeners'
             printf '%s\n' 'list'
         case 'config'
-            printf '%s\n' 'show' 'list' 'get' 'set' 'path'
+            printf '%s\n' 'show' 'list' 'get' 'set' 'use' 'path'
+        case 'emulator'
+            printf '%s\n' 'fail-next' 'fail' 'clock' 'push' 'faults' 'stats' 'tracing-projects' 'reset'
     end
 end
 
 # Succeeds when the flag ($argv[2]) takes a value at this command path ($argv[1]).
 function __cpctl_takes_value
     switch "$argv[1]|$argv[2]"
+        case 'emulator|--port' 'emulator|--host' 'emulator|--registry-port' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--control-token' 'emulator|--tenant-header'
+            return 0
         case 'deploy push|--name' 'deploy push|--agent-config-path' 'deploy push|--secret' 'deploy push|--secrets-file' 'deploy push|--unset-secret' 'deploy push|--max-size' 'deploy push|--image' 'deploy push|--image-archive' 'deploy push|--engine' 'deploy push|--tag' 'deploy push|--timeout' 'deploy push|--interval' 'deploy push|--dotenv-report'
             return 0
         case 'deploy create|--file' 'deploy create|-f' 'deploy create|--name' 'deploy create|--source' 'deploy create|--integration-id' 'deploy create|--repo-url' 'deploy create|--deployment-type' 'deploy create|--custom-url' 'deploy create|--listener-id' 'deploy create|--k8s-namespace' 'deploy create|--install-command' 'deploy create|--build-command' 'deploy create|--repo-ref' 'deploy create|--agent-config-path' 'deploy create|--image-uri' 'deploy create|--source-tarball-path' 'deploy create|--min-scale' 'deploy create|--max-scale' 'deploy create|--cpu' 'deploy create|--cpu-limit' 'deploy create|--memory-mb' 'deploy create|--memory-limit-mb' 'deploy create|--set' 'deploy create|--secret' 'deploy create|--secrets-file' 'deploy create|--secret-ref' 'deploy create|--timeout' 'deploy create|--interval' 'deploy create|--dotenv-report'
@@ -45,7 +49,13 @@ function __cpctl_takes_value
             return 0
         case 'deploy upload|--max-size' 'deploy upload|--timeout' 'deploy upload|--interval' 'deploy upload|--dotenv-report'
             return 0
-        case 'emulator|--port' 'emulator|--host' 'emulator|--registry-port' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--control-token' 'emulator|--tenant-header'
+        case 'emulator fail-next|--stage' 'emulator fail-next|--deployment' 'emulator fail-next|--message'
+            return 0
+        case 'emulator fail|--stage' 'emulator fail|--revision' 'emulator fail|--message'
+            return 0
+        case 'emulator push|--branch' 'emulator push|--sha'
+            return 0
+        case 'emulator faults|--path' 'emulator faults|--method' 'emulator faults|--count' 'emulator faults|--status' 'emulator faults|--retry-after' 'emulator faults|--latency' 'emulator faults|--drop' 'emulator faults|--body'
             return 0
         case '*|--profile' '*|--base-url' '*|--tenant-id' '*|--api-key-file' '*|--output' '*|-o' '*|--request-timeout'
             return 0
@@ -151,7 +161,26 @@ complete -c cpctl -n '__cpctl_at config' -a 'show' -d 'Show the effective settin
 complete -c cpctl -n '__cpctl_at config' -a 'list' -d 'List profiles'
 complete -c cpctl -n '__cpctl_at config' -a 'get' -d 'Print one setting of a profile'
 complete -c cpctl -n '__cpctl_at config' -a 'set' -d 'Set one setting of a profile in the user config file'
+complete -c cpctl -n '__cpctl_at config' -a 'use' -d 'Make a profile the default (the user file\'s defaultProfile)'
 complete -c cpctl -n '__cpctl_at config' -a 'path' -d 'Print the config files cpctl reads'
+
+# cpctl emulator <command>
+complete -c cpctl -n '__cpctl_at emulator' -a 'fail-next' -d 'Make the next revision fail at a stage'
+complete -c cpctl -n '__cpctl_at emulator' -a 'fail' -d 'Make a revision in progress fail at a stage'
+complete -c cpctl -n '__cpctl_at emulator' -a 'clock' -d 'Show the emulator\'s clock, or advance it'
+complete -c cpctl -n '__cpctl_at emulator' -a 'push' -d 'Simulate a push to a gitrepo deployment\'s branch'
+complete -c cpctl -n '__cpctl_at emulator' -a 'faults' -d 'List, add or clear injected API faults'
+complete -c cpctl -n '__cpctl_at emulator' -a 'stats' -d 'Count the API requests the emulator received'
+complete -c cpctl -n '__cpctl_at emulator' -a 'tracing-projects' -d 'List your tracing projects'
+complete -c cpctl -n '__cpctl_at emulator' -a 'reset' -d 'Delete everything the emulator holds'
+complete -c cpctl -n '__cpctl_at emulator' -l port -d 'port to listen on; 0 picks a free one (default 8124)' -x
+complete -c cpctl -n '__cpctl_at emulator' -l host -d 'address to listen on (default 127.0.0.1)' -x
+complete -c cpctl -n '__cpctl_at emulator' -l registry-port -d 'port of the image registry (push tokens, docs/emulator.md); default: the next after --port, or a free one with --port 0' -x
+complete -c cpctl -n '__cpctl_at emulator' -l state -d 'keep state in this file and FILE.journal (every change saved before it is answered); default: memory only' -r -F
+complete -c cpctl -n '__cpctl_at emulator' -l stage-ms -d 'how long each revision stage takes (default 1500)' -x
+complete -c cpctl -n '__cpctl_at emulator' -l api-key -d 'accept only this API key or token (repeatable): KEY acts for its own tenant (printed at start-up), KEY=TENANT[,TENANT...] for those tenants (several: the tenant header picks one); without it any non-empty key or token is accepted' -x
+complete -c cpctl -n '__cpctl_at emulator' -l control-token -d 'the token the emulator-wide controls (clock, faults, stats, reset) require in X-Control-Token; with --api-key they are refused without one' -x
+complete -c cpctl -n '__cpctl_at emulator' -l tenant-header -d 'header that carries the tenant ID (default X-Tenant-Id)' -x
 
 # cpctl deploy push
 complete -c cpctl -n '__cpctl_at deploy push' -l name -d 'the deployment, by exact name: updated when it exists, created when not' -x
@@ -405,6 +434,8 @@ complete -c cpctl -n '__cpctl_arg \'config get\' 0' -a 'profile baseUrl apiKey b
 # cpctl config set
 complete -c cpctl -n '__cpctl_arg \'config set\' 0' -a 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories'
 
+# cpctl config use
+
 # cpctl config path
 
 # cpctl completion
@@ -412,12 +443,37 @@ complete -c cpctl -n '__cpctl_arg \'completion\' 0' -a 'bash zsh fish'
 
 # cpctl schema
 
-# cpctl emulator
-complete -c cpctl -n '__cpctl_at emulator' -l port -d 'port to listen on; 0 picks a free one (default 8124)' -x
-complete -c cpctl -n '__cpctl_at emulator' -l host -d 'address to listen on (default 127.0.0.1)' -x
-complete -c cpctl -n '__cpctl_at emulator' -l registry-port -d 'port of the image registry (push tokens, docs/emulator.md); default: the next after --port, or a free one with --port 0' -x
-complete -c cpctl -n '__cpctl_at emulator' -l state -d 'keep state in this file and FILE.journal (every change saved before it is answered); default: memory only' -r -F
-complete -c cpctl -n '__cpctl_at emulator' -l stage-ms -d 'how long each revision stage takes (default 1500)' -x
-complete -c cpctl -n '__cpctl_at emulator' -l api-key -d 'accept only this API key or token (repeatable): KEY acts for its own tenant (printed at start-up), KEY=TENANT[,TENANT...] for those tenants (several: the tenant header picks one); without it any non-empty key or token is accepted' -x
-complete -c cpctl -n '__cpctl_at emulator' -l control-token -d 'the token the emulator-wide controls (clock, faults, stats, reset) require in X-Control-Token; with --api-key they are refused without one' -x
-complete -c cpctl -n '__cpctl_at emulator' -l tenant-header -d 'header that carries the tenant ID (default X-Tenant-Id)' -x
+# cpctl emulator fail-next
+complete -c cpctl -n '__cpctl_at emulator fail-next' -l stage -d 'the stage the revision fails in' -x -a 'CREATING QUEUED AWAITING_BUILD BUILDING AWAITING_DEPLOY DEPLOYING'
+complete -c cpctl -n '__cpctl_at emulator fail-next' -l deployment -d 'only a revision of this deployment (ID, name or ID prefix); default: any of yours' -x
+complete -c cpctl -n '__cpctl_at emulator fail-next' -l message -d 'the error the revision\'s log ends with (default: a realistic one for the stage)' -x
+complete -c cpctl -n '__cpctl_at emulator fail-next' -l list -d 'list the rules not used yet instead'
+
+# cpctl emulator fail
+complete -c cpctl -n '__cpctl_at emulator fail' -l stage -d 'the stage at whose end it fails' -x -a 'CREATING QUEUED AWAITING_BUILD BUILDING AWAITING_DEPLOY DEPLOYING'
+complete -c cpctl -n '__cpctl_at emulator fail' -l revision -d 'this revision, or its first 8 characters or more (default: the latest)' -x
+complete -c cpctl -n '__cpctl_at emulator fail' -l message -d 'the error the revision\'s log ends with (default: a realistic one for the stage)' -x
+
+# cpctl emulator clock
+complete -c cpctl -n '__cpctl_arg \'emulator clock\' 0' -a 'advance'
+
+# cpctl emulator push
+complete -c cpctl -n '__cpctl_at emulator push' -l branch -d 'the branch pushed to; it must be the one the deployment tracks (default: that one)' -x
+complete -c cpctl -n '__cpctl_at emulator push' -l sha -d 'the commit pushed, 40 hexadecimal digits (default: a random one)' -x
+
+# cpctl emulator faults
+complete -c cpctl -n '__cpctl_at emulator faults' -l path -d 'add: the API path it matches; * stands for one segment (/v2/deployments/*)' -r -F
+complete -c cpctl -n '__cpctl_at emulator faults' -l method -d 'add: only this method (default: any)' -x
+complete -c cpctl -n '__cpctl_at emulator faults' -l count -d 'add: for the next N matching requests (default 1)' -x
+complete -c cpctl -n '__cpctl_at emulator faults' -l status -d 'add: answer this HTTP status' -x
+complete -c cpctl -n '__cpctl_at emulator faults' -l retry-after -d 'add: with Retry-After: SECONDS' -x
+complete -c cpctl -n '__cpctl_at emulator faults' -l latency -d 'add: hold the answer back this long' -x
+complete -c cpctl -n '__cpctl_at emulator faults' -l drop -d 'add: close the connection without an answer, before or after the work' -x -a 'before after'
+complete -c cpctl -n '__cpctl_at emulator faults' -l body -d 'add: an HTML error page, or the JSON answer cut in half (the work done)' -x -a 'html truncated'
+complete -c cpctl -n '__cpctl_arg \'emulator faults\' 0' -a 'list add clear'
+
+# cpctl emulator stats
+
+# cpctl emulator tracing-projects
+
+# cpctl emulator reset

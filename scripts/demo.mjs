@@ -1,5 +1,8 @@
 // `npm run demo`: the typical flow of the spec's section 1, run by the built CLI against an
-// emulator this script starts and stops itself. Each command is shown before it runs.
+// emulator this script starts and stops itself. Each command is shown before it runs, and
+// writes to this terminal itself (so lists are tables with headers, as a user sees them);
+// only the output the demo reads (an integration ID) is captured. CPCTL_DEMO_STAGE_MS sets the
+// emulator's stage length (default 400 ms; the tests run it faster).
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
@@ -8,7 +11,8 @@ const cli = fileURLToPath(new URL("../bin/cpctl.cjs", import.meta.url));
 const env = { ...process.env, CI: "true" };
 delete env.CPCTL_PROFILE;
 
-const emulator = spawn(process.execPath, [cli, "emulator", "--port", "0", "--stage-ms", "400"], {
+const stageMs = process.env.CPCTL_DEMO_STAGE_MS ?? "400";
+const emulator = spawn(process.execPath, [cli, "emulator", "--port", "0", "--stage-ms", stageMs], {
   stdio: ["ignore", "pipe", "inherit"],
   env,
 });
@@ -22,7 +26,7 @@ try {
   Object.assign(env, { CPCTL_BASE_URL: base, CPCTL_API_KEY: "demo-key" });
   console.log(`# local control plane at ${base} (CPCTL_BASE_URL), API key in CPCTL_API_KEY\n`);
 
-  const integration = run(["integrations", "list", "-o", "id"]).split("\n")[0];
+  const integration = run(["integrations", "list", "-o", "id"], { capture: true }).split("\n")[0];
   run([
     "deploy",
     "create",
@@ -49,8 +53,10 @@ try {
   console.log(
     "# a release whose build fails (the emulator's fail-next control), its log, and the way back\n",
   );
-  await failNextBuild(base, 'npm ERR! Missing script: "build"');
-  run(["deploy", "patch", "demo-agent", "--repo-ref", "release-2", "--wait", "--interval", "200ms"], 5);
+  run(["emulator", "fail-next", "--stage", "BUILDING", "--message", 'npm ERR! Missing script: "build"']);
+  run(["deploy", "patch", "demo-agent", "--repo-ref", "release-2", "--wait", "--interval", "200ms"], {
+    expected: 5,
+  });
   run(["deploy", "list"]);
   run(["deploy", "logs", "demo-agent", "--build", "--level", "INFO", "--limit", "8"]);
   console.log(
@@ -68,30 +74,23 @@ try {
   stop();
 }
 
-/** Runs cpctl, showing the command first; any exit but `expected` stops the demo. */
-function run(args, expected = 0) {
-  console.log(`$ cpctl ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(" ")}`);
+/**
+ * Runs cpctl, showing the command first; any exit but `expected` stops the demo. Its output
+ * goes to this terminal as it is, unless `capture` (the demo reads it) or this is no terminal.
+ */
+function run(args, { expected = 0, capture = false } = {}) {
+  console.log(`$ cpctl ${args.map((a) => (/[\s"]/.test(a) ? `'${a}'` : a)).join(" ")}`);
+  const piped = capture || !process.stdout.isTTY;
   const result = spawnSync(process.execPath, [cli, ...args], {
     env,
     encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", piped ? "pipe" : "inherit", "inherit"],
   });
-  process.stdout.write(result.stdout);
+  if (piped) process.stdout.write(result.stdout);
   if (result.status !== expected)
     throw new Error(`cpctl ${args.join(" ")} exited ${result.status}, not ${expected}`);
   console.log(expected === 0 ? "" : `(exit ${result.status}, as expected)\n`);
-  return result.stdout.trim();
-}
-
-/** The emulator's control: the next revision of this tenant fails while building, with this message. */
-async function failNextBuild(base, message) {
-  const response = await fetch(`${base}/_emulator/revisions/fail-next`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Api-Key": env.CPCTL_API_KEY },
-    body: JSON.stringify({ stage: "BUILDING", message }),
-  });
-  if (!response.ok) throw new Error(`fail-next control: HTTP ${response.status} ${await response.text()}`);
-  console.log(`$ curl -X POST ${base}/_emulator/revisions/fail-next -d '{"stage":"BUILDING",...}'\n`);
+  return piped ? result.stdout.trim() : "";
 }
 
 async function firstLine(stream) {

@@ -12,7 +12,10 @@ import {
   defaultLayer,
   environmentLayer,
   type Layer,
+  profileHint,
+  requireSet,
   resolveSettings,
+  type SettingKey,
   type Settings,
 } from "./config/settings.js";
 import type { Ctx, GlobalFlags, RunDeps } from "./context.js";
@@ -24,6 +27,16 @@ import type { Printer } from "./output/printer.js";
 import { visibleLines } from "./output/safe-text.js";
 import { DURATION_HELP, parseDuration } from "./util/duration.js";
 import { VERSION } from "./version.js";
+
+/** The settings a request needs: a command that sends one stops when a file gives one of them as an unset `${env:NAME}`. */
+const CONNECTION_KEYS: readonly SettingKey[] = [
+  "baseUrl",
+  "apiKey",
+  "bearerToken",
+  "tenantId",
+  "tenantHeader",
+  "caFile",
+];
 
 /** Every credential and secret value the CLI has handled, for redaction of messages. */
 export type SecretRegistry = Set<string>;
@@ -81,6 +94,7 @@ export function createContext(deps: ContextDeps): Ctx {
     },
     printer: () => {
       printer ??= ctx.settings().then(async (resolved) => {
+        requireSet(resolved, ["output"]);
         const { Printer } = await import("./output/printer.js");
         return new Printer(io.stdout, {
           format: resolved.output,
@@ -159,10 +173,11 @@ async function createApiClient(
   debug: boolean,
   secrets: SecretRegistry,
 ): Promise<ApiClient> {
+  requireSet(settings, CONNECTION_KEYS);
   if (!settings.baseUrl) {
     throw new UsageError(
       `no control plane address: give --base-url URL, set CPCTL_BASE_URL, or choose a profile with a baseUrl (--profile local for the emulator at ${LOCAL_BASE_URL})`,
-    );
+    ).withHint(profileHint(settings));
   }
   // Before any request: nothing of the user's goes to an address a project file chose, and a
   // project file does not choose which of the user's credentials are used.
@@ -176,7 +191,7 @@ async function createApiClient(
       env: ctx.env,
       caFile: settings.caFile,
       caFileOrigin: settings.origin.caFile,
-      trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(line)}\n`) : undefined,
+      trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(visibleLines(line))}\n`) : undefined,
       signal: ctx.signal,
     }),
     baseUrl: settings.baseUrl,
@@ -187,6 +202,7 @@ async function createApiClient(
       tenantHeader: settings.tenantHeader,
     },
     requestTimeoutMs: ctx.requestTimeoutMs,
+    credentialSource: profileHint(settings),
     // Secret values this run has handled: the trace masks them even where a server quotes them.
     knownSecrets: () => secrets,
     userAgent: `cpctl/${VERSION} node/${process.versions.node}`,

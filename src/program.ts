@@ -7,7 +7,14 @@ import { COMMANDS, type CommandEntry, findEntry, GROUPS } from "./commands/regis
 import type { GlobalFlags, RunDeps } from "./context.js";
 import { createContext, type SecretRegistry } from "./context-factory.js";
 import { globalOptions } from "./global-options.js";
-import { GLOBAL_OPTIONS_HINT, rootHelpCommands, rootHelpFooter } from "./help.js";
+import {
+  fitHelpText,
+  GLOBAL_OPTIONS_HINT,
+  HELP_LAYOUT,
+  HELP_WIDTH,
+  rootHelpCommands,
+  rootHelpFooter,
+} from "./help.js";
 import type { OutputFormat } from "./output/format.js";
 import { VERSION } from "./version.js";
 
@@ -33,17 +40,12 @@ export async function buildProgram(
     .helpOption("-h, --help", "show help")
     .exitOverride()
     .showSuggestionAfterError(true)
-    .configureOutput({
-      writeOut: (text) => deps.io.stdout.write(text),
-      writeErr: (text) => deps.io.stderr.write(text),
-      // Commander's own errors are reported by reportCommanderError, in the CLI's format.
-      outputError: () => {},
-    })
+    .configureOutput(helpOutput(deps))
     .addHelpText("after", rootHelpFooter)
     // `cpctl help CMD` would show CMD's help without its flags (its module is not loaded):
     // `cpctl CMD --help` is the one way, and the root lists every command itself.
     .helpCommand(false)
-    .configureHelp({ sortSubcommands: false, visibleCommands: rootHelpCommands });
+    .configureHelp({ ...HELP_LAYOUT, sortSubcommands: false, visibleCommands: rootHelpCommands });
   for (const option of globalOptions()) program.addOption(option);
 
   const matchedEntry = findEntry(commandWords(deps.argv));
@@ -60,12 +62,14 @@ export async function buildProgram(
         ? (program.commands.find((c) => c.name() === entry.path[0]) as Command)
         : program;
     const command = configureParent(new Command(entry.path.at(-1)!).description(entry.summary), deps);
-    command.addHelpText("afterAll", GLOBAL_OPTIONS_HINT);
     parent.addCommand(command);
     if (entry === matchedEntry) {
       await attach(command, entry, program, deps, secrets, onFormat, capture);
       matched = command;
     } else if (configureAll) (await entry.load()).default.configure(command);
+    // After the command's own text. Not "afterAll": a subcommand's help (`emulator clock`)
+    // would print its parent's too.
+    command.addHelpText("after", GLOBAL_OPTIONS_HINT);
   }
   return { program, matched };
 }
@@ -83,16 +87,31 @@ export async function commandTree(): Promise<Command> {
   return (await buildProgram(deps, new Set(), () => {}, true)).program;
 }
 
-/** Subcommands inherit the root's error handling and output routing. */
+/** Subcommands inherit the root's error handling, output routing and help layout. */
 function configureParent(command: Command, deps: RunDeps): Command {
   return command
     .exitOverride()
-    .configureOutput({
-      writeOut: (text) => deps.io.stdout.write(text),
-      writeErr: (text) => deps.io.stderr.write(text),
-      outputError: () => {},
-    })
+    .configureOutput(helpOutput(deps))
+    .configureHelp(HELP_LAYOUT)
     .showSuggestionAfterError(true);
+}
+
+/**
+ * Where commander writes (help and version on stdout, help after a usage error on stderr), at
+ * the width of the terminal it goes to (80 columns off a terminal, commander's default):
+ * commander wraps its lists at that width, and the text commands add after them is fitted to
+ * it (help.ts).
+ */
+function helpOutput(deps: RunDeps) {
+  const widthOf = (stream: RunDeps["io"]["stdout"]) => (stream.isTTY && stream.columns) || HELP_WIDTH;
+  return {
+    writeOut: (text: string) => deps.io.stdout.write(fitHelpText(text, widthOf(deps.io.stdout))),
+    writeErr: (text: string) => deps.io.stderr.write(fitHelpText(text, widthOf(deps.io.stderr))),
+    getOutHelpWidth: () => widthOf(deps.io.stdout),
+    getErrHelpWidth: () => widthOf(deps.io.stderr),
+    // Commander's own errors are reported by reportCommanderError, in the CLI's format.
+    outputError: () => {},
+  };
 }
 
 /** Loads the matched command's module and wires its handler. */

@@ -62,8 +62,12 @@ export async function reportCommanderError(
     return 0;
   }
   if (error.code === "commander.executeSubCommandAsync") return error.exitCode;
+  // `cpctl emulator bogus`: a word after a command that has subcommands is a mistyped one.
+  const mistyped =
+    error.code === "commander.unknownCommand" ||
+    (error.code === "commander.excessArguments" && (built?.matched?.commands.length ?? 0) > 0);
   const usage =
-    error.code === "commander.unknownCommand" && built
+    mistyped && built
       ? unknownCommand(deps.argv, built.program)
       : error.code === "commander.invalidArgument" && built
         ? badOptionValues(error, deps.argv, built)

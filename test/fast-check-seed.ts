@@ -1,9 +1,13 @@
-// Property tests (fast-check) explore new cases on every local run, and run the same cases in
-// CI, where a failure must be reproducible and must not come and go from one run to the next:
-// with CI set, the seed is fixed. FC_SEED=<n> sets it anywhere (a failing property prints the
-// seed and path that reproduce it).
+// Every test file's setup: the property tests (fast-check) run with the one seed the global
+// setup chose for this run (test/helpers/fc-seed.ts says which and why), so that the suite is
+// the same on every run unless exploring was asked for.
 import fc from "fast-check";
-import { isCi } from "../src/output/format.js";
+import { inject } from "vitest";
 
-const seed = process.env.FC_SEED ?? (isCi(process.env) ? "20261121" : undefined);
-if (seed !== undefined) fc.configureGlobal({ seed: Number(seed) });
+fc.configureGlobal({ seed: inject("fcSeed") });
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    fcSeed: number;
+  }
+}

@@ -5,7 +5,7 @@
 // checked-in file current (test/docs/command-reference.test.ts). Pure: a tree in, a string out.
 import type { Argument, Command, Option } from "@commander-js/extra-typings";
 import { COMMANDS, type CommandEntry, GROUPS } from "../../src/commands/registry.js";
-import { GLOBAL_OPTIONS_HINT, helpHeading } from "../../src/help.js";
+import { fitHelpText, GLOBAL_OPTIONS_HINT, HELP_WIDTH, helpHeading } from "../../src/help.js";
 
 /** Where the reference is checked in, relative to the repository root. */
 export const REFERENCE_FILE = "docs/commands.md";
@@ -28,7 +28,8 @@ export function renderCommandReference(program: AnyCommand): string {
     "text and examples its help adds. Guides: [deployments](deployments.md),",
     "[configuration](configuration.md), [output and exit codes](output.md), [the emulator](emulator.md).",
     "",
-    "- `<deployment>` is a deployment ID or its exact name (a UUID is always read as an ID).",
+    "- `<deployment>` is a deployment ID or its exact name (a UUID is always read as an ID), or an",
+    "  ID's first 8 characters or more ([naming a deployment](deployments.md#naming-a-deployment)).",
     "- The [global options](#global-options) work with every command, before or after it",
     "  (`cpctl -o json deploy list` and `cpctl deploy list -o json` are the same).",
     "- A value a flag requires is taken as given even when it starts with `-`",
@@ -163,16 +164,17 @@ function helpEpilog(command: AnyCommand): string[] {
     writeOut: (text: string) => {
       written += text;
     },
-    getOutHelpWidth: () => 80,
+    getOutHelpWidth: () => HELP_WIDTH,
     getOutHasColors: () => false,
   });
   const body = command.helpInformation();
   command.outputHelp();
   if (!written.startsWith(body)) throw new Error(`the help of '${command.name()}' has text before its body`);
-  const after = written
-    .slice(body.length)
-    .replace(GLOBAL_OPTIONS_HINT, "")
-    .replace(/^\n+|\s+$/g, "");
+  // As the help off a terminal: the text after the lists fitted to HELP_WIDTH columns.
+  const after = fitHelpText(written.slice(body.length).replace(GLOBAL_OPTIONS_HINT, ""), HELP_WIDTH).replace(
+    /^\n+|\s+$/g,
+    "",
+  );
   if (after === "") return [];
   const [prose = "", examples] = splitExamples(after);
   const out: string[] = [];

@@ -25,6 +25,8 @@ export interface FailedRequest {
 export interface SentCredentials {
   keyOrToken: boolean;
   tenant: boolean;
+  /** Where the credentials come from (the profile in use, and why): said when they are refused. */
+  source?: string;
 }
 
 type ErrorBody =
@@ -123,7 +125,7 @@ function nonJsonMessage(
 function authMessage(status: number, fromBody: string | null, sent: SentCredentials): string {
   const what = status === 401 ? "authentication failed" : "permission denied";
   const first = fromBody ? `${what}: ${fromBody}` : `${what} (HTTP ${status})`;
-  return `${first}\n${authAdvice(status, fromBody, sent)}`;
+  return `${first}\n${authAdvice(status, fromBody, sent)}${sent.source ? `\n${sent.source}` : ""}`;
 }
 
 /**

@@ -59,6 +59,8 @@ export interface ApiClientOptions {
   pageWindow?: number;
   /** The most of a control plane's 2xx answer that is read (default DEFAULT_RESPONSE_LIMIT). */
   maxResponseBytes?: number;
+  /** Where the address and credentials come from (the profile in use, and why): said when they are refused. */
+  credentialSource?: string;
 }
 
 const MiB = 1024 * 1024;
@@ -78,6 +80,8 @@ export type { Query, QueryValue } from "./pages.js";
 export interface RequestOptions {
   /** Query parameters; undefined and null values are left out. */
   query?: Query;
+  /** Headers of this request beyond the client's own (the emulator's X-Control-Token). */
+  headers?: Record<string, string>;
   /** JSON body. A Buffer is sent as it is (like rawBody). */
   body?: unknown;
   rawBody?: Buffer;
@@ -245,6 +249,7 @@ export class ApiClient {
       Accept: "application/json",
       "User-Agent": this.options.userAgent,
       ...(withCredentials ? this.authHeaders : {}),
+      ...(withCredentials ? opts.headers : {}),
     };
     if (contentType) headers["Content-Type"] = contentType;
     return {
@@ -340,6 +345,7 @@ export class ApiClient {
     return {
       keyOrToken: p.withCredentials && Boolean(apiKey || bearerToken),
       tenant: p.withCredentials && Boolean(tenantId),
+      source: this.options.credentialSource,
     };
   }
 

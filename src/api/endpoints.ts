@@ -29,7 +29,17 @@ export interface DeploymentFilters {
   deployment_ids?: string;
 }
 
-const deploymentPath = (id: string) => `/v2/deployments/${encodeURIComponent(id)}`;
+/**
+ * An ID as one path segment. IDs usually come from the server (a latest_revision_id): one
+ * holding a lone UTF-16 surrogate, which encodeURIComponent refuses (URIError), is sent with
+ * U+FFFD in its place, and the server answers what it makes of it (a 404).
+ */
+export function pathSegment(id: string): string {
+  return encodeURIComponent(id.replace(LONE_SURROGATE, "\ufffd"));
+}
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+const deploymentPath = (id: string) => `/v2/deployments/${pathSegment(id)}`;
 
 export async function createDeployment(api: ApiClient, body: CreateRequest): Promise<DeploymentT> {
   return (await api.post<DeploymentT>("/v2/deployments", body)).body;
@@ -87,15 +97,14 @@ export async function getRevision(
   revisionId: string,
   opts: RequestOptions = {},
 ): Promise<RevisionT> {
-  return (await api.get<RevisionT>(`${deploymentPath(id)}/revisions/${encodeURIComponent(revisionId)}`, opts))
-    .body;
+  return (await api.get<RevisionT>(`${deploymentPath(id)}/revisions/${pathSegment(revisionId)}`, opts)).body;
 }
 
 /** Starts a new revision from `revisionId`'s source_revision_config: a rollback, or a retry. */
 export async function redeployRevision(api: ApiClient, id: string, revisionId: string): Promise<DeploymentT> {
   return (
     await api.post<DeploymentT>(
-      `${deploymentPath(id)}/revisions/${encodeURIComponent(revisionId)}/redeploy`,
+      `${deploymentPath(id)}/revisions/${pathSegment(revisionId)}/redeploy`,
       undefined,
     )
   ).body;
@@ -131,8 +140,8 @@ export type LogSource =
   | { kind: "runtime"; deploymentId: string; revisionId?: string };
 
 export async function readLogPage(api: ApiClient, source: LogSource, query: LogQuery): Promise<LogPage> {
-  const project = `/v1/projects/${encodeURIComponent(source.deploymentId)}`;
-  const revision = source.revisionId ? `/revisions/${encodeURIComponent(source.revisionId)}` : "";
+  const project = `/v1/projects/${pathSegment(source.deploymentId)}`;
+  const revision = source.revisionId ? `/revisions/${pathSegment(source.revisionId)}` : "";
   const path = `${project}${revision}/${source.kind === "build" ? "build_logs" : "deploy_logs"}`;
   // A POST that only reads: safe to repeat.
   return (await api.post<LogPage>(path, query, { retrySafe: true })).body;

@@ -17,9 +17,10 @@ deployment types, output formats, statuses, shells). The package holds the same 
 under completions/ (${Object.values(COMPLETION_FILES).join(", ")}).
 ${examples(
   "source <(cpctl completion bash)                # bash, this shell only",
-  "cpctl completion bash > ~/.local/share/bash-completion/completions/cpctl",
-  "cpctl completion zsh > ~/.zsh/completions/_cpctl  # a directory in $fpath; then a new shell",
-  "cpctl completion fish > ~/.config/fish/completions/cpctl.fish",
+  "cpctl completion fish | source                 # fish, this shell only",
+  "mkdir -p ~/.local/share/bash-completion/completions && cpctl completion bash > ~/.local/share/bash-completion/completions/cpctl",
+  "mkdir -p ~/.zsh/completions && cpctl completion zsh > ~/.zsh/completions/_cpctl  # in $fpath; then a new shell",
+  "mkdir -p ~/.config/fish/completions && cpctl completion fish > ~/.config/fish/completions/cpctl.fish",
 )}`,
     ),
   run: async (ctx, [shell]) => {

@@ -1,7 +1,7 @@
 // Option-value parsers for commander: a bad value becomes a usage error (exit 2) that
 // quotes the value and says what is expected.
 import { InvalidArgumentError } from "@commander-js/extra-typings";
-import { isUuid } from "../model/enums.js";
+import { isIdPrefix, isUuid, MIN_ID_PREFIX } from "../model/enums.js";
 import { parseSize, SIZE_HELP } from "../upload/size.js";
 import { DURATION_HELP, parseDuration } from "../util/duration.js";
 
@@ -52,6 +52,17 @@ export function booleanWord(value: string): boolean {
 export function uuid(value: string): string {
   if (!isUuid(value)) throw new InvalidArgumentError("expected a UUID (8-4-4-4-12 hexadecimal digits).");
   return value;
+}
+
+/**
+ * An ID, or its first 8 characters or more (what a narrow table shows): the command resolves a
+ * prefix to the one ID it starts (operations/resolve.ts).
+ */
+export function idOrPrefix(value: string): string {
+  if (isUuid(value) || isIdPrefix(value)) return value;
+  throw new InvalidArgumentError(
+    `expected an ID (8-4-4-4-12 hexadecimal digits), or its first ${MIN_ID_PREFIX} characters or more.`,
+  );
 }
 
 export function uuidList(value: string): string {

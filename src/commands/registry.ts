@@ -117,6 +117,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./config/set.js"),
   },
   {
+    path: ["config", "use"],
+    summary: "Make a profile the default (the user file's defaultProfile)",
+    load: () => import("./config/use.js"),
+  },
+  {
     path: ["config", "path"],
     summary: "Print the config files cpctl reads",
     load: () => import("./config/path.js"),
@@ -134,11 +139,61 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     path: ["emulator"],
     summary: "Run the local control plane emulator",
-    load: () => import("./emulator.js"),
+    load: () => import("./emulator/run.js"),
+  },
+  // The emulator's controls, sent to the profile's address with its credentials. (The
+  // emulator itself comes first: its command is their parent.)
+  {
+    path: ["emulator", "fail-next"],
+    summary: "Make the next revision fail at a stage",
+    load: () => import("./emulator/fail-next.js"),
+  },
+  {
+    path: ["emulator", "fail"],
+    summary: "Make a revision in progress fail at a stage",
+    load: () => import("./emulator/fail.js"),
+  },
+  {
+    path: ["emulator", "clock"],
+    summary: "Show the emulator's clock, or advance it",
+    load: () => import("./emulator/clock.js"),
+  },
+  {
+    path: ["emulator", "push"],
+    summary: "Simulate a push to a gitrepo deployment's branch",
+    load: () => import("./emulator/push.js"),
+  },
+  {
+    path: ["emulator", "faults"],
+    summary: "List, add or clear injected API faults",
+    load: () => import("./emulator/faults.js"),
+  },
+  {
+    path: ["emulator", "stats"],
+    summary: "Count the API requests the emulator received",
+    load: () => import("./emulator/stats.js"),
+  },
+  {
+    path: ["emulator", "tracing-projects"],
+    summary: "List your tracing projects",
+    load: () => import("./emulator/tracing-projects.js"),
+  },
+  {
+    path: ["emulator", "reset"],
+    summary: "Delete everything the emulator holds",
+    load: () => import("./emulator/reset.js"),
   },
 ];
 
-/** The entry named by the leading words of argv, if any (options are skipped). */
+/**
+ * The entry named by the leading words of argv, if any (options are skipped): the longest
+ * that matches, so that `emulator clock` is the control and `emulator --port 0` the emulator.
+ */
 export function findEntry(words: readonly string[]): CommandEntry | undefined {
-  return COMMANDS.find((entry) => entry.path.every((part, i) => words[i] === part));
+  let found: CommandEntry | undefined;
+  for (const entry of COMMANDS) {
+    if (entry.path.every((part, i) => words[i] === part) && entry.path.length > (found?.path.length ?? 0))
+      found = entry;
+  }
+  return found;
 }

@@ -7,7 +7,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from "../emulator/defaults.js";
 import { UsageError } from "../errors.js";
 import { ConfigError, type ConfigLoadOptions, loadConfigLayers } from "./files.js";
 import { LOCAL_BASE_URL } from "./profiles.js";
-import { defaultLayer, environmentLayer, resolveSettings } from "./settings.js";
+import { defaultLayer, environmentLayer, requireSet, resolveSettings } from "./settings.js";
 
 interface Setup {
   home: string;
@@ -181,12 +181,22 @@ describe(`\${env:NAME} in values`, () => {
     expect(settings.origin.apiKey).toBe(`profiles.prod.apiKey in ${s.userFile} (from \${env:PROD_KEY})`);
   });
 
-  test("an unset variable is an error naming the file, profile, key and variable", async () => {
+  test("an unset variable is no value, and an error naming the file, profile, key and variable where needed", async () => {
     const s = setup();
-    s.write(s.userFile, `profiles:\n  prod:\n    apiKey: \${env:PROD_KEY}\n`);
-    const error = await failure(s.load({ profileFlag: "prod" }), UsageError);
-    expect(error.message).toBe(
-      `${s.userFile}: profiles.prod.apiKey (profile prod): the environment variable PROD_KEY is not set (used as \${env:PROD_KEY}); export it, or change the file`,
+    s.write(
+      s.userFile,
+      `profiles:\n  prod:\n    baseUrl: https://h.example.com\n    apiKey: \${env:PROD_KEY}\n`,
+    );
+    const loaded = await s.load({ profileFlag: "prod" });
+    const settings = resolveSettings(loaded.layers, loaded.profile, loaded.profileOrigin);
+    expect(settings).toMatchObject({ baseUrl: "https://h.example.com", apiKey: null });
+    expect(settings.unset.apiKey).toEqual({
+      variable: "PROD_KEY",
+      at: `${s.userFile}: profiles.prod.apiKey`,
+    });
+    requireSet(settings, ["baseUrl"]);
+    expect(() => requireSet(settings, ["apiKey"])).toThrow(
+      `${s.userFile}: profiles.prod.apiKey (profile prod, chosen by --profile): the environment variable PROD_KEY is not set (used as \${env:PROD_KEY}); export it, or change the file`,
     );
   });
 
@@ -276,7 +286,7 @@ describe("precedence", () => {
     const s = setup();
     both(s);
     expect((await s.load()).profile).toBe("userdef");
-    expect((await s.load()).profileOrigin).toBe(`defaultProfile in ${s.userFile}`);
+    expect((await s.load()).profileOrigin).toBe(`defaultProfile in the user file ${s.userFile}`);
     s.write(join(s.cwd, ".cpctlrc.yaml"), "defaultProfile: projdef\n");
     expect((await s.load()).profile).toBe("projdef");
     expect((await s.load({ env: { CPCTL_PROFILE: "prod" } })).profile).toBe("prod");
@@ -294,7 +304,7 @@ describe("precedence", () => {
     s.write(join(s.cwd, ".cpctlrc.yaml"), "defaultProfile: gone\n");
     const fromFile = await failure(s.load(), UsageError);
     expect(fromFile.message).toContain(
-      `unknown profile 'gone' (from defaultProfile in ${join(s.cwd, ".cpctlrc.yaml")})`,
+      `unknown profile 'gone' (from defaultProfile in the project file ${join(s.cwd, ".cpctlrc.yaml")})`,
     );
   });
 });

@@ -18,7 +18,14 @@ import {
 } from "./paths.js";
 import { chooseProfile, LOCAL_API_KEY, LOCAL_BASE_URL, LOCAL_PROFILE } from "./profiles.js";
 import { type ConfigFile, type ConfigFiles, type ConfigLocations, parseConfig } from "./schema.js";
-import { CREDENTIAL_KEYS, type Layer, type RawValues, SETTING_KEYS, type SettingKey } from "./settings.js";
+import {
+  CREDENTIAL_KEYS,
+  type Layer,
+  type RawValues,
+  SETTING_KEYS,
+  type SettingKey,
+  type UnsetReference,
+} from "./settings.js";
 import { isTrustedDirectory, untrustedCodeConfig } from "./trust.js";
 import { checkValue, isLiteral, type ProfileValues } from "./values.js";
 
@@ -238,6 +245,7 @@ function keyPath(file: ConfigFile, profile: string, key: string): string {
 function fileLayer(file: ConfigFile, profile: string, raw: ProfileValues, env: Env): Layer {
   const values: RawValues = {};
   const via: Partial<Record<SettingKey, string>> = {};
+  const unset: Partial<Record<SettingKey, UnsetReference>> = {};
   for (const key of SETTING_KEYS) {
     const value = raw[key];
     if (value === undefined) continue;
@@ -248,9 +256,9 @@ function fileLayer(file: ConfigFile, profile: string, raw: ProfileValues, env: E
       if ("malformed" in result)
         throw new UsageError(`${at} (profile ${profile}): ${malformedReferenceMessage(result.malformed)}`);
       if ("unset" in result) {
-        throw new UsageError(
-          `${at} (profile ${profile}): the environment variable ${result.unset} is not set (used as \${env:${result.unset}}); export it, or change the file`,
-        );
+        // Not an error yet: only a command that needs this setting stops (settings.ts, requireSet).
+        unset[key] = { variable: result.unset, at };
+        continue;
       }
       final = result.value;
       if (result.variables.length) via[key] = result.variables.map((n) => `\${env:${n}}`).join(", ");
@@ -274,6 +282,7 @@ function fileLayer(file: ConfigFile, profile: string, raw: ProfileValues, env: E
     kind: file.scope,
     values,
     viaEnv: new Set(Object.keys(via) as SettingKey[]),
+    unset,
     describe: (key) =>
       `${keyPath(file, profile, key)} in ${file.path}${via[key] ? ` (from ${via[key]})` : ""}`,
   };

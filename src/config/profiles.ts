@@ -18,8 +18,22 @@ export const LOCAL_API_KEY = "local-emulator";
 
 export interface ProfileChoice {
   name: string | null;
-  /** How it was chosen: "--profile", "environment variable CPCTL_PROFILE", "defaultProfile in FILE". */
+  /**
+   * How it was chosen: "--profile", "environment variable CPCTL_PROFILE", "defaultProfile in
+   * the project file FILE", "defaultProfile in the user file FILE".
+   */
   origin: string | null;
+}
+
+/** When no profile is chosen, why: what would have chosen one. */
+export const NO_PROFILE =
+  "no profile in use: no --profile, CPCTL_PROFILE or defaultProfile (`cpctl config use NAME` sets one)";
+
+/** "profile prod, chosen by --profile", for messages about a setting: which profile, and why that one. */
+export function describeChoice(choice: ProfileChoice): string {
+  return choice.name === null
+    ? NO_PROFILE
+    : `profile ${choice.name}, chosen by ${choice.origin ?? "default"}`;
 }
 
 /** Profile names from both files and the built-in one, each once: user file order, then project-only, then `local`. */
@@ -38,9 +52,9 @@ export function defaultProfile(files: ConfigFiles): { name: string; file: Config
   return null;
 }
 
-/** How a profile chosen by a file's defaultProfile says where it came from. */
+/** How a profile chosen by a file's defaultProfile says where it came from: which file, and whose. */
 export function defaultProfileOrigin(file: ConfigFile): string {
-  return `defaultProfile in ${file.path}`;
+  return `defaultProfile in the ${file.scope} file ${file.path}`;
 }
 
 /** --profile > CPCTL_PROFILE > project defaultProfile > user defaultProfile, known or not. */

@@ -14,6 +14,7 @@ import {
 } from "../output/format.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
 import type { SettingKey } from "./keys.js";
+import { describeChoice } from "./profiles.js";
 import type { ConfigFiles } from "./schema.js";
 import { urlProblem } from "./values.js";
 
@@ -28,11 +29,20 @@ export interface Layer {
   values: RawValues;
   /** Keys whose value a file read from the environment with `${env:NAME}`. */
   viaEnv?: ReadonlySet<SettingKey>;
+  /** Keys the file gives as `${env:NAME}` with NAME not set: what is missing, and where it is written. */
+  unset?: Partial<Record<SettingKey, UnsetReference>>;
+}
+
+/** A setting written as `${env:NAME}` whose variable is not set. */
+export interface UnsetReference {
+  variable: string;
+  /** "FILE: profiles.prod.apiKey". */
+  at: string;
 }
 
 export interface Settings {
   profile: string | null;
-  /** How the profile was chosen ("--profile", "environment variable CPCTL_PROFILE", "defaultProfile in FILE"). */
+  /** How the profile was chosen (profiles.ts, ProfileChoice). */
   profileOrigin?: string | null;
   baseUrl: string | null;
   apiKey: string | null;
@@ -49,6 +59,11 @@ export interface Settings {
   originKind: Partial<Record<SettingKey, Layer["kind"]>>;
   /** Keys whose value a config file took from the environment (`${env:NAME}`): the user's, not the file's. */
   fromEnvReference: Partial<Record<SettingKey, true>>;
+  /**
+   * Keys a config file gives as `${env:NAME}` with NAME not set: they have no value (a lower
+   * layer does not stand in), and a command that needs one stops (requireSet).
+   */
+  unset: Partial<Record<SettingKey, UnsetReference>>;
   /** The config files found and read (for `cpctl config ...`). */
   config?: ConfigFiles;
 }
@@ -88,8 +103,16 @@ export function resolveSettings(
   const origin: Partial<Record<SettingKey, string>> = {};
   const originKind: Partial<Record<SettingKey, Layer["kind"]>> = {};
   const fromEnvReference: Partial<Record<SettingKey, true>> = {};
+  const unset: Partial<Record<SettingKey, UnsetReference>> = {};
   const pick = (key: SettingKey): string | boolean | undefined => {
     for (const layer of layers) {
+      const missing = layer.unset?.[key];
+      if (missing) {
+        origin[key] = layer.describe(key);
+        originKind[key] = layer.kind;
+        unset[key] = missing;
+        return undefined;
+      }
       const value = layer.values[key];
       if (value !== undefined && value !== null && value !== "") {
         origin[key] = layer.describe(key);
@@ -137,7 +160,29 @@ export function resolveSettings(
     origin,
     originKind,
     fromEnvReference,
+    unset,
   };
+}
+
+/**
+ * Stops a command that needs one of `keys` when a config file gives it as `${env:NAME}` and
+ * NAME is not set, naming the file, the key, the variable and the profile (and why that one).
+ * `config show` and commands that need none of them run as usual.
+ */
+export function requireSet(settings: Settings, keys: readonly SettingKey[]): void {
+  for (const key of keys) {
+    const missing = settings.unset[key];
+    if (!missing) continue;
+    throw new UsageError(
+      `${missing.at} (${describeChoice({ name: settings.profile, origin: settings.profileOrigin ?? null })}): the environment variable ${missing.variable} is not set (used as \${env:${missing.variable}}); export it, or change the file`,
+    );
+  }
+}
+
+/** The hint every error about a missing setting ends with: the profile in use, and why that one. */
+export function profileHint(settings: Settings): string {
+  const choice = describeChoice({ name: settings.profile, origin: settings.profileOrigin ?? null });
+  return `${choice.charAt(0).toUpperCase()}${choice.slice(1)}; \`cpctl config show\` shows every setting and where it comes from.`;
 }
 
 /** The first layer that sets `key` to true (and records it as the origin), or undefined. */

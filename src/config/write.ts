@@ -46,6 +46,25 @@ export async function setProfileValue(
   });
 }
 
+/** Sets the top-level `defaultProfile` (`cpctl config use`); `changed` is false when it already was `profile`. */
+export async function setDefaultProfile(
+  path: string,
+  profile: string,
+): Promise<WriteResult & { changed: boolean }> {
+  let changed = false;
+  const result = await editUserFile(path, (doc) => {
+    if (doc.get("defaultProfile") === profile) return false;
+    // A new key goes first, where a reader of the file looks for it.
+    if (!doc.has("defaultProfile") && doc.contents && "items" in doc.contents) {
+      const pair = doc.createPair("defaultProfile", profile);
+      (doc.contents.items as unknown[]).unshift(pair);
+    } else doc.set("defaultProfile", profile);
+    changed = true;
+    return true;
+  });
+  return { ...result, changed };
+}
+
 /** Adds `value` to the top-level list `key` (trustedHosts, trustedDirectories) unless it is there already. */
 export async function addToTrustList(
   path: string,

@@ -11,6 +11,7 @@ import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schema
 import { looksMasked, MASK } from "../secrets.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";
 import { type DeploymentFile, loadDeploymentFile } from "./file.js";
+import { checkIdsMatch, readOnlyNote } from "./read-only.js";
 import { mergeByName, parseDotenv, secretFromFlag, secretRefFromFlag } from "./secrets.js";
 import { deleteAt, getAt, type Path, parseAssignment, setAt, typedSetValue } from "./set-path.js";
 
@@ -64,6 +65,10 @@ export async function buildBody(
   const file = options.file
     ? await loadDeploymentFile(options.file, ctx.io, ctx.env, ctx.cwd, ctx.signal)
     : undefined;
+  if (file && file.readOnly.paths.length > 0) {
+    ctx.log.info(readOnlyNote(file.name, file.readOnly));
+    if (current) checkIdsMatch(file.name, file.readOnly, current);
+  }
   const body: Record<string, unknown> = structuredClone(file?.data ?? {});
   const origins = new Map<string, string>();
   const clears: Path[] = [];

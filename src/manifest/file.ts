@@ -8,6 +8,7 @@ import { formatPath } from "../model/issue-path.js";
 import { formatBytes } from "../util/bytes.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { PROTO_KEY, PROTO_KEY_REFUSED } from "../util/object-path.js";
+import { type ReadOnlyFields, takeReadOnly } from "./read-only.js";
 import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
 
 type Path = (string | number)[];
@@ -20,6 +21,8 @@ export interface DeploymentFile {
   lineOf(path: readonly (string | number)[]): Promise<number | undefined>;
   /** The environment variables a string value was made from (`${env:NAME}`), if any. */
   variablesAt(path: readonly (string | number)[]): string[];
+  /** The fields of `deploy get` output that no request sets, taken out of `data` (read-only.ts). */
+  readOnly: ReadOnlyFields;
 }
 
 export async function loadDeploymentFile(
@@ -44,6 +47,7 @@ export async function loadDeploymentFile(
     throw unreadableFile(`-f ${ref}`, error, "give a deployment file, YAML or JSON (- for stdin)");
   }
   const data = await parse(text, name);
+  const readOnly = takeReadOnly(data);
   const lines = lineFinder(text);
   const variablesAt = new Map<string, string[]>();
   const interpolated = await interpolate(
@@ -65,6 +69,7 @@ export async function loadDeploymentFile(
     data: interpolated as Record<string, unknown>,
     lineOf: lines,
     variablesAt: (path) => variablesAt.get(formatPath(path)) ?? [],
+    readOnly,
   };
 }
 
@@ -107,6 +112,15 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
   const document = documents[0]!;
   const problem = document.errors[0];
   if (problem) {
+    // The library reports an unclosed [ or { where the text after it stops fitting (as bad
+    // indentation): say where the bracket opens.
+    const opened = unclosedBracket(document, text, yaml);
+    if (opened) {
+      const at = lineCounter.linePos(opened.offset);
+      throw new UsageError(
+        `${name}:${at.line}: not valid YAML (column ${at.col}: a ${opened.bracket} that is never closed with ${opened.bracket === "[" ? "]" : "}"})`,
+      );
+    }
     const at = problem.linePos?.[0];
     throw new UsageError(
       `${name}${at ? `:${at.line}` : ""}: not valid YAML (${at ? `column ${at.col}: ` : ""}${yamlProblem(problem.code)})`,
@@ -127,6 +141,29 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
       `${name}: not a usable YAML document (${excessive ? "too many aliases" : "an alias refers to an anchor that is not set before it"})`,
     );
   }
+}
+
+/** The innermost `[...]` or `{...}` of the document that its text never closes, if any. */
+function unclosedBracket(
+  document: import("yaml").Document,
+  text: string,
+  yaml: typeof import("yaml"),
+): { bracket: "[" | "{"; offset: number } | undefined {
+  let found: { bracket: "[" | "{"; offset: number } | undefined;
+  yaml.visit(document, {
+    Collection(_, node) {
+      if (!node.flow || !node.range) return;
+      const [start, end] = node.range;
+      const bracket = text[start];
+      if (bracket !== "[" && bracket !== "{") return;
+      const closed = text
+        .slice(start, end)
+        .trimEnd()
+        .endsWith(bracket === "[" ? "]" : "}");
+      if (!closed && (found === undefined || start > found.offset)) found = { bracket, offset: start };
+    },
+  });
+  return found;
 }
 
 /**

@@ -39,6 +39,7 @@ export function changesBetween(current: ComparableState | null, desired: Compara
     if (sameValue(before, after)) return;
     changes.push(makeChange(path, before, after, secret));
   };
+
   if (current && current.source !== desired.source) push("source", current.source, desired.source);
 
   const beforeConfig = (current?.source_config ?? {}) as Fields;
@@ -83,7 +84,8 @@ export function changesBetween(current: ComparableState | null, desired: Compara
   const afterRefs = byName(desired.secret_references, refValue);
   for (const name of keysOf(beforeRefs, afterRefs))
     pushNamed(changes, `secret_references.${name}`, beforeRefs, afterRefs, name, false);
-  return changes;
+  // A new deployment sets its fixed fields: nothing there is a change apply would refuse.
+  return current ? changes : changes.map((change) => ({ ...change, immutable: false }));
 }
 
 /** A secret present on one side only is added or removed, even when its value is empty or null. */

@@ -66,6 +66,14 @@ export function revisionStages(source: Source): RevisionStatus[] {
     : ["CREATING", "QUEUED", "AWAITING_DEPLOY", "DEPLOYING"];
 }
 
+/**
+ * Stages a revision can be made to fail in (the emulator's fail controls): every in-progress
+ * stage of any source's plan.
+ */
+export const FAILABLE_STAGES: readonly RevisionStatus[] = [
+  ...new Set(SOURCES.flatMap((s) => revisionStages(s))),
+];
+
 /** The failure status a revision ends in when it fails during a given stage. */
 export function failureStatusFor(stage: RevisionStatus): RevisionStatus {
   if (stage === "CREATING" || stage === "QUEUED") return "CREATE_FAILED";
@@ -89,6 +97,21 @@ export const LIST_LIMIT_DEFAULT = 20;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
+}
+
+/** The fewest characters of an ID taken for the whole ID: what a narrow table shows. */
+export const MIN_ID_PREFIX = 8;
+
+const UUID_SHAPE = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+
+/** The beginning of a UUID (any case), at least MIN_ID_PREFIX characters long; not a whole one. */
+export function isIdPrefix(text: string): boolean {
+  if (text.length < MIN_ID_PREFIX || text.length >= UUID_SHAPE.length) return false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (UUID_SHAPE[i] === "-" ? char !== "-" : !/[0-9a-fA-F]/.test(char)) return false;
+  }
+  return true;
 }
 
 /** Log entry levels (service-facts "Logs"), least severe first: a `level` filter means "at least". */

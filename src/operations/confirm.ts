@@ -2,6 +2,7 @@
 // the host about to be changed. A profile with `confirm: true` (or a command that always asks,
 // like delete) asks on a terminal, and requires --yes off one. The prompt library is loaded
 // only when a question is actually asked.
+import { requireSet } from "../config/settings.js";
 import { displayUrl } from "../config/values.js";
 import type { Ctx } from "../context.js";
 import { OperationError, UsageError } from "../errors.js";
@@ -39,6 +40,7 @@ function markConfirmed(ctx: Ctx): void {
 export async function guardMutation(ctx: Ctx, action: string, options: GuardOptions = {}): Promise<boolean> {
   if (confirmedRuns.has(ctx)) return false;
   const settings = await ctx.settings();
+  requireSet(settings, ["confirm"]);
   const target = `${settings.profile ? `profile ${settings.profile}` : "no profile"} (${settings.baseUrl ? displayUrl(settings.baseUrl) : "no address"})`;
   if (ctx.io.stderr.isTTY)
     ctx.io.stderr.write(`${ctx.paint.bold("→")} ${visibleLines(`${target}: ${action}`)}\n`);

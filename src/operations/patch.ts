@@ -9,6 +9,7 @@ import type { DeploymentT } from "../model/responses.js";
 import { validatePatchShape } from "../model/validate.js";
 import type { FinishOptions } from "./after-change.js";
 import { patchAndFinish } from "./change.js";
+import { resolveIdFlags } from "./id-flags.js";
 import { resolveDeployment } from "./resolve.js";
 
 /** How a patch treats what it does not name. (A type, not an interface: commander's option sets are.) */
@@ -26,6 +27,7 @@ export interface PatchInput extends BodyOptions, MergeFlags, FinishOptions {
 
 export async function runPatch(ctx: Ctx, ref: string, input: PatchInput): Promise<void> {
   const current = await resolveDeployment(ctx, ref);
+  await resolveIdFlags(ctx, input);
   const built = await buildBody("patch", input, ctx, current);
   const unsets = (input.unsetSecret?.length ?? 0) + (input.unsetSecretRef?.length ?? 0);
   if (!built.hasFields && unsets === 0) {

@@ -3,10 +3,12 @@
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
 import { type BodyOptions, type BuiltBody, buildBody, rejectIssues } from "../manifest/build.js";
+import { checkIdsMatch } from "../manifest/read-only.js";
 import { type ApplyPlan, type Opinions, planApply } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
+import { resolveIdFlags } from "./id-flags.js";
 import { deploymentsNamed } from "./resolve.js";
 
 export interface FilePlan {
@@ -18,6 +20,7 @@ export interface FilePlan {
 }
 
 export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<FilePlan> {
+  await resolveIdFlags(ctx, options);
   const built = await buildBody("create", options, ctx);
   const checked = validateCreateRequest(built.body);
   if (!checked.ok) return rejectIssues(built, checked.issues, `${built.file?.name ?? "the deployment"}`);
@@ -27,7 +30,10 @@ export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<File
     secretReferences: fileData.secret_references !== undefined || Boolean(options.secretRef?.length),
     clear: built.clears,
   };
-  return planAgainstDeployment(ctx, checked.value, opinions, built);
+  const planned = await planAgainstDeployment(ctx, checked.value, opinions, built);
+  // A file made from `deploy get` output names the deployment it came from: it must be this one.
+  if (built.file && planned.current) checkIdsMatch(built.file.name, built.file.readOnly, planned.current);
+  return planned;
 }
 
 /** The plan of `desired` against the deployment of its name as it is now (read again on each call). */

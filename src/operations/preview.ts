@@ -10,6 +10,7 @@ import type { Change } from "../model/changes.js";
 import { changeAsJson, changeLines, countChanges } from "../output/changes.js";
 import { jsonText } from "../output/encode.js";
 import { isMachineFormat } from "../output/format.js";
+import { visible } from "../output/safe-text.js";
 
 interface Preview {
   action: "create" | "patch" | "redeploy";
@@ -56,13 +57,15 @@ export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
       : preview.triggers.length > 0
         ? `; starts a new revision (${preview.triggers.join(", ")})`
         : "; no new revision";
+  const name = visible(preview.name);
   const headline = preview.headline
-    ? `${preview.headline}${preview.changes.length === 0 ? "; no field changes" : ":"}`
+    ? `${visible(preview.headline)}${preview.changes.length === 0 ? "; no field changes" : ":"}`
     : preview.action === "create"
-      ? `Creating deployment ${preview.name}:`
+      ? `Creating deployment ${name}:`
       : preview.changes.length === 0
-        ? `No field of deployment ${preview.name} changes${revision}`
-        : `Changes to deployment ${preview.name}: ${countChanges(preview.changes)}${revision}`;
+        ? `No field of deployment ${name} changes${revision}`
+        : `Changes to deployment ${name}: ${countChanges(preview.changes)}${revision}`;
+  // The headline's data is made visible above, the lines' by changeLines: the colours are ours.
   const lines = changeLines(preview.changes, { showSecrets, paint: ctx.paint });
   ctx.io.stderr.write(`${[headline, ...lines.map((line) => `  ${line}`)].join("\n")}\n`);
 }

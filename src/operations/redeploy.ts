@@ -13,6 +13,7 @@ import { revisionView } from "../output/views.js";
 import { type FinishOptions, finishChange } from "./after-change.js";
 import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";
+import { resolveRevisionId } from "./resolve.js";
 import { suggestCommand } from "./suggest.js";
 import { sendChange } from "./uncertain.js";
 
@@ -63,7 +64,9 @@ export async function rollbackTarget(ctx: Ctx, deployment: DeploymentT): Promise
 }
 
 /** One of the deployment's revisions by ID; exit 4 when it is not one of them. */
-export async function revisionOf(ctx: Ctx, deployment: DeploymentT, revisionId: string): Promise<RevisionT> {
+/** One of the deployment's revisions, by ID or ID prefix. */
+export async function revisionOf(ctx: Ctx, deployment: DeploymentT, revisionRef: string): Promise<RevisionT> {
+  const revisionId = await resolveRevisionId(ctx, deployment.id, revisionRef);
   try {
     return await getRevision(await ctx.api(), deployment.id, revisionId);
   } catch (error) {

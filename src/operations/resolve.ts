@@ -1,24 +1,33 @@
-// `<ID|NAME>` arguments: a UUID is used as it is; anything else is looked up as an exact
-// name across all pages (CLI.md). No match: exit 4. More than one: exit 2, with the IDs.
-import { allDeployments, getDeployment } from "../api/endpoints.js";
+// `<ID|NAME>` arguments, and the IDs of flags: a UUID is used as it is; anything else is
+// looked up as an exact name across all pages (CLI.md). No match: exit 4. More than one:
+// exit 2, with the IDs.
+//
+// An ID's first 8 characters or more (what a narrow table shows, `0f0f0f03…`) stand for it
+// wherever an ID is taken: a deployment, a revision (--revision, --to), an integration or a
+// listener (--integration-id, --listener-id: id-flags.ts). The API has no prefix filter, so
+// a prefix costs one listing of all of them (a request per 100: `deploy list --all`'s cost),
+// and only when no whole ID is given; a name wins over a prefix (it is looked for in the
+// same listing). Several matches: exit 2, listing them.
+import { allDeployments, allRevisions, getDeployment } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { NotFoundError, UsageError } from "../errors.js";
-import { isUuid } from "../model/enums.js";
+import { isIdPrefix, isUuid, MIN_ID_PREFIX } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
+import { single } from "./one-match.js";
 
 /** The deployment's ID, fetching only what is needed to know it. */
 export async function resolveDeploymentId(ctx: Ctx, ref: string): Promise<string> {
   refuseEmpty(ref);
   if (isUuid(ref)) return ref;
-  return (await findByName(ctx, ref)).id;
+  return (await findByNameOrPrefix(ctx, ref)).id;
 }
 
-/** The whole deployment, by ID or by name. */
+/** The whole deployment, by ID, name or ID prefix. */
 export async function resolveDeployment(ctx: Ctx, ref: string): Promise<DeploymentT> {
   refuseEmpty(ref);
   if (isUuid(ref)) return getDeployment(await ctx.api(), ref);
   // The list already returns whole deployments: no second request.
-  return findByName(ctx, ref);
+  return findByNameOrPrefix(ctx, ref);
 }
 
 /** `deploy get ""` (an unset shell variable, say) names nothing: a usage error, not "not found". */
@@ -27,17 +36,42 @@ function refuseEmpty(ref: string): void {
     throw new UsageError("the deployment argument is empty: give a deployment ID or its exact name");
 }
 
-async function findByName(ctx: Ctx, name: string): Promise<DeploymentT> {
-  const matches = await deploymentsNamed(ctx, name);
-  if (matches.length === 0) {
-    throw new NotFoundError(`no deployment named '${name}'`).withHint("List them with: cpctl deploy list");
+async function findByNameOrPrefix(ctx: Ctx, ref: string): Promise<DeploymentT> {
+  const prefix = isIdPrefix(ref);
+  // A name that looks like an ID prefix is found in the same listing a prefix needs.
+  const named = prefix ? [] : await deploymentsNamed(ctx, ref);
+  const byPrefix: DeploymentT[] = [];
+  if (prefix) {
+    const wanted = ref.toLowerCase();
+    for await (const page of allDeployments(await ctx.api(), {})) {
+      for (const deployment of page) {
+        if (deployment.name === ref) named.push(deployment);
+        else if (deployment.id.toLowerCase().startsWith(wanted)) byPrefix.push(deployment);
+      }
+    }
   }
-  if (matches.length > 1) {
+  if (named.length > 1) {
     throw new UsageError(
-      `${matches.length} deployments are named '${name}'; give one of their IDs instead: ${matches.map((d) => d.id).join(", ")}`,
+      `${named.length} deployments are named '${ref}'; give one of their IDs instead: ${named.map((d) => d.id).join(", ")}`,
     );
   }
-  return matches[0]!;
+  if (named.length === 1) return named[0]!;
+  return single(
+    "deployment",
+    ref,
+    byPrefix,
+    (d) => `${d.id} (${d.name})`,
+    () =>
+      new NotFoundError(
+        prefix
+          ? `no deployment named '${ref}' or with an ID that starts with it`
+          : `no deployment named '${ref}'`,
+      ).withHint(
+        /^[0-9a-f-]+$/i.test(ref) && ref.length < MIN_ID_PREFIX
+          ? `An ID prefix needs at least ${MIN_ID_PREFIX} characters. List them with: cpctl deploy list`
+          : "List them with: cpctl deploy list",
+      ),
+  );
 }
 
 /** Deployments with exactly this name (the server filter, re-checked: exact match only). */
@@ -47,4 +81,23 @@ export async function deploymentsNamed(ctx: Ctx, name: string): Promise<Deployme
     matches.push(...page.filter((d) => d.name === name));
   }
   return matches;
+}
+
+/** A revision of the deployment, by ID or ID prefix (the parser let nothing else through). */
+export async function resolveRevisionId(ctx: Ctx, deploymentId: string, ref: string): Promise<string> {
+  if (isUuid(ref)) return ref;
+  const wanted = ref.toLowerCase();
+  const matches: string[] = [];
+  for await (const page of allRevisions(await ctx.api(), deploymentId))
+    for (const revision of page) if (revision.id.toLowerCase().startsWith(wanted)) matches.push(revision.id);
+  return single(
+    "revision",
+    ref,
+    matches,
+    (id) => id,
+    () =>
+      new NotFoundError(
+        `no revision of deployment ${deploymentId} has an ID that starts with '${ref}'`,
+      ).withHint(`List them with: cpctl deploy revisions ${deploymentId}`),
+  );
 }

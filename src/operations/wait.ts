@@ -8,6 +8,7 @@ import { BUILDABLE_SOURCES } from "../model/enums.js";
 import type { RevisionT } from "../model/responses.js";
 import { isMachineFormat } from "../output/format.js";
 import { logLine } from "../output/log-lines.js";
+import { visible } from "../output/safe-text.js";
 import { formatDuration } from "../util/duration.js";
 import {
   type AfterPoll,
@@ -152,7 +153,7 @@ async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedE
       else {
         const name = source.kind === "build" ? "build log" : "log";
         ctx.io.stderr.write(
-          `The last ${tail.length} lines of the ${name} of revision ${target.revisionId}:\n${tail.map((entry) => `  ${logLine(entry, ctx.paint)}`).join("\n")}\n`,
+          `The last ${tail.length} lines of the ${name} of revision ${visible(target.revisionId)}:\n${tail.map((entry) => `  ${logLine(entry, ctx.paint)}`).join("\n")}\n`,
         );
       }
     }
@@ -179,7 +180,11 @@ export async function assertDeployed(ctx: Ctx, verdict: WaitVerdict): Promise<vo
     case "deployed":
       return;
     case "failed": {
-      const failed = new WaitFailedError(`${revision} ended ${verdict.status} after ${after}`);
+      const failed = new WaitFailedError(
+        verdict.endedBeforeWait
+          ? `${revision} had already ended ${verdict.status}`
+          : `${revision} ended ${verdict.status} after ${after}`,
+      );
       await explainFailure(ctx, verdict, failed);
       throw failed.withHint(
         `See its history with: ${await suggestCommand(ctx, ["deploy", "revisions", verdict.deployment_id])}`,

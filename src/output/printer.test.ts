@@ -86,12 +86,16 @@ describe("deployments on a terminal", () => {
         expect(displayWidth(line), `${columns}: ${line}`).toBeLessThanOrEqual(columns);
       if (columns === 80) {
         expect(shown[1]).toMatch(/^alpha\s+READY\s+0f0f0f01… /);
-        // The name, first, is cut last: after the revision IDs, SOURCE and the ID.
+        // The name and status stay whole: the IDs shorten, the revision IDs go, SOURCE shrinks.
+        expect(shown[0]).toBe(
+          "NAME                                    STATUS  ID         SOURCE        UPDATED",
+        );
         expect(shown[2]).toBe(
-          "a-deployment-who…  READY   0f0f0f03…  external…  6h ago   aaaaaaa3-…  aaaaaaa3-…",
+          "a-deployment-whose-name-goes-on-and-on  READY   0f0f0f03…  external_co…  6h ago",
         );
       }
-      expect(shown[2]).toMatch(/^a-deploy\S*…/);
+      // Cut last, after every other column has gone.
+      if (columns === 40) expect(shown[2]).toMatch(/^a-deploy\S*… {2}READY {3}0f0f0f03…$/);
     }
   });
 
@@ -143,10 +147,12 @@ test("one item on a terminal: labels aligned, values whole however wide, times e
   const { printer: p, text } = printer("table", { isTTY: true, columns: 40 });
   await p.item(beta, deploymentView);
   const shown = lines(text());
-  expect(shown[0]).toBe("id                                0f0f0f02-0000-4000-8000-000000000002");
-  expect(shown).toContain("updated_at                        2026-03-08T09:00:00.000Z");
-  expect(shown).toContain("source_revision_config.image_uri  registry.example.com/beta-agent:1");
-  expect(shown).toContain("secrets                           OPENAI_API_KEY=****");
+  expect(shown[0]).toBe("id                      0f0f0f02-0000-4000-8000-000000000002");
+  expect(shown).toContain("updated_at              2026-03-08T09:00:00.000Z");
+  // An object is its label and then its fields, indented: the labels stay short.
+  const at = shown.indexOf("source_revision_config");
+  expect(shown[at + 1]).toBe("  image_uri: registry.example.com/beta-agent:1");
+  expect(shown).toContain("secrets                 OPENAI_API_KEY=****");
 });
 
 describe("yaml", () => {

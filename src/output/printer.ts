@@ -33,6 +33,11 @@ export interface View<T> {
    * (the name first). Headers not named keep their place after the ones named.
    */
   tableOrder?: readonly string[];
+  /**
+   * Headers of the columns a narrow terminal may leave out, the first to go first (SOURCE,
+   * COMMIT, times). The others (name, status, ID) stay, shortened (table.ts says in what order).
+   */
+  dropOrder?: readonly string[];
   /** What a terminal shows for an empty list: "No deployments." */
   empty?: string;
   details?: (item: T) => [label: string, value: unknown][];
@@ -131,7 +136,10 @@ export class Printer {
     const now = (this.options.now ?? Date.now)();
     const table = new TerminalTable(
       (text) => this.out.write(text),
-      columns.map((c) => ({ header: c.header, whole: c.kind === "id" })),
+      columns.map((c) => {
+        const drop = view.dropOrder?.indexOf(c.header) ?? -1;
+        return { header: c.header, whole: c.kind === "id", dropRank: drop === -1 ? undefined : drop + 1 };
+      }),
       {
         width: this.out.columns || DEFAULT_TERMINAL_WIDTH,
         color: this.options.color,
@@ -177,19 +185,59 @@ export class Printer {
   }
 
   /**
-   * One item's fields, a line each: tab-separated off a terminal; on one, the labels padded
-   * to one width and the values whole (a single item has room to show everything).
+   * One item's fields, a line each: tab-separated off a terminal (an object's fields as
+   * `label.field` rows, its empty ones left out); on one, the labels padded to one width and
+   * the values whole (a single item has room to show everything), and an object
+   * (source_config and its resource_spec, listener_config) as indented `key: value` lines
+   * under its label.
    */
   private details(rows: [label: string, value: unknown][]): void {
     if (!this.out.isTTY) {
       // Off a terminal: tab-separated, no header, no truncation, no colour (grep/cut friendly).
-      for (const row of rows) this.out.write(`${row.map(tsvCell).join("\t")}\n`);
+      for (const row of rows.flatMap(flattened)) this.out.write(`${row.map(tsvCell).join("\t")}\n`);
       return;
     }
-    const cells = rows.map(([label, value]) => [cell(label), cell(value)] as const);
-    const width = Math.max(0, ...cells.map(([label]) => displayWidth(label)));
-    this.out.write(cells.map(([label, value]) => `${padEnd(label, width)}  ${value}\n`).join(""));
+    const width = Math.max(0, ...rows.map(([label]) => displayWidth(cell(label))));
+    let text = "";
+    for (const [label, value] of rows) {
+      text += isPlainObject(value)
+        ? `${cell(label)}\n${nestedLines(value, "  ")}`
+        : `${padEnd(cell(label), width)}  ${cell(value)}\n`;
+    }
+    this.out.write(text);
   }
+}
+
+/** An object's non-empty fields as `label.field` rows; any other row as it is. */
+function flattened([label, value]: [string, unknown]): [string, unknown][] {
+  if (!isPlainObject(value)) return [[label, value]];
+  return Object.entries(value)
+    .filter(([, field]) => field !== null && field !== undefined)
+    .map(([key, field]) => [`${label}.${key}`, field]);
+}
+
+/** An object as `key: value` lines, nested objects and lists of objects indented further; nulls left out. */
+function nestedLines(object: Record<string, unknown>, indent: string): string {
+  let text = "";
+  for (const [key, value] of Object.entries(object)) {
+    if (value === null || value === undefined) continue;
+    const label = `${indent}${visible(key)}:`;
+    if (isPlainObject(value)) text += `${label}\n${nestedLines(value, `${indent}  `)}`;
+    else if (Array.isArray(value) && value.some(isPlainObject)) {
+      text += `${label}\n`;
+      for (const item of value) {
+        const lines = isPlainObject(item)
+          ? nestedLines(item, `${indent}    `)
+          : `${indent}    ${cell(item)}\n`;
+        text += `${indent}  - ${lines.trimStart()}`;
+      }
+    } else text += `${label} ${Array.isArray(value) ? value.map(cell).join(", ") : cell(value)}\n`;
+  }
+  return text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** The view's columns in the order a terminal table shows them (View.tableOrder). */

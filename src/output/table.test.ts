@@ -13,55 +13,94 @@ function capture(columns: TableColumn[], width: number, color = false) {
   return { table, writes, text: () => writes.join("") };
 }
 
-const columnFit = (natural: number, floor = Math.min(natural, 9), whole = false): ColumnFit => ({
-  natural,
-  floor,
-  whole,
-});
+const columnFit = (
+  natural: number,
+  options: { whole?: boolean; dropRank?: number; header?: number } = {},
+): ColumnFit => {
+  const header = Math.min(natural, options.header ?? 2);
+  return {
+    natural,
+    floor: Math.min(natural, Math.max(9, header)),
+    header,
+    whole: options.whole ?? false,
+    dropRank: options.dropRank,
+  };
+};
+const id = (dropRank?: number) => columnFit(36, { whole: true, dropRank });
 
 describe("fitWidths", () => {
   test("columns as wide as their values when the terminal has room", () => {
-    expect(fitWidths([columnFit(10), columnFit(20), columnFit(5)], 40)).toEqual([10, 20, 5]);
+    expect(fitWidths([columnFit(10), columnFit(20), columnFit(5)], 44)).toEqual([10, 20, 5]);
   });
 
-  test("the rightmost columns give up width first, down to their floor; the first is cut last", () => {
-    expect(fitWidths([columnFit(30), columnFit(20), columnFit(20)], 60)).toEqual([30, 20, 10]);
-    expect(fitWidths([columnFit(30), columnFit(20), columnFit(20)], 50)).toEqual([30, 11, 9]);
-    expect(fitWidths([columnFit(30), columnFit(20), columnFit(20)], 40)).toEqual([22, 9, 9]);
+  test("IDs shorten first, to their floor, whole or nothing in between", () => {
+    // NAME, STATUS, ID, SOURCE: the ID gives way before anything is cut.
+    expect(fitWidths([columnFit(12), columnFit(8), id(), columnFit(18, { dropRank: 1 })], 60)).toEqual([
+      12, 8, 9, 18,
+    ]);
+    // Room for the ID whole once the source is cut a little: it stays whole.
+    expect(fitWidths([columnFit(12), columnFit(8), id(), columnFit(18, { dropRank: 1 })], 80)).toEqual([
+      12, 8, 36, 18,
+    ]);
   });
 
-  test("an ID is whole or at its floor, and the width it frees beyond the need goes back", () => {
-    // Room enough once the last column is cut a little: the ID stays whole.
-    expect(fitWidths([columnFit(15), columnFit(36, 9, true), columnFit(18)], 63)).toEqual([15, 36, 12]);
-    // Not enough: the ID goes to its floor (9) rather than to 26, where it would be neither whole
-    // nor short, and the width it freed beyond the need goes back to the column cut before it.
-    expect(fitWidths([columnFit(15), columnFit(36, 9, true), columnFit(18)], 50)).toEqual([15, 9, 18]);
+  test("then the columns that may go shrink, and go, in their order, before a name or status is cut", () => {
+    const columns = [
+      columnFit(24), // NAME
+      columnFit(36), // STATUS: "READY (latest revision BUILD_FAILED)"
+      id(), // ID
+      columnFit(18, { dropRank: 3 }), // SOURCE
+      columnFit(7, { dropRank: 4, header: 7 }), // UPDATED
+      id(2), // LATEST REV
+      id(1), // ACTIVE REV
+    ];
+    expect(fitWidths(columns, 102)).toEqual([24, 36, 9, 18, 7, null, null]);
+    expect(fitWidths(columns, 100)).toEqual([24, 36, 9, 16, 7, null, null]);
+    expect(fitWidths(columns, 90)).toEqual([24, 36, 9, null, 7, null, null]);
+    // Only then is the status (the rightmost of the others) cut.
+    expect(fitWidths(columns, 70)).toEqual([24, 33, 9, null, null, null, null]);
   });
 
-  test("a terminal too narrow for the floors: columns shrink further from the right, to one character", () => {
-    expect(fitWidths([columnFit(20), columnFit(20), columnFit(20)], 12)).toEqual([9, 2, 1]);
-    expect(fitWidths([columnFit(20), columnFit(20), columnFit(20)], 3)).toEqual([1, 1, 1]);
+  test("the rest shrink from the right, the first column last, never below their header", () => {
+    const columns = [columnFit(30, { header: 4 }), columnFit(20, { header: 6 }), id()];
+    expect(fitWidths(columns, 40)).toEqual([18, 9, 9]);
+    expect(fitWidths(columns, 25)).toEqual([6, 6, 9]);
   });
 
-  test("the widths add up to the room there is, whenever one character a column fits", () => {
+  test("a terminal too narrow even for the headers: columns go from the right, the first one stays", () => {
+    const columns = [columnFit(30, { header: 4 }), columnFit(20, { header: 6 }), id()];
+    expect(fitWidths(columns, 18)).toEqual([10, 6, null]);
+    expect(fitWidths(columns, 3)).toEqual([3, null, null]);
+  });
+
+  test("the columns kept fit the width, none below its header, whenever the first column fits", () => {
     const columns = fc.array(
       fc
-        .record({ natural: fc.integer({ min: 0, max: 80 }), whole: fc.boolean() })
-        .map(({ natural, whole }) => columnFit(natural, Math.min(natural, 9), whole)),
+        .record({
+          natural: fc.integer({ min: 1, max: 80 }),
+          header: fc.integer({ min: 1, max: 12 }),
+          whole: fc.boolean(),
+          dropRank: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+        })
+        .map(({ natural, header, whole, dropRank }) =>
+          columnFit(Math.max(natural, header), { header, whole, dropRank }),
+        ),
       { minLength: 1, maxLength: 9 },
     );
     fc.assert(
-      fc.property(columns, fc.integer({ min: 0, max: 300 }), (cols, available) => {
-        const widths = fitWidths(cols, available);
-        const total = widths.reduce((a, b) => a + b, 0);
-        const natural = cols.reduce((a, c) => a + c.natural, 0);
-        if (natural <= available) expect(widths).toEqual(cols.map((c) => c.natural));
-        else if (available >= cols.filter((c) => c.natural > 0).length)
-          expect(total).toBeLessThanOrEqual(available);
+      fc.property(columns, fc.integer({ min: 1, max: 300 }), (cols, width) => {
+        const widths = fitWidths(cols, width);
+        const shown = widths.filter((w): w is number => w !== null);
+        const total = shown.reduce((a, b) => a + b, 0) + 2 * (shown.length - 1);
+        expect(total).toBeLessThanOrEqual(width);
+        expect(widths[0]).not.toBeNull();
         widths.forEach((w, i) => {
+          if (w === null) return;
           expect(w).toBeLessThanOrEqual(cols[i]!.natural);
-          expect(w).toBeGreaterThanOrEqual(Math.min(1, cols[i]!.natural));
+          if (i > 0 || cols[0]!.header <= width) expect(w).toBeGreaterThanOrEqual(cols[i]!.header);
         });
+        if (cols.reduce((a, c) => a + c.natural, 0) + 2 * (cols.length - 1) <= width)
+          expect(widths).toEqual(cols.map((c) => c.natural));
       }),
     );
   });

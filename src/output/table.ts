@@ -37,6 +37,11 @@ export interface TableColumn {
    * neither whole nor short.
    */
   whole?: boolean;
+  /**
+   * A column a narrow terminal may leave out: 1 goes first, then 2, ... Columns without one
+   * (the name, the status, the ID) stay, shortened, until even their headers do not fit.
+   */
+  dropRank?: number;
 }
 
 export interface TableOptions {
@@ -51,7 +56,10 @@ export interface TableOptions {
 export class TerminalTable {
   /** Rows kept until the widths are fixed; null after. */
   private sample: string[][] | null = [];
-  private widths: number[] = [];
+  /** A column's width; null for a column the terminal has no room for. */
+  private widths: (number | null)[] = [];
+  /** The widths of the columns shown. */
+  private shownWidths: number[] = [];
   private pending = "";
   private rows = 0;
 
@@ -99,15 +107,17 @@ export class TerminalTable {
     for (const cells of sample)
       for (let i = 0; i < natural.length; i++)
         natural[i] = Math.max(natural[i]!, displayWidth(cells[i] ?? ""));
-    const available = this.options.width - GAP.length * (this.columns.length - 1);
     this.widths = fitWidths(
       this.columns.map((column, i) => ({
         natural: natural[i]!,
         floor: Math.min(natural[i]!, Math.max(FLOOR, displayWidth(column.header))),
+        header: displayWidth(column.header),
         whole: column.whole === true,
+        dropRank: column.dropRank,
       })),
-      available,
+      this.options.width,
     );
+    this.shownWidths = this.widths.filter((width) => width !== null);
     const header = this.line(this.columns.map((column) => column.header));
     // Bold and back (SGR 1 and 22), as picocolors writes them; nothing to load for two codes.
     this.pending += this.options.color ? `\x1b[1m${header.slice(0, -1)}\x1b[22m\n` : header;
@@ -115,14 +125,13 @@ export class TerminalTable {
   }
 
   private line(cells: readonly string[]): string {
-    const last = this.widths.length - 1;
-    let text = "";
-    for (let i = 0; i <= last; i++) {
-      const shown = shorten(cells[i] ?? "", this.widths[i]!);
-      // The last column is not padded: no trailing blanks to wrap on a terminal's edge.
-      text += i === last ? shown : padEnd(shown, this.widths[i]!) + GAP;
-    }
-    return `${text}\n`;
+    const shown: string[] = [];
+    this.widths.forEach((width, i) => {
+      if (width !== null) shown.push(shorten(cells[i] ?? "", width));
+    });
+    const last = shown.length - 1;
+    // The last column is not padded: no trailing blanks to wrap on a terminal's edge.
+    return `${shown.map((cell, i) => (i === last ? cell : padEnd(cell, this.shownWidths[i]!))).join(GAP)}\n`;
   }
 
   private writePending(): void {
@@ -135,43 +144,71 @@ export class TerminalTable {
 export interface ColumnFit {
   /** The widest of the header and the sample's values. */
   natural: number;
-  /** The narrowest it is made while the terminal has room for every column's floor. */
+  /** The narrowest it is made while there is room for every column kept at its floor. */
   floor: number;
+  /** The header's width: a column is never narrower (a header is never cut to "…"), or it goes. */
+  header: number;
   /** Whole or at its floor (an ID), nothing in between. */
   whole: boolean;
+  /** See TableColumn.dropRank. */
+  dropRank?: number;
 }
 
 /**
- * The columns' widths within `available` columns (the terminal's width less the gaps). As
- * wide as their values when that fits. Otherwise columns give up width from the right, the
- * last first, each down to its floor (a `whole` column straight to it), until the table
- * fits; width freed beyond the need goes back to the columns cut, from the left. The first
- * column (the name) is the last to be cut. A terminal too narrow for even the floors gets
- * columns cut further, from the right, down to one character (the ellipsis): every column
- * stays in sight, shortened, rather than some silently left out.
+ * The columns' widths on a terminal `width` columns wide, two spaces apart; null for a column
+ * left out. As wide as their values when that fits. Otherwise, until the table fits:
+ *  1. IDs go to their floor (the first characters and "…": still a prefix cpctl accepts),
+ *     from the right;
+ *  2. the columns a narrow terminal may leave out (SOURCE, COMMIT, times, other IDs) shrink
+ *     to their floors, and then go, in their drop order;
+ *  3. the others (name, status) shrink to their floors, then to their headers' width, from
+ *     the right, the first column last;
+ *  4. on a terminal too narrow even for that, columns go from the right, and the first one
+ *     alone is cut to the width.
+ * Width freed beyond the need goes back to the columns cut, from the left.
  */
-export function fitWidths(columns: readonly ColumnFit[], available: number): number[] {
-  const widths = columns.map((column) => column.natural);
-  let excess = widths.reduce((sum, width) => sum + width, 0) - available;
-  if (excess <= 0) return widths;
-  for (let i = columns.length - 1; i >= 0 && excess > 0; i--) {
-    const column = columns[i]!;
-    const room = widths[i]! - column.floor;
-    if (room <= 0) continue;
-    const cut = column.whole ? room : Math.min(room, excess);
-    widths[i]! -= cut;
-    excess -= cut;
-  }
-  for (let i = 0; i < columns.length && excess < 0; i++) {
-    if (columns[i]!.whole) continue;
-    const back = Math.min(columns[i]!.natural - widths[i]!, -excess);
-    widths[i]! += back;
-    excess += back;
-  }
-  for (let i = columns.length - 1; i >= 0 && excess > 0; i--) {
-    const cut = Math.min(Math.max(0, widths[i]! - 1), excess);
-    widths[i]! -= cut;
-    excess -= cut;
+export function fitWidths(columns: readonly ColumnFit[], width: number): (number | null)[] {
+  const widths: (number | null)[] = columns.map((column) => column.natural);
+  const excess = () => {
+    let used = 0;
+    let shown = 0;
+    for (const w of widths) {
+      if (w === null) continue;
+      used += w;
+      shown++;
+    }
+    return used + GAP.length * Math.max(0, shown - 1) - width;
+  };
+  if (excess() <= 0) return widths;
+  const fromRight = columns.map((_, i) => columns.length - 1 - i);
+  const droppable = columns
+    .map((column, i) => ({ rank: column.dropRank, i }))
+    // The first column (the name) stays whatever it says.
+    .filter((entry): entry is { rank: number; i: number } => entry.rank !== undefined && entry.i > 0)
+    .sort((a, b) => a.rank - b.rank)
+    .map((entry) => entry.i);
+  const kept = fromRight.filter((i) => !droppable.includes(i));
+  const cut = (i: number, to: number) => {
+    const current = widths[i];
+    if (current === null || current === undefined || excess() <= 0) return;
+    const room = current - to;
+    if (room > 0) widths[i] = current - (columns[i]!.whole ? room : Math.min(room, excess()));
+  };
+
+  for (const i of fromRight) if (columns[i]!.whole) cut(i, columns[i]!.floor);
+  for (const i of droppable) cut(i, columns[i]!.floor);
+  for (const i of droppable) if (excess() > 0) widths[i] = null;
+  for (const i of kept) cut(i, columns[i]!.floor);
+  for (const i of kept) if (!columns[i]!.whole) cut(i, Math.min(columns[i]!.floor, columns[i]!.header));
+  for (const i of fromRight) if (i > 0 && excess() > 0) widths[i] = null;
+  if (excess() > 0) widths[0] = Math.max(1, width);
+
+  for (let i = 0; i < columns.length && excess() < 0; i++) {
+    const current = widths[i];
+    if (current === null || current === undefined) continue;
+    const missing = columns[i]!.natural - current;
+    if (missing <= 0 || (columns[i]!.whole && missing > -excess())) continue;
+    widths[i] = current + Math.min(missing, -excess());
   }
   return widths;
 }

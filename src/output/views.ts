@@ -1,7 +1,9 @@
 // How each resource is shown in table, tab-separated and id output. `columns` is the order of
 // the tab-separated rows, which scripts cut by position and which never changes; a terminal
 // table shows the name first (`tableOrder`), IDs whole where the terminal has room (users copy
-// them), and times relative (printer.ts, table.ts).
+// them; their first 8 characters, which a narrow one shows, are accepted as an ID too), times
+// relative, and on a narrow terminal leaves out the columns of `dropOrder` before it shortens
+// a name or a status (printer.ts, table.ts).
 import type { DeploymentT, GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
 import type { View } from "./printer.js";
 
@@ -19,6 +21,8 @@ export const deploymentView: View<DeploymentT> = {
   // Name, status, then the ID (whole when the terminal has room: the revision IDs on the
   // right give up their width first), then the rest.
   tableOrder: ["NAME", "STATUS", "ID", "SOURCE", "UPDATED", "LATEST REV", "ACTIVE REV"],
+  // The revision IDs (`deploy revisions` shows them), then the source, then the time.
+  dropOrder: ["ACTIVE REV", "LATEST REV", "SOURCE", "UPDATED"],
   empty: "No deployments.",
   details: (d) => [
     ["id", d.id],
@@ -31,8 +35,9 @@ export const deploymentView: View<DeploymentT> = {
     ["image_version", d.image_version],
     ["created_at", d.created_at],
     ["updated_at", d.updated_at],
-    ...prefixed("source_config", d.source_config),
-    ...prefixed("source_revision_config", d.source_revision_config),
+    // Objects: indented key: value lines on a terminal, `source_config.FIELD` rows off one.
+    ["source_config", d.source_config],
+    ["source_revision_config", d.source_revision_config],
     ["secrets", (d.secrets ?? []).map((s) => `${s.name}=${s.value}`).join(", ") || null],
     [
       "secret_references",
@@ -85,6 +90,8 @@ export const revisionView: View<RevisionT> = {
     { header: "CREATED", value: (r) => r.created_at, kind: "time" },
     { header: "UPDATED", value: (r) => r.updated_at, kind: "time" },
   ],
+  // The ID, the status, what it runs (REF) and the active mark stay.
+  dropOrder: ["SOURCE", "COMMIT", "UPDATED", "CREATED"],
   empty: "No revisions.",
 };
 
@@ -96,6 +103,7 @@ export const integrationView: View<GitIntegrationT> = {
     { header: "INSTALLATION ID", value: (i) => i.installation_id },
   ],
   tableOrder: ["NAME", "ID"],
+  dropOrder: ["INSTALLATION ID"],
   empty: "No integrations.",
 };
 
@@ -108,12 +116,6 @@ export const listenerView: View<ListenerT> = {
     { header: "NAMESPACES", value: (l) => (l.compute_config?.k8s_namespaces ?? []).join(",") },
     { header: "CREATED", value: (l) => l.created_at, kind: "time" },
   ],
+  dropOrder: ["CREATED", "COMPUTE ID"],
   empty: "No listeners.",
 };
-
-/** Non-empty fields of a sub-object as `parent.field` rows. */
-function prefixed(parent: string, object: Record<string, unknown> | null | undefined): [string, unknown][] {
-  return Object.entries(object ?? {})
-    .filter(([, value]) => value !== null && value !== undefined)
-    .map(([key, value]) => [`${parent}.${key}`, value]);
-}

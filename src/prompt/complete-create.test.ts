@@ -275,6 +275,7 @@ describe("on a terminal", () => {
       const script = scripted([ctrlC]);
       const error = await failure(completeCreateBody(ctx, emptyBody(), script.prompter), InterruptedError);
       expect(exitCodeOf(error)).toBe(130);
+      expect(error).toMatchObject({ message: "cancelled: nothing was changed", quiet: false });
     },
   );
 });

@@ -52,7 +52,7 @@ export async function terminalPrompter(ctx: Ctx): Promise<Prompter> {
   };
 }
 
-/** Ctrl-C (or SIGTERM) at a prompt: exit 130 with one short line, no stack. */
+/** Ctrl-C (or SIGTERM) at a prompt: exit 130 with one line that says so, no stack. */
 async function asked<T>(answer: Promise<T>): Promise<T> {
   try {
     return await answer;
@@ -61,11 +61,15 @@ async function asked<T>(answer: Promise<T>): Promise<T> {
   }
 }
 
+/** What a Ctrl-C at a question says. */
+export const CANCELLED_AT_PROMPT = "cancelled: nothing was changed";
+
 export function promptError(error: unknown): unknown {
   const name = error instanceof Error ? error.name : "";
   if (name === "ExitPromptError" || name === "AbortPromptError" || name === "CancelPromptError") {
-    // Ctrl-C at a question is an answer, not a failure: exit 130 without a word.
-    return new InterruptedError("interrupted at a prompt: nothing was changed", { quiet: true });
+    // Ctrl-C at a question is an answer: the command stops (130), saying what became of it.
+    // Every question comes before anything is sent.
+    return new InterruptedError(CANCELLED_AT_PROMPT);
   }
   return error;
 }

@@ -16,6 +16,11 @@ export interface WaitVerdict {
   status: string | null;
   result: WaitResult;
   elapsed_seconds: number;
+  /**
+   * The revision had ended before the wait began (its first poll found it DEPLOYED or failed):
+   * messages say "already", not "after 26ms". Not enumerable: not part of any output.
+   */
+  readonly endedBeforeWait?: boolean;
 }
 
 interface WaitSettings {
@@ -32,8 +37,8 @@ interface WaitSettings {
 }
 
 export interface WaitReporter {
-  /** The revision's status changed (or was first seen). */
-  status(status: string, elapsedMs: number): void;
+  /** The revision's status changed (or was first seen; `already`: seen first as a final one). */
+  status(status: string, elapsedMs: number, already?: boolean): void;
   /** No change for a while: proof of life for CI logs that time out on silence. */
   heartbeat(status: string | null, elapsedMs: number): void;
   /** A poll failed in a way worth retrying. */
@@ -86,14 +91,17 @@ export async function pollRevision(
           // This loop is the retry: it reports each failure, backs off and honours Retry-After.
           maxAttempts: 1,
         });
+        const first = status === null;
         if (revision.status !== status) {
           status = revision.status;
-          reporter.status(status, elapsed());
+          reporter.status(status, elapsed(), first && isTerminalRevisionStatus(status));
           lastSaid = clock.now();
         }
         await afterPoll?.(revision);
-        if (isTerminalRevisionStatus(status))
-          return verdict(status === REVISION_SUCCESS ? "deployed" : "failed");
+        if (isTerminalRevisionStatus(status)) {
+          const ended = verdict(status === REVISION_SUCCESS ? "deployed" : "failed");
+          return first ? Object.defineProperty(ended, "endedBeforeWait", { value: true }) : ended;
+        }
         failureDelay = settings.intervalMs;
       } catch (error) {
         if (!isTransient(error)) throw error;

@@ -25,7 +25,7 @@ export function showsSpinner(ctx: Ctx): boolean {
 export async function createReporter(ctx: Ctx, revisionId: string): Promise<WaitReporter> {
   const stream = ctx.io.stderr.stream;
   if (showsSpinner(ctx) && stream) return spinnerReporter(ctx, revisionId, stream);
-  return folded(ctx, `Waiting for revision ${revisionId}`, lineReporter(ctx, revisionId));
+  return folded(ctx, `Waiting for revision ${visible(revisionId)}`, lineReporter(ctx, revisionId));
 }
 
 /**
@@ -117,9 +117,9 @@ export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporter
     timer.unref();
   };
   return {
-    status: (status, elapsedMs) => {
+    status: (status, elapsedMs, already) => {
       state.seen(status, elapsedMs);
-      say(`${status} (${formatDuration(elapsedMs)})`);
+      say(already ? `already ${visible(status)}` : `${visible(status)} (${formatDuration(elapsedMs)})`);
     },
     heartbeat: (status, elapsedMs) => {
       state.seen(status, elapsedMs);
@@ -154,6 +154,8 @@ async function spinnerReporter(
   const paint = ctx.paint;
   let retrying: string | null = null;
   let latestLog: string | null = null;
+  /** The first poll found it ended: nothing was waited for. */
+  let already = false;
   const text = () =>
     `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${shortened(latestLog, ctx.io.stderr.columns)}`) : ""}`;
   // Colour of the frames is ours to decide (ora's own detection looks at stdout), so none.
@@ -177,8 +179,9 @@ async function spinnerReporter(
     ticker.unref();
   };
   return {
-    status: (status, elapsedMs) => {
+    status: (status, elapsedMs, seenEnded) => {
       state.seen(status, elapsedMs);
+      already = Boolean(seenEnded);
       retrying = null;
       show();
     },
@@ -205,7 +208,9 @@ async function spinnerReporter(
           : status && isTerminalRevisionStatus(status)
             ? paint.red("✖")
             : "•";
-      const final = `revision ${short}: ${status ?? "no status yet"} after ${formatDuration(state.elapsed())}`;
+      const final = already
+        ? `revision ${short}: already ${status}`
+        : `revision ${short}: ${status ?? "no status yet"} after ${formatDuration(state.elapsed())}`;
       if (spinner.isSpinning) spinner.stopAndPersist({ symbol, text: final });
     },
   };

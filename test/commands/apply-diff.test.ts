@@ -239,3 +239,134 @@ describe("deploy diff", () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe("deploy diff of a deployment that does not exist yet", () => {
+  it("says apply would create it and shows the whole body, with no refusal apply would not give", async () => {
+    const em = await startTestEmulator();
+    const dir = freshDir("diff-new");
+    const integration = em.emulator.seed(em.tenantId).integrations[0]!.id;
+    writeFileSync(
+      join(dir, "deploy.yaml"),
+      [
+        "name: my-agent",
+        "source: gitrepo",
+        "source_config:",
+        `  integration_id: ${integration}`,
+        "  repo_url: https://github.com/acme/agent",
+        "  deployment_type: prod",
+        "  build_on_push: false",
+        "source_revision_config:",
+        "  repo_ref: main",
+        "  agent_config_path: agent.json",
+        "secrets:",
+        "  - name: OPENAI_API_KEY",
+        "    value: sk-not-shown",
+        "",
+      ].join("\n"),
+    );
+    const text = await runCli(["deploy", "diff", "-f", "deploy.yaml", "--exit-code"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
+    expect(text.code, text.stderr).toBe(1);
+    expect(text.stderr).toBe("");
+    expect(text.stdout.split("\n")).toEqual([
+      "deployment my-agent does not exist: apply would create it",
+      '  + name: "my-agent"',
+      '  + source: "gitrepo"',
+      `  + source_config.integration_id: "${integration}"`,
+      '  + source_config.repo_url: "https://github.com/acme/agent"',
+      '  + source_config.deployment_type: "prod"',
+      "  + source_config.build_on_push: false",
+      '  + source_revision_config.repo_ref: "main"',
+      '  + source_revision_config.agent_config_path: "agent.json"',
+      "  + secrets.OPENAI_API_KEY: ****",
+      "",
+    ]);
+    const json = await runCli(["deploy", "diff", "-f", "deploy.yaml", "-o", "json"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({ action: "create", deployment_id: null, triggers_revision: true });
+    expect(report.changes.filter((c: { immutable: boolean }) => c.immutable)).toEqual([]);
+    // And apply creates it, as diff said.
+    const applied = await runCli(["deploy", "apply", "-f", "deploy.yaml"], { env: cliEnv(em), cwd: dir });
+    expect(applied.code, applied.stderr).toBe(0);
+  });
+});
+
+describe("deploy get -o yaml | deploy apply -f -", () => {
+  const getYaml = async (em: TestEmulator, name: string, ...flags: string[]) => {
+    const got = await runCli(["deploy", "get", name, "-o", "yaml", ...flags], { env: cliEnv(em) });
+    expect(got.code, got.stderr).toBe(0);
+    return got.stdout;
+  };
+
+  it("applies: the read-only fields are ignored with one note listing them, and nothing changes", async () => {
+    const em = await startTestEmulator();
+    const seed = em.emulator.seed(em.tenantId);
+    await em.createDeployment("gitrepo", "agent");
+    await em.createDeployment("external_container", "api", {
+      source_config: {
+        listener_id: seed.listeners[0]!.id,
+        listener_config: { k8s_namespace: "default" },
+        resource_spec: { cpu: 1, memory_mb: 2048, labels: { team: "ml" } },
+      },
+      secrets: [],
+    });
+    em.settle();
+    for (const name of ["agent", "api"]) {
+      const yaml = await getYaml(em, name);
+      const patches = count(em, "PATCH /v2/deployments/{deployment_id}");
+      const applied = await runCli(["deploy", "apply", "-f", "-"], { env: cliEnv(em), stdin: yaml });
+      expect(applied.code, applied.stderr).toBe(0);
+      const notes = applied.stderr.split("\n").filter((line) => line.includes("ignored the fields"));
+      expect(notes, applied.stderr).toHaveLength(1);
+      expect(notes[0]).toContain(
+        "stdin: ignored the fields no request sets (as `deploy get` prints them): id, tenant_id, created_at, updated_at, status, latest_revision_id, active_revision_id, image_version, source_revision_config.repo_commit_sha",
+      );
+      if (name === "agent") expect(notes[0]).toContain("source_config.custom_url");
+      expect(count(em, "PATCH /v2/deployments/{deployment_id}")).toBe(patches);
+      const diff = await runCli(["deploy", "diff", "-f", "-", "--exit-code"], {
+        env: cliEnv(em),
+        stdin: yaml,
+      });
+      expect(diff.code, diff.stdout).toBe(0);
+    }
+  });
+
+  it("with secrets: from get --show-secrets (the mask itself is refused, as everywhere)", async () => {
+    const em = await startTestEmulator();
+    await em.createDeployment("internal_container", "svc", {
+      secrets: [{ name: "TOKEN", value: "t0ken-value" }],
+    });
+    const masked = await runCli(["deploy", "apply", "-f", "-"], {
+      env: cliEnv(em),
+      stdin: await getYaml(em, "svc"),
+    });
+    expect(masked.code).toBe(2);
+    expect(masked.stderr).toContain("****");
+    const whole = await getYaml(em, "svc", "--show-secrets");
+    const applied = await runCli(["deploy", "apply", "-f", "-"], { env: cliEnv(em), stdin: whole });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).not.toContain("t0ken-value");
+  });
+
+  it("an id that is not the deployment's is refused: the file was written from another one", async () => {
+    const em = await startTestEmulator();
+    await em.createDeployment("internal_container", "one");
+    const two = await em.createDeployment("internal_container", "two");
+    const yaml = (await getYaml(em, "one")).replace(/^name: one$/m, "name: two");
+    for (const command of ["apply", "diff"]) {
+      const r = await runCli(["deploy", command, "-f", "-"], { env: cliEnv(em), stdin: yaml });
+      expect(r.code, command).toBe(2);
+      expect(r.stderr).toContain(
+        `but deployment two's is ${two.id}: the file was written from another deployment`,
+      );
+    }
+    const patch = await runCli(["deploy", "patch", "two", "-f", "-"], { env: cliEnv(em), stdin: yaml });
+    expect(patch.code).toBe(2);
+    expect(patch.stderr).toContain("the file was written from another deployment");
+  });
+});

@@ -86,3 +86,22 @@ describe("what is named is checked before anything else", () => {
     );
   });
 });
+
+describe("a YAML file with an unclosed bracket", () => {
+  it.each([
+    [
+      "name: my-agent\nsecrets: [a, b\nsource: gitrepo\n",
+      "stdin:2: not valid YAML (column 10: a [ that is never closed with ])",
+    ],
+    [
+      "name: x\nsource_config:\n  labels: {team: ml\n",
+      "stdin:3: not valid YAML (column 11: a { that is never closed with })",
+    ],
+    ["name: [unclosed\n", "stdin:1: not valid YAML (column 7: a [ that is never closed with ])"],
+  ])("is reported where the bracket opens, not as indentation: %j", async (file, message) => {
+    const r = await runCli(["deploy", "create", "-f", "-", "--dry-run"], { stdin: file });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: ${message}`);
+    expect(r.stderr).not.toContain("indentation");
+  });
+});

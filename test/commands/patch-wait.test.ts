@@ -275,3 +275,32 @@ describe("deploy wait", () => {
     expect(revisionPolls(em)).toBe(1);
   });
 });
+
+describe("deploy wait on a revision that had ended before the wait", () => {
+  it("says 'already DEPLOYED', keeps the JSON verdict as it is, and 'had already ended' for a failure", async () => {
+    const em = await startTestEmulator();
+    const ok = await em.createDeployment("internal_container", "done");
+    em.settle();
+    const text = await runCli(["deploy", "wait", "done"], { env: cliEnv(em) });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toMatch(/revision [0-9a-f-]{36}: already DEPLOYED\n/);
+    expect(text.stderr).not.toMatch(/DEPLOYED \(/);
+    expect(text.stdout).toContain("ELAPSED\talready");
+    const json = await runCli(["deploy", "wait", "done", "-o", "json"], { env: cliEnv(em) });
+    expect(Object.keys(JSON.parse(json.stdout))).toEqual([
+      "deployment_id",
+      "revision_id",
+      "status",
+      "result",
+      "elapsed_seconds",
+    ]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ revision_id: ok.latest_revision_id, result: "deployed" });
+
+    em.emulator.failNextRevision({ stage: "DEPLOYING" });
+    await em.createDeployment("internal_container", "broken");
+    em.settle();
+    const failed = await runCli(["deploy", "wait", "broken"], { env: cliEnv(em) });
+    expect(failed.code).toBe(5);
+    expect(failed.stderr).toMatch(/error: revision [0-9a-f-]{36} had already ended DEPLOY_FAILED\n/);
+  });
+});

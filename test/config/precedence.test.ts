@@ -158,7 +158,7 @@ describe("profile selection", () => {
     expect(await get(s, "profile", ["--profile", "f"], { CPCTL_PROFILE: "e" })).toBe("f");
     expect(await source(s, "profile", ["--profile", "f"], { CPCTL_PROFILE: "e" })).toBe("--profile");
     expect(await source(s, "profile", [], { CPCTL_PROFILE: "e" })).toBe("environment variable CPCTL_PROFILE");
-    expect(await source(s, "profile")).toBe(`defaultProfile in ${s.cwd}/.cpctlrc.yaml`);
+    expect(await source(s, "profile")).toBe(`defaultProfile in the project file ${s.cwd}/.cpctlrc.yaml`);
   });
 
   test("no profile at all: nothing comes from the files", async () => {
@@ -224,7 +224,7 @@ describe("with the emulator", () => {
     const r = await runCli(["deploy", "list", "--profile", "dev"], { homeDir: s.home, cwd: s.cwd });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      `error: ${s.userFile}: profiles.dev.apiKey (profile dev): the environment variable EMU_KEY is not set (used as \${env:EMU_KEY}); export it, or change the file\n`,
+      `error: ${s.userFile}: profiles.dev.apiKey (profile dev, chosen by --profile): the environment variable EMU_KEY is not set (used as \${env:EMU_KEY}); export it, or change the file\n`,
     );
     expect(em.emulator.stats().total).toBe(0);
   });

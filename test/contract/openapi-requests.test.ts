@@ -1,7 +1,7 @@
 // Contract test: every create and patch body the CLI's model accepts (validateCreateRequest,
 // validatePatchRequest: what cpctl checks before it sends) validates against the request
 // schemas of the hosted service's published interface (test/fixtures/control-plane.openapi.json).
-// The bodies are generated (fast-check; a fixed seed in CI, see test/fast-check-seed.ts) from
+// The bodies are generated (fast-check, with the run's seed: test/helpers/fc-seed.ts) from
 // every field of the spec, each source with the fields its source allows, so that the model
 // accepts most of them; the ones it refuses are not what cpctl sends and are skipped, with a
 // floor on how many were accepted so the test cannot pass on nothing.

@@ -6,11 +6,12 @@
 //   whose lines a `$(... | head -1)` uses, and `export` and `NAME=VALUE`, which set variables.
 // - Every cpctl command must exit 0; one followed by `||` may exit 1 (the example handles it);
 //   an `<!-- exit: N -->` block's commands must exit N; `--follow`, which runs until Ctrl-C,
-//   is stopped by the test (exit 130).
+//   is stopped by the test (exit 130). For an `exit: 5` block (a failed revision) the
+//   fixture's emulator fails the next revision, as the block before it arranged.
 // - The test's emulator stands in for every control plane an example names: CPCTL_BASE_URL
 //   and CPCTL_API_KEY always point at it, whatever an example exports. Its key is `dev`, as in
 //   the examples, so the seeded integration is 0e7880cf-835f-56f2-9d2c-37d4af5797c9.
-// - `cpctl emulator` runs as a child process (the built bin/cpctl.cjs) in the example's
+// - `cpctl emulator` (its controls apart) runs as a child process (the built bin/cpctl.cjs) in the example's
 //   directory, on a free port (`--port 0` is added), and is stopped with SIGTERM once it is
 //   listening: it must exit 0. A trailing `&` runs a command the same way as without it.
 // - A not-run example is only parsed, through the program's own parser (parseOnly).
@@ -36,8 +37,6 @@ import {
 
 /** The API key of the examples (`CPCTL_API_KEY=dev`), and so of the test's emulator. */
 const EXAMPLE_KEY = "dev";
-/** Variables an example may not point elsewhere: the test's emulator stands in for every one. */
-const PINNED = new Set(["CPCTL_BASE_URL", "CPCTL_API_KEY"]);
 /** Polls a command may make before the test stops it as Ctrl-C would. */
 const SLEEP_BUDGET = 200;
 
@@ -50,9 +49,16 @@ export async function runExample(example: Example): Promise<string[]> {
   }
   if (example.notRun !== undefined) return parseCommands(script);
   const fixture = await createFixture(cpctlCommands(script));
+  // A block that shows a failed revision (exit 5) follows one that made the next revision fail
+  // (`cpctl emulator fail-next`, in the README): its fixture stands in for that.
+  if (example.exit === 5) fixture.emulator.emulator.failNextRevision({ stage: "BUILDING" });
   try {
-    const shell = new ExampleShell(fixture, example.exit);
-    await shell.script(script);
+    // Variables an example may not point elsewhere: the test's emulator stands in for every one.
+    const shell = new ExampleShell(fixture, {
+      CPCTL_BASE_URL: fixture.emulator.url,
+      CPCTL_API_KEY: EXAMPLE_KEY,
+    });
+    await shell.run(script, example.exit);
     return [];
   } catch (error) {
     if (error instanceof ExampleProblem) return [error.message];
@@ -114,7 +120,7 @@ async function parseCommands(script: Script): Promise<string[]> {
 // ---------------------------------------------------------------------------------------
 // The fixtures: what the examples name exists, unless the example creates it itself.
 
-interface Fixture {
+export interface Fixture {
   emulator: TestEmulator;
   cwd: string;
   home: string;
@@ -288,20 +294,31 @@ interface Result {
   known: boolean;
 }
 
-class ExampleProblem extends Error {}
+export class ExampleProblem extends Error {}
 
-class ExampleShell {
+/**
+ * Runs examples as a shell would (see the top of this file), keeping its variables from one
+ * script to the next. `pinned`: variables no example may set, given to every cpctl command.
+ */
+export class ExampleShell {
   private readonly vars = new Map<string, string>();
   private readonly env: Record<string, string>;
+  private expectedExit: number | undefined;
 
   constructor(
     private readonly fixture: Fixture,
-    private readonly expectedExit: number | undefined,
+    private readonly pinned: Record<string, string>,
   ) {
     this.env = { ...fixture.env };
   }
 
-  async script(script: Script): Promise<Result> {
+  /** One example: its cpctl commands must exit 0 (or `expectedExit`), else ExampleProblem. */
+  async run(script: Script, expectedExit?: number): Promise<void> {
+    this.expectedExit = expectedExit;
+    await this.script(script);
+  }
+
+  private async script(script: Script): Promise<Result> {
     let stdout = "";
     let status = 0;
     for (const item of script) {
@@ -361,7 +378,7 @@ class ExampleShell {
     const match = first?.kind === "text" ? /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(first.text) : null;
     if (!match) return;
     const name = match[1]!;
-    if (PINNED.has(name)) return;
+    if (name in this.pinned) return;
     const rest: Part[] = [{ kind: "text", text: (first as { text: string }).text.slice(match[0].length) }];
     const value = await this.expand({ parts: [...rest, ...word.parts.slice(1)], source: word.source });
     this.env[name] = value;
@@ -378,18 +395,18 @@ class ExampleShell {
     for (const word of args) argv.push(await this.expand(word));
     const env = { ...this.env };
     for (const { name, value } of command.assignments) {
-      if (!PINNED.has(name)) env[name] = await this.expand(value);
+      if (!(name in this.pinned)) env[name] = await this.expand(value);
     }
-    env.CPCTL_BASE_URL = this.fixture.emulator.url;
-    env.CPCTL_API_KEY = EXAMPLE_KEY;
+    Object.assign(env, this.pinned);
     let stdin = input.known ? input.stdout : undefined;
     for (const redirect of command.redirects) {
       const target = await this.expand(redirect.target);
       if (redirect.op === "<") stdin = readFileSync(join(this.fixture.cwd, target), "utf8");
     }
     const shown = `cpctl ${argv.join(" ")}`;
-    const result =
-      argv[0] === "emulator" ? await this.emulator(argv) : await this.inProcess(argv, env, stdin);
+    // `cpctl emulator [--flags]` runs one; `cpctl emulator CONTROL` is a command like any other.
+    const runsEmulator = argv[0] === "emulator" && (argv[1] === undefined || argv[1].startsWith("-"));
+    const result = runsEmulator ? await this.emulator(argv) : await this.inProcess(argv, env, stdin);
     const expected =
       this.expectedExit !== undefined
         ? [this.expectedExit]
@@ -417,9 +434,11 @@ class ExampleShell {
     const clock = instantClock(undefined, () => {
       if (++sleeps === SLEEP_BUDGET) controller.abort();
     });
-    // `deploy delete` always asks: on a terminal, and the answer is yes.
+    // `deploy delete` and `emulator reset` always ask: on a terminal, and the answer is yes.
     const asks =
-      argv[0] === "deploy" && argv[1] === "delete" && !argv.includes("--yes") && !argv.includes("-y");
+      ((argv[0] === "deploy" && argv[1] === "delete") || (argv[0] === "emulator" && argv[1] === "reset")) &&
+      !argv.includes("--yes") &&
+      !argv.includes("-y");
     const result = await runCli(argv, {
       env: asks ? { ...env, NO_COLOR: "1" } : env,
       cwd: this.fixture.cwd,

@@ -125,10 +125,12 @@ describe.skipIf(!HAS.bash)(`bash completes${needs("bash")}`, () => {
     expect(bashComplete("cpctl", "deploy", "cr")).toEqual(["create"]);
     // "deploy" is the value of --profile here, not a command.
     expect(bashComplete("cpctl", "--profile", "deploy", "-o", "json", "config", "")).toEqual(
-      sorted(["show", "list", "get", "set", "path"]),
+      sorted(["show", "list", "get", "set", "use", "path"]),
     );
     expect(bashComplete("cpctl", "--profile", "prod", "deploy", "rev")).toEqual(["revisions"]);
-    expect(bashComplete("cpctl", "config", "")).toEqual(sorted(["show", "list", "get", "set", "path"]));
+    expect(bashComplete("cpctl", "config", "")).toEqual(
+      sorted(["show", "list", "get", "set", "use", "path"]),
+    );
   });
   test("a command's own flags and the global ones", () => {
     expect(bashComplete("cpctl", "deploy", "create", "--so")).toEqual(["--source", "--source-tarball-path"]);

@@ -3,11 +3,12 @@
 // argument (a default shown as a user writes it), an example and the pointer to the global
 // options. How commander lays flags out is commander's to test.
 import type { CommandUnknownOpts } from "@commander-js/extra-typings";
-import { afterEach, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { COMMANDS } from "../../src/commands/registry.js";
 import { GLOBAL_OPTIONS_HINT, helpHeading } from "../../src/help.js";
 import { commandTree } from "../../src/program.js";
 import { runCli } from "../helpers/run-cli.js";
+import { plain, python3Available, runOnPty, terminalEnv } from "./helpers/pty.js";
 
 describe("cpctl --help", () => {
   afterEach(() => {
@@ -85,7 +86,45 @@ describe("every command's --help", async () => {
       expect(help).toMatch(/\nExamples?:\n/);
       expect(help).toContain(`  cpctl ${name}`);
       // And a pointer to the global options.
-      expect(help.trimEnd().endsWith(GLOBAL_OPTIONS_HINT.trim())).toBe(true);
+      const words = (text: string) => text.trim().replace(/\s+/g, " ");
+      expect(words(help).endsWith(words(GLOBAL_OPTIONS_HINT))).toBe(true);
     });
   }
+});
+
+describe("help on a narrow terminal", () => {
+  beforeEach((t) => {
+    if (!python3Available()) t.skip("python3 with its pty module is not installed");
+  });
+  const runs = [
+    ["--help"],
+    ["deploy", "create", "--help"],
+    ["config", "set", "--help"],
+    ["emulator", "--help"],
+  ];
+
+  test.each([70, 50])(
+    "at %i columns every line fits: nothing for the terminal to break mid-word",
+    async (columns) => {
+      for (const args of runs) {
+        const { code, output } = await runOnPty(args, { env: terminalEnv(), columns, rows: 200 }).finished();
+        expect(code, plain(output)).toBe(0);
+        const lines = plain(output).split("\n");
+        for (const line of lines) {
+          // Only a word longer than the terminal itself (a long URL or --set path) may stick out.
+          if (line.length > columns) expect(line.trim(), `${args.join(" ")}: ${line}`).toMatch(/^\S+( \\)?$/);
+        }
+        // Descriptions are wrapped, not left for the terminal: the option list is still there.
+        expect(lines.some((line) => /^ {2}-/.test(line))).toBe(true);
+      }
+    },
+  );
+
+  test("an option's description goes under it where the column beside it would be too narrow", async () => {
+    const { output } = await runOnPty(["--help"], { env: terminalEnv(), columns: 50, rows: 200 }).finished();
+    const lines = plain(output).split("\n");
+    const at = lines.indexOf("  --request-timeout <duration>");
+    expect(at, plain(output)).toBeGreaterThan(0);
+    expect(lines[at + 1]).toMatch(/^ {6}\S/);
+  });
 });

@@ -127,14 +127,14 @@ describe("on a terminal", () => {
     expect(await deploymentsNamed("pty-declined")).toEqual([]);
   });
 
-  test("Ctrl-C at a prompt exits 130 quietly: no error line, no stack trace, nothing created", async () => {
+  test("Ctrl-C at a prompt exits 130 saying 'cancelled': no stack trace, nothing created", async () => {
     const t = runOnPty(["deploy", "create", "--source", "internal_container"], { env: envFor() });
     await t.waitFor("Deployment name");
     t.type(CTRL_C);
     const { code, output } = await t.finished();
     expect(code).toBe(130);
     const text = plain(output);
-    expect(text).not.toContain("error:");
+    expect(text).toMatch(/\nerror: cancelled: nothing was changed\n/);
     expect(text).not.toMatch(/\n\s+at /);
     expect(text).not.toContain("ExitPromptError");
     const list = await em.get("/v2/deployments");

@@ -62,6 +62,16 @@ describe("deploy wait on a terminal", () => {
     expect(plain(output).match(/DEPLOYED/g)).toHaveLength(1);
   });
 
+  test("a revision deployed before the wait began is 'already DEPLOYED', not 'DEPLOYED after 26ms'", async () => {
+    const deployment = await pendingDeployment("done-before");
+    em.settle();
+    const { code, output } = await runOnPty(["deploy", "wait", "done-before"], { env: envFor() }).finished();
+    expect(code, plain(output)).toBe(0);
+    const short = deployment.latest_revision_id.slice(0, 8);
+    expect(plain(output)).toContain(`✔ revision ${short}: already DEPLOYED`);
+    expect(plain(output)).not.toMatch(/DEPLOYED after/);
+  });
+
   test("Ctrl-C stops the spinner cleanly, exits 130 and prints the command that resumes the wait", async () => {
     const deployment = await pendingDeployment("interrupted");
     const t = runOnPty(["deploy", "wait", "interrupted", "--interval", "100ms"], { env: envFor() });

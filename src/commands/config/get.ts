@@ -1,5 +1,7 @@
 import { Argument } from "@commander-js/extra-typings";
 import { completes } from "../../completion/values.js";
+import { describeChoice } from "../../config/profiles.js";
+import { requireSet } from "../../config/settings.js";
 import { OperationError } from "../../errors.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -23,10 +25,12 @@ defaults all apply), alone on a line for scripts. Credentials print as **** unle
   run: async (ctx, [name]) => {
     const key = checkShownKey(name);
     const settings = await ctx.settings();
+    if (key !== "profile") requireSet(settings, [key]);
     const shown = shownValue(settings, key, Boolean(ctx.flags.showSecrets));
     if (shown.value === null) {
+      const choice = describeChoice({ name: settings.profile, origin: settings.profileOrigin ?? null });
       throw new OperationError(
-        `${key} is not set${settings.profile ? ` (profile ${settings.profile})` : " (no profile in use)"}; \`cpctl config show\` shows every setting`,
+        `${key} is not set (${choice}); \`cpctl config show\` shows every setting`,
         "not_set",
       );
     }

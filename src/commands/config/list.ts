@@ -19,6 +19,7 @@ const view: View<ProfileSummary> = {
     { header: "CONFIRM", value: (profile) => (profile.confirm ? "yes" : "") },
     { header: "SOURCES", value: (profile) => profile.sources.join(", ") },
   ],
+  dropOrder: ["SOURCES", "CONFIRM"],
 };
 
 export default defineCommand({

@@ -39,8 +39,7 @@ CPCTL_PROFILE, else defaultProfile; it is created when it does not exist yet. Pr
 never written: edit them by hand.
 
 Keep credentials out of the file: store a reference, and export the variable where you run cpctl.
-defaultProfile is not set by this command: it would change what every later command does in
-every terminal. Edit the file to set it, or use --profile / CPCTL_PROFILE.
+defaultProfile is not set by this command: \`cpctl config use NAME\` sets it, and says so.
 
 trustedHosts and trustedDirectories are lists of the user file, not settings of a profile: the
 value is added to the list. A host there may receive your credentials when a project file
@@ -133,12 +132,8 @@ function directoryToTrust(cwd: string, text: string): string | null {
 function checkKey(name: string): SettingKey {
   if (name === "defaultProfile" || name === "profile") {
     throw new UsageError(
-      "config set does not change the default profile: that would silently change what every later command uses, in every terminal",
-    )
-      .withHint("For one command, pass --profile NAME; for one shell, export CPCTL_PROFILE=NAME.")
-      .withHint(
-        "To make a profile the default anyway, edit the config file (see `cpctl config path`) and add the top-level line `defaultProfile: NAME`.",
-      );
+      "config set does not change the default profile: `cpctl config use NAME` does, and says so (it changes what every later command uses, in every terminal)",
+    ).withHint("For one command, pass --profile NAME; for one shell, export CPCTL_PROFILE=NAME.");
   }
   if (isSettingKey(name)) return name;
   const near = suggestKey(name);

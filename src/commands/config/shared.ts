@@ -3,6 +3,7 @@
 // does not depend on the profile, and credential masking.
 import { maskBeforeShowing } from "../../ci/workflow-commands.js";
 import { ConfigError, type ConfigFiles, type ConfigLocations } from "../../config/files.js";
+import { NO_PROFILE } from "../../config/profiles.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey, type Settings } from "../../config/settings.js";
 import { suggestKey } from "../../config/values.js";
 import type { Ctx } from "../../context.js";
@@ -31,9 +32,12 @@ export async function configState(ctx: Ctx): Promise<ConfigState> {
   }
 }
 
-/** A printer in the format of the flags and environment (the profile's own `output` may be what is broken). */
+/**
+ * A printer in the format of the flags and environment, for when the profile's own `output`
+ * is what is broken (or an unset `${env:NAME}`); otherwise the context's.
+ */
 export async function plainPrinter(ctx: Ctx, settings: Settings | null = null): Promise<Printer> {
-  if (settings) return ctx.printer();
+  if (settings && !settings.unset.output) return ctx.printer();
   return new Printer(ctx.io.stdout, {
     format: formatWithoutConfig(ctx.flags, ctx.env),
     showSecrets: Boolean(ctx.flags.showSecrets),
@@ -57,12 +61,23 @@ export function checkShownKey(key: string): ShownKey {
 export interface ShownValue {
   value: string | boolean | null;
   source: string | null;
+  /** The variable a file names with `${env:NAME}` for this setting, when it is not set. */
+  unset?: string;
 }
 
-/** A setting's value (masked when it is a credential, unless --show-secrets) and where it came from. */
+/**
+ * A setting's value (masked when it is a credential, unless --show-secrets) and where it came
+ * from; for the profile, which one and why (or why none). A setting a file gives as an unset
+ * `${env:NAME}` has no value, its file as source, and the variable's name.
+ */
 export function shownValue(settings: Settings, key: ShownKey, showSecrets: boolean): ShownValue {
   if (key === "profile")
-    return { value: settings.profile, source: settings.profile ? (settings.profileOrigin ?? null) : null };
+    return {
+      value: settings.profile,
+      source: settings.profile ? (settings.profileOrigin ?? null) : NO_PROFILE,
+    };
+  const missing = settings.unset[key];
+  if (missing) return { value: null, source: settings.origin[key] ?? missing.at, unset: missing.variable };
   const value = settings[key];
   const source = settings.origin[key] ?? null;
   if (value === null) return { value: null, source: null };

@@ -4,7 +4,7 @@ import { type Command, Option, type OptionValues } from "@commander-js/extra-typ
 import type { BodyOptions } from "../../manifest/build.js";
 import { FIELD_FLAGS } from "../../manifest/fields.js";
 import type { MergeFlags } from "../../operations/patch.js";
-import { collect, finiteNumber, integerIn, oneOf, uuid } from "../parsers.js";
+import { collect, finiteNumber, idOrPrefix, integerIn, oneOf } from "../parsers.js";
 
 const anyInteger = integerIn(Number.MIN_SAFE_INTEGER);
 
@@ -47,7 +47,8 @@ export function addFieldOptions<C extends AnyCommand>(
     }
     const option = new Option(`--${field.flag} ${placeholder}`, field.description);
     if (field.kind === "enum") option.choices(field.values as string[]).argParser(oneOf(field.values ?? []));
-    if (field.kind === "uuid") option.argParser(uuid);
+    // An ID prefix is resolved by the command (operations/resolve.ts, resolveIdFlags).
+    if (field.kind === "uuid") option.argParser(idOrPrefix);
     if (field.kind === "integer") option.argParser(anyInteger);
     if (field.kind === "number") option.argParser(finiteNumber);
     command.addOption(option as Option);

@@ -3,6 +3,7 @@ import { buildBody, rejectIssues } from "../../manifest/build.js";
 import { creationChanges } from "../../model/plan.js";
 import { validateCreateRequest } from "../../model/validate.js";
 import { createWithPreview } from "../../operations/create.js";
+import { resolveIdFlags } from "../../operations/id-flags.js";
 import { completeCreateBody } from "../../prompt/complete-create.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -34,6 +35,7 @@ export default defineCommand({
 });
 
 export async function runCreate(ctx: Ctx, options: CreateOptions): Promise<void> {
+  await resolveIdFlags(ctx, options);
   const built = await buildBody("create", options, ctx);
   await completeCreateBody(ctx, built.body);
   const checked = validateCreateRequest(built.body);

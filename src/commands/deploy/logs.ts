@@ -6,10 +6,10 @@ import type { Ctx } from "../../context.js";
 import { InterruptedError, OperationError } from "../../errors.js";
 import { isTerminalRevisionStatus, LOG_LEVELS } from "../../model/enums.js";
 import { entriesForward, type LogFilters, LogFollower, newestEntries } from "../../operations/logs.js";
-import { resolveDeployment, resolveDeploymentId } from "../../operations/resolve.js";
+import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "../../operations/resolve.js";
 import { logLine } from "../../output/log-lines.js";
 import { parseDuration } from "../../util/duration.js";
-import { examples, integerIn, uuid } from "../parsers.js";
+import { examples, idOrPrefix, integerIn } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 
 /** How often --follow asks for more (the public client polls every 1 to 3 s). */
@@ -38,7 +38,7 @@ export default defineCommand({
       .option(
         "--revision <id>",
         "this revision's log (default: --build reads the latest revision; the runtime log covers all)",
-        uuid,
+        idOrPrefix,
       )
       .option("--follow", "keep printing new entries until Ctrl-C (a build log: until its revision ends)")
       .addOption(
@@ -138,15 +138,12 @@ async function follow(
 }
 
 async function logSource(ctx: Ctx, ref: string, options: LogsOptions): Promise<LogSource> {
-  if (!options.build) {
-    return {
-      kind: "runtime",
-      deploymentId: await resolveDeploymentId(ctx, ref),
-      revisionId: options.revision,
-    };
+  if (options.revision) {
+    const deploymentId = await resolveDeploymentId(ctx, ref);
+    const revisionId = await resolveRevisionId(ctx, deploymentId, options.revision);
+    return { kind: options.build ? "build" : "runtime", deploymentId, revisionId };
   }
-  if (options.revision)
-    return { kind: "build", deploymentId: await resolveDeploymentId(ctx, ref), revisionId: options.revision };
+  if (!options.build) return { kind: "runtime", deploymentId: await resolveDeploymentId(ctx, ref) };
   const deployment = await resolveDeployment(ctx, ref);
   if (!deployment.latest_revision_id)
     throw new OperationError(`deployment ${deployment.name} has no revision, so no build log`, "no_revision");

@@ -1,7 +1,7 @@
 import { OperationError } from "../../errors.js";
 import { redeployWithPreview, revisionOf } from "../../operations/redeploy.js";
 import { resolveDeployment } from "../../operations/resolve.js";
-import { examples, uuid } from "../parsers.js";
+import { examples, idOrPrefix } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
 
@@ -10,7 +10,7 @@ export default defineCommand({
     addWaitOptions(
       command
         .argument("<deployment>", "deployment ID, or its exact name")
-        .option("--revision <id>", "redeploy this revision (default: the latest)", uuid)
+        .option("--revision <id>", "redeploy this revision (default: the latest)", idOrPrefix)
         .option("--dry-run", "show which revision and what would change; send nothing"),
     ).addHelpText(
       "after",

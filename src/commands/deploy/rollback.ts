@@ -1,6 +1,6 @@
 import { redeployWithPreview, revisionOf, rollbackTarget } from "../../operations/redeploy.js";
 import { resolveDeployment } from "../../operations/resolve.js";
-import { examples, uuid } from "../parsers.js";
+import { examples, idOrPrefix } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
 
@@ -12,7 +12,7 @@ export default defineCommand({
         .option(
           "--to <revision>",
           "roll back to this revision (default: the newest DEPLOYED one older than the active)",
-          uuid,
+          idOrPrefix,
         )
         .option("--dry-run", "show which revision and what would change; send nothing"),
     ).addHelpText(

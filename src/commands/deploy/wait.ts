@@ -4,32 +4,38 @@ import { reportOutcome } from "../../ci/report.js";
 import type { Ctx } from "../../context.js";
 import { OperationError, WaitFailedError } from "../../errors.js";
 import type { DeploymentT } from "../../model/responses.js";
-import { resolveDeployment, resolveDeploymentId } from "../../operations/resolve.js";
+import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "../../operations/resolve.js";
 import { assertDeployed, waitForRevision } from "../../operations/wait.js";
 import type { View } from "../../output/printer.js";
 import { formatDuration } from "../../util/duration.js";
 import type { WaitVerdict } from "../../wait/poll.js";
 import { showsSpinner } from "../../wait/progress.js";
-import { examples, uuid } from "../parsers.js";
+import { examples, idOrPrefix } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { dotenvReportOption, intervalOption, logsOption, timeoutOption, WAIT_HELP } from "./wait-options.js";
 
-export const verdictView: View<WaitVerdict> = {
-  id: (v) => v.revision_id,
-  columns: [
-    { header: "DEPLOYMENT", value: (v) => v.deployment_id },
-    { header: "REVISION", value: (v) => v.revision_id },
-    { header: "STATUS", value: (v) => v.status },
-    { header: "RESULT", value: (v) => v.result },
-    { header: "ELAPSED", value: (v) => formatDuration(v.elapsed_seconds * 1000) },
-  ],
-};
+/** The verdict as text; ELAPSED says "already" for a revision that had ended before the wait. */
+function verdictView(verdict: WaitVerdict): View<WaitVerdict> {
+  return {
+    id: (v) => v.revision_id,
+    columns: [
+      { header: "DEPLOYMENT", value: (v) => v.deployment_id },
+      { header: "REVISION", value: (v) => v.revision_id },
+      { header: "STATUS", value: (v) => v.status },
+      { header: "RESULT", value: (v) => v.result },
+      {
+        header: "ELAPSED",
+        value: (v) => (verdict.endedBeforeWait ? "already" : formatDuration(v.elapsed_seconds * 1000)),
+      },
+    ],
+  };
+}
 
 export default defineCommand({
   configure: (command) =>
     command
       .argument("<deployment>", "deployment ID, or its exact name")
-      .option("--revision <id>", "wait for this revision (default: the deployment's latest)", uuid)
+      .option("--revision <id>", "wait for this revision (default: the deployment's latest)", idOrPrefix)
       .addOption(timeoutOption())
       .addOption(intervalOption())
       .addOption(logsOption())
@@ -51,11 +57,12 @@ export default defineCommand({
     }
     const deploymentId = deployment?.id ?? (await resolveDeploymentId(ctx, ref));
     if (!revisionId) throw new OperationError(`deployment ${ref} has no revision to wait for`, "no_revision");
+    revisionId = await resolveRevisionId(ctx, deploymentId, revisionId);
     const verdict = await waitForRevision(ctx, { deploymentId, revisionId }, options);
     const printer = await ctx.printer();
     // On a terminal the spinner's last line already said it (revision, status, time): once is enough.
     const saidBySpinner = printer.options.format === "table" && ctx.io.stdout.isTTY && showsSpinner(ctx);
-    if (!saidBySpinner) await printer.item(verdict, verdictView);
+    if (!saidBySpinner) await printer.item(verdict, verdictView(verdict));
     let failure: unknown;
     try {
       await assertDeployed(ctx, verdict);

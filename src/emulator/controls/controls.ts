@@ -8,13 +8,7 @@
 // caller's tenant (authenticated as the API does), so another tenant's deployment is a 404
 // there as everywhere else; the in-process API passes none and sees every tenant.
 
-import {
-  isTerminalRevisionStatus,
-  isUuid,
-  type RevisionStatus,
-  revisionStages,
-  SOURCES,
-} from "../../model/enums.js";
+import { FAILABLE_STAGES, isTerminalRevisionStatus, isUuid, type RevisionStatus } from "../../model/enums.js";
 import type { RevisionT } from "../../model/responses.js";
 import { isTagRef } from "../../model/rules.js";
 import type { Fault } from "../api/faults.js";
@@ -25,11 +19,6 @@ import { iso, OffsetClock } from "../store/clock.js";
 import { newCommitSha } from "../store/ids.js";
 import { revisionStateAt } from "../store/lifecycle.js";
 import type { FailRule, StoredDeployment } from "../store/state.js";
-
-/** Stages a revision can be made to fail in: every in-progress stage of any source's plan. */
-export const FAILABLE_STAGES: readonly RevisionStatus[] = [
-  ...new Set(SOURCES.flatMap((s) => revisionStages(s))),
-];
 
 /** Longest `message` a fail control takes: one error, not a whole log. */
 export const MAX_FAIL_MESSAGE_LENGTH = 2000;

@@ -14,10 +14,9 @@ import {
   tarball,
   upload,
 } from "../../../test/helpers/logs.js";
-import { type RevisionStatus, revisionStages } from "../../model/enums.js";
+import { FAILABLE_STAGES, type RevisionStatus, revisionStages } from "../../model/enums.js";
 import { LogPage } from "../../model/responses.js";
 import { endOfArchive, entryHeader } from "../../upload/tar.js";
-import { FAILABLE_STAGES } from "../controls/controls.js";
 import { REQUEST_PERIOD_MS } from "./log-lines.js";
 
 afterEach(closeTestEmulators);

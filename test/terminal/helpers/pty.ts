@@ -35,11 +35,27 @@ export function python3Available(): boolean {
 
 export function runOnPty(
   args: string[],
-  options: { env: Record<string, string>; cwd?: string; columns?: number; rows?: number },
+  options: {
+    env: Record<string, string>;
+    cwd?: string;
+    columns?: number;
+    rows?: number;
+    /** The program to run instead of the built cpctl (a script, say): node runs it with `args`. */
+    script?: string;
+  },
 ): PtyRun {
+  const program = options.script ?? BIN;
   const child: ChildProcess = spawn(
     "python3",
-    [PROXY, String(options.columns ?? 100), String(options.rows ?? 40), "--", process.execPath, BIN, ...args],
+    [
+      PROXY,
+      String(options.columns ?? 100),
+      String(options.rows ?? 40),
+      "--",
+      process.execPath,
+      program,
+      ...args,
+    ],
     { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "inherit"] },
   );
   let raw = "";

@@ -1,9 +1,9 @@
 // `cpctl emulator`: the local control plane in the foreground until Ctrl-C or SIGTERM.
-import { parseEmulatorArgs } from "../emulator/cli-args.js";
-import { DEFAULT_PORT, DEFAULT_STAGE_MS } from "../emulator/defaults.js";
-import { startEmulator } from "../emulator/server.js";
-import { collect, examples } from "./parsers.js";
-import { defineCommand } from "./spec.js";
+import { parseEmulatorArgs } from "../../emulator/cli-args.js";
+import { DEFAULT_PORT, DEFAULT_STAGE_MS } from "../../emulator/defaults.js";
+import { startEmulator } from "../../emulator/server.js";
+import { collect, examples } from "../parsers.js";
+import { defineCommand } from "../spec.js";
 
 export default defineCommand({
   configure: (command) =>
