@@ -18,7 +18,13 @@ import {
   UnreadableBodyError,
   withRetry,
 } from "./retry.js";
-import { nodeTransport, parseHttpUrl, type Transport, type TransportResponse } from "./transport.js";
+import {
+  nodeTransport,
+  parseHttpUrl,
+  type StreamedBody,
+  type Transport,
+  type TransportResponse,
+} from "./transport.js";
 
 export interface Credentials {
   apiKey?: string;
@@ -58,7 +64,8 @@ export interface RequestOptions {
   query?: Query;
   /** JSON body. A Buffer is sent as it is (like rawBody). */
   body?: unknown;
-  rawBody?: Buffer;
+  /** Bytes sent as they are: a Buffer, or a StreamedBody read afresh for each attempt. */
+  rawBody?: Buffer | StreamedBody;
   /** Content-Type of the body; default application/json (or application/octet-stream for raw). */
   contentType?: string;
   /**
@@ -105,7 +112,7 @@ interface ApiResponse<T> {
 
 interface PreparedRequest extends FailedRequest {
   headers: Record<string, string>;
-  body?: Buffer;
+  body?: Buffer | StreamedBody;
   retrySafe: boolean;
   absolute: boolean;
   withCredentials: boolean;
@@ -302,7 +309,7 @@ function appendQuery(url: URL, query: Query | undefined): void {
   }
 }
 
-function encodeBody(opts: RequestOptions): { body?: Buffer; contentType?: string } {
+function encodeBody(opts: RequestOptions): { body?: Buffer | StreamedBody; contentType?: string } {
   const raw = opts.rawBody ?? (Buffer.isBuffer(opts.body) ? opts.body : undefined);
   if (raw) return { body: raw, contentType: opts.contentType ?? "application/octet-stream" };
   if (opts.body === undefined) return {};

@@ -1,6 +1,7 @@
 // One typed function per endpoint of the spec and service-facts. Commands call these, not
 // raw paths, so every path and query name is written once.
 
+import type { Readable } from "node:stream";
 import type {
   DeploymentT,
   GitIntegrationT,
@@ -144,10 +145,17 @@ export async function createUploadUrl(api: ApiClient, id: string): Promise<Uploa
   ).body;
 }
 
-export async function uploadTarball(api: ApiClient, uploadUrl: string, tarball: Buffer): Promise<void> {
+/** A tarball to upload: its length, and its bytes from the start (read again for a retry). */
+interface UploadBody {
+  readonly bytes: number;
+  stream(): Readable;
+}
+
+/** PUTs the tarball to a pre-signed upload URL, streamed from where it is kept (not memory). */
+export async function uploadTarball(api: ApiClient, uploadUrl: string, tarball: UploadBody): Promise<void> {
   await api.put(uploadUrl, undefined, {
     absoluteUrl: true,
-    rawBody: tarball,
+    rawBody: { length: tarball.bytes, open: () => tarball.stream() },
     contentType: "application/gzip",
   });
 }

@@ -60,8 +60,12 @@ export function proxyTransport(settings: ProxySettings, options: ProxyTransportO
     try {
       const response = await undiciRequest(url, {
         method: request.method as "GET",
-        headers: request.headers,
-        body: request.body,
+        // A streamed body goes with its length, as the direct transport sends it (not chunked).
+        headers:
+          request.body && !Buffer.isBuffer(request.body)
+            ? { ...request.headers, "content-length": String(request.body.length) }
+            : request.headers,
+        body: request.body && !Buffer.isBuffer(request.body) ? request.body.open() : request.body,
         dispatcher: dispatchers[scheme],
         signal: controller.signal,
         // The deadline above bounds the whole exchange, as the direct transport's does.

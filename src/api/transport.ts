@@ -15,15 +15,25 @@
 import http from "node:http";
 import type https from "node:https";
 import type { Socket } from "node:net";
+import type { Readable } from "node:stream";
 import { InterruptedError, NetworkError, UsageError } from "../errors.js";
 import { formatDuration } from "../util/duration.js";
+
+/**
+ * A body too large to hold in memory (an uploaded tarball): its length, and its bytes read
+ * from the start for each attempt.
+ */
+export interface StreamedBody {
+  readonly length: number;
+  open(): Readable;
+}
 
 export interface TransportRequest {
   method: string;
   /** Absolute http:// or https:// URL. */
   url: string;
   headers: Record<string, string>;
-  body?: Buffer;
+  body?: Buffer | StreamedBody;
   /** Deadline for the whole exchange (connect, send, response body); 0 or Infinity: none. */
   timeoutMs: number;
   signal?: AbortSignal;
@@ -177,12 +187,14 @@ function runExchange(
   const req = lib.request(url, { method: request.method, headers, agent, ...trust?.tls });
 
   let timer: NodeJS.Timeout | undefined;
+  let streamed: Readable | undefined;
   const onAbort = (): void => fail(interrupted(target, state));
   const settle = (): boolean => {
     if (state.settled) return false;
     state.settled = true;
     if (timer) clearTimeout(timer);
     request.signal?.removeEventListener("abort", onAbort);
+    streamed?.destroy();
     return true;
   };
   // Destroying the request also destroys its socket, so nothing of a failed exchange is
@@ -205,7 +217,22 @@ function runExchange(
   req.on("response", (res) => {
     readResponse(res, target, (response) => settle() && resolve(response), fail);
   });
-  req.end(request.body);
+  if (request.body === undefined || Buffer.isBuffer(request.body)) {
+    req.end(request.body);
+    return;
+  }
+  // A body read from a file as it is sent (an upload): a failure to read it ends the exchange.
+  streamed = request.body.open();
+  streamed.on("error", (error: NodeJS.ErrnoException) =>
+    fail(
+      new NetworkError(
+        `could not read the body to send (${error.code ?? error.message}; ${target.request})`,
+        "connection_reset",
+        state.connected,
+      ),
+    ),
+  );
+  streamed.pipe(req);
 }
 
 function trackConnection(socket: Socket, state: ExchangeState): void {

@@ -6,8 +6,10 @@ import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { failure } from "../../test/helpers/failure.js";
+import { tarballBytes } from "../../test/helpers/tarball.js";
 import { UsageError } from "../errors.js";
-import { packDirectory, readTarball, SourceError, TooLargeError } from "./pack.js";
+import { SourceError, TooLargeError } from "./errors.js";
+import { packDirectory, readTarball } from "./pack.js";
 import { prepareSource } from "./source.js";
 import { FIXED_MTIME } from "./tar.js";
 import { readTarGz } from "./untar.js";
@@ -167,7 +169,11 @@ describe("walkSource", () => {
         { path: "sub/caf\\xe9.txt", reason: "a name that is not UTF-8" },
         { path: "sub/cr\\x0dname", reason: "a line break in its name" },
       ]);
-      expect(readTarGz(packed.data).map((e) => e.path)).toEqual(["agent.json", "sub/", "sub/ok.txt"]);
+      expect(readTarGz(await tarballBytes(packed.tarball)).map((e) => e.path)).toEqual([
+        "agent.json",
+        "sub/",
+        "sub/ok.txt",
+      ]);
     },
   );
 
@@ -182,13 +188,14 @@ describe("packDirectory", () => {
   it("packs what the walk keeps, readable by the system tar", async () => {
     const root = project();
     const packed = await packDirectory(root, 10 * 1024 * 1024);
-    const entries = readTarGz(packed.data);
+    const data = await tarballBytes(packed.tarball);
+    const entries = readTarGz(data);
     expect(entries.map((e) => e.path)).toEqual(EXPECTED_PATHS);
     expect(entries.find((e) => e.path === "sub/deeper/c.tmp")?.content.toString()).toBe(
       PROJECT["sub/deeper/c.tmp"],
     );
     expect(new Set(entries.map((e) => e.mtime))).toEqual(new Set([FIXED_MTIME]));
-    const listing = execFileSync("tar", ["-tzf", "-"], { input: packed.data, encoding: "utf8" });
+    const listing = execFileSync("tar", ["-tzf", "-"], { input: data, encoding: "utf8" });
     expect(listing.split("\n").filter(Boolean)).toEqual(EXPECTED_PATHS);
   });
 
@@ -199,15 +206,15 @@ describe("packDirectory", () => {
     cpSync(root, copy, { recursive: true, verbatimSymlinks: true });
     utimesSync(join(copy, "app.py"), new Date(2001, 1, 1), new Date(2001, 1, 1));
     const second = await packDirectory(copy, 10 * 1024 * 1024);
-    expect(second.data.equals(first.data)).toBe(true);
-    expect(second.sha256).toBe(first.sha256);
+    expect((await tarballBytes(second.tarball)).equals(await tarballBytes(first.tarball))).toBe(true);
+    expect(second.tarball.sha256).toBe(first.tarball.sha256);
   });
 
   it("changes when a file's content changes", async () => {
     const root = project();
     const before = await packDirectory(root, 10 * 1024 * 1024);
     writeFileSync(join(root, "app.py"), "print('bye')\n");
-    expect((await packDirectory(root, 10 * 1024 * 1024)).sha256).not.toBe(before.sha256);
+    expect((await packDirectory(root, 10 * 1024 * 1024)).tarball.sha256).not.toBe(before.tarball.sha256);
   });
 
   it("stops at the size limit with the largest files named", async () => {
@@ -228,7 +235,7 @@ describe("readTarball", () => {
   it("takes a .tar.gz or .tgz as it is", async () => {
     const root = tree({ "a.tgz": gzipSync("tar bytes"), "b.TAR.GZ": gzipSync("x") });
     const tarball = await readTarball(join(root, "a.tgz"), "a.tgz", 1024);
-    expect(tarball.data.equals(gzipSync("tar bytes"))).toBe(true);
+    expect((await tarballBytes(tarball)).equals(gzipSync("tar bytes"))).toBe(true);
     await expect(readTarball(join(root, "b.TAR.GZ"), "b.TAR.GZ", 1024)).resolves.toBeTruthy();
   });
 
@@ -303,6 +310,6 @@ describe("prepareSource", () => {
     const root = tree({ "app.py": "x" });
     const prepared = await prepareSource("/nonexistent-cwd", root, 1024 * 1024);
     expect(prepared.kind).toBe("directory");
-    expect(readTarGz(prepared.data).map((e) => e.path)).toEqual(["app.py"]);
+    expect(readTarGz(await tarballBytes(prepared.tarball)).map((e) => e.path)).toEqual(["app.py"]);
   });
 });

@@ -21,6 +21,7 @@ import { parseOnly } from "../../src/program.js";
 import { packDirectory } from "../../src/upload/pack.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { freshDir, instantClock, runCli } from "../helpers/run-cli.js";
+import { tarballBytes } from "../helpers/tarball.js";
 import { type Example, ROOT } from "./collect.js";
 import {
   literal,
@@ -203,7 +204,10 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
   writeFileSync(join(cwd, "agent", "agent.json"), '{"graphs": {"agent": "./agent.py:graph"}}\n');
   writeFileSync(join(cwd, "agent", "agent.py"), "graph = None\n");
   mkdirSync(join(cwd, "build"));
-  writeFileSync(join(cwd, "build", "agent.tgz"), (await packDirectory(join(cwd, "agent"), 1 << 20)).data);
+  writeFileSync(
+    join(cwd, "build", "agent.tgz"),
+    await tarballBytes((await packDirectory(join(cwd, "agent"), 1 << 20)).tarball),
+  );
   mkdirSync(join(home, ".config", "cpctl"), { recursive: true });
   writeFileSync(join(home, ".config", "cpctl", "config.yaml"), USER_CONFIG, { mode: 0o600 });
 

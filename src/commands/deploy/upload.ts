@@ -84,7 +84,21 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
   // Everything local first: a bad path or an oversized tarball costs no request.
   const source = await prepareSource(ctx.cwd, path, options.maxSize, {
     includeCredentials: Boolean(options.includeCredentials),
+    signal: ctx.signal,
   });
+  try {
+    await uploadSource(ctx, ref, source, options);
+  } finally {
+    source.tarball.dispose();
+  }
+}
+
+async function uploadSource(
+  ctx: Ctx,
+  ref: string,
+  source: PreparedSource,
+  options: UploadOptions,
+): Promise<void> {
   ctx.log.info(describeSource(source));
   for (const warning of leftOutWarnings(source)) ctx.log.warn(warning);
 
@@ -105,8 +119,8 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
       {
         deployment_id: deployment.id,
         source: source.kind,
-        bytes: source.data.length,
-        sha256: source.sha256,
+        bytes: source.tarball.bytes,
+        sha256: source.tarball.sha256,
         files,
       },
       () => (files ?? [source.display]).join("\n"),
@@ -122,9 +136,9 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
   const { upload_url: uploadUrl, object_path: objectPath } = await createUploadUrl(api, deployment.id);
   // The pre-signed URL grants write access: no message or trace may show it.
   ctx.rememberSecret(uploadUrl);
-  ctx.log.info(`uploading ${formatBytes(source.data.length)} to ${objectPath}`);
+  ctx.log.info(`uploading ${formatBytes(source.tarball.bytes)} to ${objectPath}`);
   try {
-    await uploadTarball(api, uploadUrl, source.data);
+    await uploadTarball(api, uploadUrl, source.tarball);
   } catch (error) {
     if (error instanceof NetworkError && error.kind === "timeout") {
       error.withHint(
@@ -133,7 +147,7 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
     }
     throw error;
   }
-  ctx.log.info(`uploaded ${objectPath} (sha256 ${source.sha256})`);
+  ctx.log.info(`uploaded ${objectPath} (sha256 ${source.tarball.sha256})`);
 
   if (!options.patch) {
     if (printer.options.format === "id" || printer.options.format === "table") printer.line(objectPath);
@@ -141,7 +155,7 @@ async function runUpload(ctx: Ctx, ref: string, path: string, options: UploadOpt
       await printer.value({
         deployment_id: deployment.id,
         object_path: objectPath,
-        bytes: source.data.length,
+        bytes: source.tarball.bytes,
       });
     return;
   }
