@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -150,6 +150,60 @@ describe("walkSource", () => {
     expect(all.entries.filter((e) => e.type === "file")).toHaveLength(credentials.length + kept.length);
   });
 
+  it("matches credential names in any case, and the files a careful reviewer adds (issue 22 item 10)", async () => {
+    const credentials = [
+      ".ENV",
+      ".Env.production",
+      ".env-local",
+      "config/prod.env",
+      "certs/server.PEM",
+      "keys/ID_RSA",
+      "credentials.json",
+      "gcp/client_secret_123.apps.googleusercontent.com.json",
+      "gcp/service-account-prod.json",
+      "home/.pgpass",
+      "home/.my.cnf",
+      "ops/.kube/config",
+      "ops/prod.kubeconfig",
+      "infra/terraform.tfvars",
+      "infra/prod.auto.tfvars",
+      "infra/terraform.tfstate",
+      "infra/terraform.tfstate.backup",
+      "android/release.keystore",
+      "java/server.JKS",
+      "apple/AuthKey_ABC.p8",
+      "putty/deploy.ppk",
+      ".vault-token",
+      ".htpasswd",
+      ".s3cfg",
+      ".secrets.toml",
+      "app/.streamlit/secrets.toml",
+      ".cache/huggingface/token",
+      ".cargo/credentials.toml",
+    ];
+    const kept = [
+      "agent.json",
+      ".envoy.yaml",
+      "environment.py",
+      "envs/readme.md",
+      "kube/config.py",
+      "terraform/main.tf",
+      "tokens.py",
+      "credentials.py",
+      "secrets.py",
+      "keys.txt",
+    ];
+    const root = tree(Object.fromEntries([...credentials, ...kept].map((path) => [path, "x"])));
+    const walk = await walkSource(root);
+    expect(walk.credentials.sort()).toEqual([...credentials].sort());
+    expect(
+      walk.entries
+        .filter((e) => e.type === "file")
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual([...kept].sort());
+  });
+
   it("a credential file that .gitignore leaves out counts as ignored", async () => {
     const walk = await walkSource(tree({ ".gitignore": ".env\n", ".env": "A=1", "a.txt": "a" }));
     expect(walk.ignored).toEqual([".env"]);
@@ -208,6 +262,42 @@ describe("packDirectory", () => {
     const second = await packDirectory(copy, 10 * 1024 * 1024);
     expect((await tarballBytes(second.tarball)).equals(await tarballBytes(first.tarball))).toBe(true);
     expect(second.tarball.sha256).toBe(first.tarball.sha256);
+  });
+
+  it("a project of many gzip members: the same bytes and sha256 for the same files, read whole by tar", async () => {
+    // About 6 MiB of files that compress poorly and well: several members, several in flight.
+    const files: Record<string, string | Buffer> = {};
+    let state = 7;
+    for (let i = 0; i < 60; i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      files[`pkg${i % 7}/module_${i}.py`] = `value_${state} = ${i}\n`.repeat(2000 + (state % 3000));
+      if (i % 10 === 0) files[`assets/blob_${i}.bin`] = Buffer.alloc(300_000, state % 251);
+    }
+    const root = tree(files);
+    const copy = mkdtempSync(join(tmpdir(), "cpctl-pack-copy-"));
+    cpSync(root, copy, { recursive: true });
+    utimesSync(join(copy, "pkg0/module_0.py"), new Date(2001, 1, 1), new Date(2001, 1, 1));
+    const first = await packDirectory(root, 100 << 20);
+    const second = await packDirectory(copy, 100 << 20);
+    const bytes = await tarballBytes(first.tarball);
+    expect(first.contentBytes).toBeGreaterThan(5 << 20);
+    expect(second.tarball.sha256).toBe(first.tarball.sha256);
+    expect((await tarballBytes(second.tarball)).equals(bytes)).toBe(true);
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(first.tarball.sha256);
+    expect(bytes.length).toBe(first.tarball.bytes);
+    const listing = execFileSync("tar", ["-tzf", "-"], {
+      input: bytes,
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    });
+    expect(
+      listing
+        .split("\n")
+        .filter((line) => line && !line.endsWith("/"))
+        .sort(),
+    ).toEqual(Object.keys(files).sort());
+    first.tarball.dispose();
+    second.tarball.dispose();
   });
 
   it("changes when a file's content changes", async () => {

@@ -40,7 +40,19 @@ export async function packDirectory(
   maxBytes: number,
   options: PackOptions = {},
 ): Promise<PackedDirectory> {
-  const walk = await walkSource(root, options);
+  return packWalk(root, await walkSource(root, options), maxBytes, options);
+}
+
+/**
+ * Packs what `walk` listed of `root`. Whatever changed since the walk is caught, not packed:
+ * a file replaced or made a link (walked-file.ts), or one that is shorter now.
+ */
+export async function packWalk(
+  root: string,
+  walk: WalkResult,
+  maxBytes: number,
+  options: PackOptions = {},
+): Promise<PackedDirectory> {
   const contentBytes = walk.entries.reduce((sum, entry) => sum + entry.size, 0);
   const realRoot = realpathSync(root);
   const spool = new Spool();
