@@ -1,7 +1,6 @@
 // One typed function per endpoint of the spec and service-facts. Commands call these, not
 // raw paths, so every path and query name is written once.
 
-import type { Readable } from "node:stream";
 import type {
   DeploymentT,
   GitIntegrationT,
@@ -145,17 +144,17 @@ export async function createUploadUrl(api: ApiClient, id: string): Promise<Uploa
   ).body;
 }
 
-/** A tarball to upload: its length, and its bytes from the start (read again for a retry). */
+/** A tarball to upload: its length, and its bytes read at a position (again for a retry). */
 interface UploadBody {
   readonly bytes: number;
-  stream(): Readable;
+  readAt(target: Buffer, position: number): Promise<number>;
 }
 
 /** PUTs the tarball to a pre-signed upload URL, streamed from where it is kept (not memory). */
 export async function uploadTarball(api: ApiClient, uploadUrl: string, tarball: UploadBody): Promise<void> {
   await api.put(uploadUrl, undefined, {
     absoluteUrl: true,
-    rawBody: { length: tarball.bytes, open: () => tarball.stream() },
+    rawBody: { length: tarball.bytes, readAt: (target, position) => tarball.readAt(target, position) },
     contentType: "application/gzip",
   });
 }

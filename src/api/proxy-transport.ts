@@ -11,6 +11,7 @@ import { EnvHttpProxyAgent, request as undiciRequest } from "undici";
 import { InterruptedError, NetworkError } from "../errors.js";
 import { type ProxySettings, shownProxy } from "./proxy-env.js";
 import {
+  bodyStream,
   parseHttpUrl,
   RequestInterruptedError,
   type Transport,
@@ -65,7 +66,7 @@ export function proxyTransport(settings: ProxySettings, options: ProxyTransportO
           request.body && !Buffer.isBuffer(request.body)
             ? { ...request.headers, "content-length": String(request.body.length) }
             : request.headers,
-        body: request.body && !Buffer.isBuffer(request.body) ? request.body.open() : request.body,
+        body: request.body && !Buffer.isBuffer(request.body) ? bodyStream(request.body) : request.body,
         dispatcher: dispatchers[scheme],
         signal: controller.signal,
         // The deadline above bounds the whole exchange, as the direct transport's does.

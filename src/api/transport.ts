@@ -15,17 +15,41 @@
 import http from "node:http";
 import type https from "node:https";
 import type { Socket } from "node:net";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { InterruptedError, NetworkError, UsageError } from "../errors.js";
 import { formatDuration } from "../util/duration.js";
 
 /**
- * A body too large to hold in memory (an uploaded tarball): its length, and its bytes read
- * from the start for each attempt.
+ * A body too large to hold in memory (an uploaded tarball): its length, and its bytes read at
+ * a position, from the start again for each attempt.
  */
 export interface StreamedBody {
   readonly length: number;
-  open(): Readable;
+  /** Reads up to `target.length` bytes at `position` into `target`; resolves with how many. */
+  readAt(target: Buffer, position: number): Promise<number>;
+}
+
+/** Bytes of a streamed body read and written at a time. */
+const BODY_CHUNK = 256 * 1024;
+
+/** A streamed body as a Readable (for undici), a new buffer a chunk. */
+export function bodyStream(body: StreamedBody): Readable {
+  let position = 0;
+  return new Readable({
+    highWaterMark: BODY_CHUNK,
+    read() {
+      const chunk = Buffer.allocUnsafe(Math.min(BODY_CHUNK, body.length - position));
+      if (chunk.length === 0) return void this.push(null);
+      body.readAt(chunk, position).then(
+        (count) => {
+          if (count === 0) return this.destroy(new Error("the body ended before its length"));
+          position += count;
+          this.push(chunk.subarray(0, count));
+        },
+        (error: Error) => this.destroy(error),
+      );
+    },
+  });
 }
 
 export interface TransportRequest {
@@ -187,14 +211,12 @@ function runExchange(
   const req = lib.request(url, { method: request.method, headers, agent, ...trust?.tls });
 
   let timer: NodeJS.Timeout | undefined;
-  let streamed: Readable | undefined;
   const onAbort = (): void => fail(interrupted(target, state));
   const settle = (): boolean => {
     if (state.settled) return false;
     state.settled = true;
     if (timer) clearTimeout(timer);
     request.signal?.removeEventListener("abort", onAbort);
-    streamed?.destroy();
     return true;
   };
   // Destroying the request also destroys its socket, so nothing of a failed exchange is
@@ -221,9 +243,7 @@ function runExchange(
     req.end(request.body);
     return;
   }
-  // A body read from a file as it is sent (an upload): a failure to read it ends the exchange.
-  streamed = request.body.open();
-  streamed.on("error", (error: NodeJS.ErrnoException) =>
+  sendStreamed(req, request.body, () => state.settled).catch((error: NodeJS.ErrnoException) =>
     fail(
       new NetworkError(
         `could not read the body to send (${error.code ?? error.message}; ${target.request})`,
@@ -232,7 +252,28 @@ function runExchange(
       ),
     ),
   );
-  streamed.pipe(req);
+}
+
+/**
+ * Writes a streamed body (an upload read from a file) through one buffer, reused once each
+ * chunk is handed to the system: sending 100 MB takes one chunk of memory, not 100 MB of
+ * buffers left for the garbage collector. Stops when the exchange is over (an early answer).
+ */
+async function sendStreamed(req: http.ClientRequest, body: StreamedBody, over: () => boolean): Promise<void> {
+  const buffer = Buffer.allocUnsafe(Math.min(BODY_CHUNK, body.length));
+  let position = 0;
+  while (position < body.length && !over()) {
+    const count = await body.readAt(
+      buffer.subarray(0, Math.min(buffer.length, body.length - position)),
+      position,
+    );
+    if (count === 0) throw new Error("the body ended before its length");
+    position += count;
+    const written = new Promise<void>((resolve) => req.write(buffer.subarray(0, count), () => resolve()));
+    // A write that fails ends the exchange through the request's 'error' event, and `over` says so.
+    await written;
+  }
+  if (!over()) req.end();
 }
 
 function trackConnection(socket: Socket, state: ExchangeState): void {

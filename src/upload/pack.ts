@@ -16,6 +16,7 @@ import { Spool, type Tarball } from "./spool.js";
 import { BLOCK, entryHeader } from "./tar.js";
 import { type SourceFile, type WalkOptions, type WalkResult, walkSource } from "./walk.js";
 import { openWalkedFile } from "./walked-file.js";
+import { keepYoungGenerationSmall } from "./young-generation.js";
 
 export type { Tarball } from "./spool.js";
 
@@ -40,6 +41,7 @@ export async function packDirectory(
   maxBytes: number,
   options: PackOptions = {},
 ): Promise<PackedDirectory> {
+  keepYoungGenerationSmall();
   return packWalk(root, await walkSource(root, options), maxBytes, options);
 }
 
@@ -72,9 +74,10 @@ export async function packWalk(
     const tar = new TarSegments(gzip);
     for (const entry of walk.entries) {
       if (options.signal?.aborted) throw new InterruptedError();
+      // Each append returns a promise only when a full segment must wait for a core.
       await tar.append(entryHeader(entry));
       if (entry.type !== "file") continue;
-      const fd = openWalkedFile(entry, realRoot);
+      const fd = openWalkedFile(entry, root, realRoot);
       try {
         await tar.appendFile(fd, entry);
       } finally {
@@ -91,7 +94,11 @@ export async function packWalk(
   }
 }
 
-/** The tar stream cut into segments at fixed offsets, each handed to gzip when full. */
+/**
+ * The tar stream cut into segments at fixed offsets, each handed to gzip when full. Appending
+ * is synchronous until a segment is full: then the promise of the hand-over is returned (a
+ * promise a file would cost more memory than the file's header).
+ */
 class TarSegments {
   private segment: Buffer;
   private used = 0;
@@ -100,19 +107,20 @@ class TarSegments {
     this.segment = gzip.segment();
   }
 
-  async append(bytes: Buffer): Promise<void> {
-    let offset = 0;
+  append(bytes: Buffer, from = 0): Promise<void> | undefined {
+    let offset = from;
     while (offset < bytes.length) {
       const copied = bytes.copy(this.segment, this.used, offset);
       this.used += copied;
       offset += copied;
-      if (this.used === this.segment.length) await this.handOver();
+      if (this.used === this.segment.length) return this.handOver().then(() => this.append(bytes, offset));
     }
+    return undefined;
   }
 
   /** The file's `size` bytes, read from `fd` straight into the segments. */
-  async appendFile(fd: number, file: SourceFile): Promise<void> {
-    let position = 0;
+  appendFile(fd: number, file: SourceFile, from = 0): Promise<void> | undefined {
+    let position = from;
     while (position < file.size) {
       const wanted = Math.min(file.size - position, this.segment.length - this.used);
       const read = readSync(fd, this.segment, this.used, wanted, position);
@@ -123,8 +131,10 @@ class TarSegments {
       }
       this.used += read;
       position += read;
-      if (this.used === this.segment.length) await this.handOver();
+      if (this.used === this.segment.length)
+        return this.handOver().then(() => this.appendFile(fd, file, position));
     }
+    return undefined;
   }
 
   async end(): Promise<void> {
@@ -132,11 +142,11 @@ class TarSegments {
     await this.gzip.finish();
   }
 
-  private async handOver(): Promise<void> {
+  private handOver(): Promise<void> {
     const full = this.segment;
     this.segment = this.gzip.segment();
     this.used = 0;
-    await this.gzip.add(full, full.length);
+    return this.gzip.add(full, full.length);
   }
 }
 

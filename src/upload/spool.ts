@@ -17,6 +17,8 @@ import { Readable } from "node:stream";
 export interface Tarball {
   readonly bytes: number;
   readonly sha256: string;
+  /** Reads up to `target.length` bytes at `position` into `target`; resolves with how many. */
+  readAt(target: Buffer, position: number): Promise<number>;
   /** The whole tarball, read from its first byte. */
   stream(): Readable;
   /** Closes the file (and so removes it); the tarball cannot be read after this. */
@@ -24,6 +26,13 @@ export interface Tarball {
 }
 
 const READ_CHUNK = 256 * 1024;
+
+function readAt(fd: number, target: Buffer, length: number, position: number): Promise<number> {
+  if (length <= 0) return Promise.resolve(0);
+  return new Promise((resolve, reject) =>
+    read(fd, target, 0, length, position, (error, count) => (error ? reject(error) : resolve(count))),
+  );
+}
 
 /**
  * The first `bytes` of `fd`, read at positions: two streams never disturb each other, and
@@ -88,6 +97,7 @@ export class Spool {
     return {
       bytes,
       sha256,
+      readAt: (target, position) => readAt(fd, target, Math.min(target.length, bytes - position), position),
       stream: () => readFrom(fd, bytes),
       dispose,
     };

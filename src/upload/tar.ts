@@ -82,7 +82,7 @@ export function entryHeader(entry: TarEntry): Buffer {
       mtime,
     }),
   );
-  return Buffer.concat(blocks);
+  return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks);
 }
 
 interface HeaderFields {
@@ -95,7 +95,9 @@ interface HeaderFields {
 }
 
 function ustarHeader(fields: HeaderFields): Buffer {
-  const header = Buffer.alloc(BLOCK);
+  // From Node's shared pool (a block is small enough): one header a file makes no garbage of
+  // its own memory; zero-filled as the format needs.
+  const header = Buffer.allocUnsafe(BLOCK).fill(0);
   writeString(header, 0, NAME_MAX, fields.name);
   writeOctal(header, 100, 8, fields.mode);
   writeOctal(header, 108, 8, 0); // uid

@@ -119,14 +119,13 @@ export interface WalkOptions {
 export interface SourceFile {
   /** Relative POSIX path inside the directory. */
   path: string;
-  absolute: string;
   type: "file" | "directory";
   /** Normalised as git does: 0o755 when any execute bit is set, else 0o644; 0o755 for directories. */
   mode: number;
   size: number;
   /** Which file the walk saw (lstat): packing opens nothing else. 0 for directories. */
-  dev: bigint;
-  ino: bigint;
+  dev: number;
+  ino: number;
 }
 
 export interface SkippedPath {
@@ -216,12 +215,11 @@ async function walkDirectory(
     if (isDirectory) {
       result.entries.push({
         path,
-        absolute: childAbsolute,
         type: "directory",
         mode: 0o755,
         size: 0,
-        dev: 0n,
-        ino: 0n,
+        dev: 0,
+        ino: 0,
       });
       await walkDirectory(childAbsolute, path, matchers, result, options);
     } else if (!options.includeCredentials && credentialFiles.ignores(path)) {
@@ -233,13 +231,12 @@ async function walkDirectory(
         result.skipped.push({ path, reason: stats.isSymbolicLink() ? "symlink" : "special file" });
         continue;
       }
-      const mode = stats.mode & 0o111n ? 0o755 : 0o644;
+      const mode = stats.mode & 0o111 ? 0o755 : 0o644;
       result.entries.push({
         path,
-        absolute: childAbsolute,
         type: "file",
         mode,
-        size: Number(stats.size),
+        size: stats.size,
         dev: stats.dev,
         ino: stats.ino,
       });
@@ -303,7 +300,7 @@ function readDirectory(absolute: string, relative: string): Dirent<Buffer>[] {
 
 function statFile(absolute: string, relative: string) {
   try {
-    return lstatSync(absolute, { bigint: true });
+    return lstatSync(absolute);
   } catch (error) {
     throw new WalkError(`cannot read ${relative} (${codeOf(error)})`, absolute);
   }

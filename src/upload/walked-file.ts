@@ -26,24 +26,24 @@ function canResolveDescriptors(): boolean {
 }
 
 /**
- * A descriptor of `file`, read-only, after checking that it is the file the walk listed.
- * `realRoot` is the packed directory with every link in its own path resolved (realpath).
+ * A descriptor of `file` of the directory `root`, read-only, after checking that it is the
+ * file the walk listed. `realRoot` is `root` with every link in its path resolved (realpath).
  */
-export function openWalkedFile(file: SourceFile, realRoot: string): number {
+export function openWalkedFile(file: SourceFile, root: string, realRoot: string): number {
   let fd: number;
   try {
-    fd = openSync(file.absolute, READ_NO_FOLLOW);
+    fd = openSync(join(root, file.path), READ_NO_FOLLOW);
   } catch (error) {
     throw openFailure(file, error);
   }
   try {
-    const stats = fstatSync(fd, { bigint: true });
+    const stats = fstatSync(fd);
     if (!stats.isFile() || stats.dev !== file.dev || stats.ino !== file.ino) {
       throw new SourceError(
         `${file.path} was replaced while it was being packed; nothing was sent: try again`,
       );
     }
-    if (stats.size !== BigInt(file.size)) {
+    if (stats.size !== file.size) {
       throw new SourceError(
         `${file.path} changed while it was being packed (${file.size} bytes listed, ${stats.size} now); nothing was sent: try again`,
       );
