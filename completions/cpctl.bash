@@ -7,7 +7,7 @@
 _cpctl_commands() {
   case "$1" in
     "") echo 'deploy integrations listeners config completion schema emulator' ;;
-    'deploy') echo 'create list get patch wait apply diff delete revisions logs rollback redeploy upload' ;;
+    'deploy') echo 'push create list get patch wait apply diff delete revisions logs rollback redeploy upload' ;;
     'integrations') echo 'list' ;;
     'listeners') echo 'list' ;;
     'config') echo 'show list get set path' ;;
@@ -22,6 +22,7 @@ _cpctl_flags() {
     'integrations') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'listeners') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'deploy push') echo '--name --agent-config-path --secret --secrets-file --unset-secret --allow-empty-secrets --max-size --include-credentials --force --dry-run --wait --no-wait --timeout --interval --logs --no-logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy create') echo '--file -f --name --source --integration-id --repo-url --deployment-type --build-on-push --no-build-on-push --custom-url --listener-id --k8s-namespace --install-command --build-command --repo-ref --agent-config-path --image-uri --source-tarball-path --min-scale --max-scale --cpu --cpu-limit --memory-mb --memory-limit-mb --set --secret --secrets-file --secret-ref --allow-empty-secrets --dry-run --wait --timeout --interval --logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy list') echo '--name --name-contains --status --deployment-type --remote-reconciled --tag-value-ids --image-version --deployment-ids --limit --offset --all --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy get') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
@@ -51,6 +52,7 @@ _cpctl_flags() {
 # Succeeds when the flag ($2) takes a value at this command path ($1).
 _cpctl_takes_value() {
   case "$1|$2" in
+    'deploy push|--name'|'deploy push|--agent-config-path'|'deploy push|--secret'|'deploy push|--secrets-file'|'deploy push|--unset-secret'|'deploy push|--max-size'|'deploy push|--timeout'|'deploy push|--interval'|'deploy push|--dotenv-report') return 0 ;;
     'deploy create|--file'|'deploy create|-f'|'deploy create|--name'|'deploy create|--source'|'deploy create|--integration-id'|'deploy create|--repo-url'|'deploy create|--deployment-type'|'deploy create|--custom-url'|'deploy create|--listener-id'|'deploy create|--k8s-namespace'|'deploy create|--install-command'|'deploy create|--build-command'|'deploy create|--repo-ref'|'deploy create|--agent-config-path'|'deploy create|--image-uri'|'deploy create|--source-tarball-path'|'deploy create|--min-scale'|'deploy create|--max-scale'|'deploy create|--cpu'|'deploy create|--cpu-limit'|'deploy create|--memory-mb'|'deploy create|--memory-limit-mb'|'deploy create|--set'|'deploy create|--secret'|'deploy create|--secrets-file'|'deploy create|--secret-ref'|'deploy create|--timeout'|'deploy create|--interval'|'deploy create|--dotenv-report') return 0 ;;
     'deploy list|--name'|'deploy list|--name-contains'|'deploy list|--status'|'deploy list|--deployment-type'|'deploy list|--remote-reconciled'|'deploy list|--tag-value-ids'|'deploy list|--image-version'|'deploy list|--deployment-ids'|'deploy list|--limit'|'deploy list|--offset') return 0 ;;
     'deploy patch|--file'|'deploy patch|-f'|'deploy patch|--revision-source'|'deploy patch|--integration-id'|'deploy patch|--repo-url'|'deploy patch|--deployment-type'|'deploy patch|--custom-url'|'deploy patch|--listener-id'|'deploy patch|--k8s-namespace'|'deploy patch|--install-command'|'deploy patch|--build-command'|'deploy patch|--repo-ref'|'deploy patch|--agent-config-path'|'deploy patch|--image-uri'|'deploy patch|--source-tarball-path'|'deploy patch|--min-scale'|'deploy patch|--max-scale'|'deploy patch|--cpu'|'deploy patch|--cpu-limit'|'deploy patch|--memory-mb'|'deploy patch|--memory-limit-mb'|'deploy patch|--set'|'deploy patch|--secret'|'deploy patch|--secrets-file'|'deploy patch|--secret-ref'|'deploy patch|--unset-secret'|'deploy patch|--unset-secret-ref'|'deploy patch|--timeout'|'deploy patch|--interval'|'deploy patch|--dotenv-report') return 0 ;;
@@ -72,6 +74,9 @@ _cpctl_takes_value() {
 _cpctl_values() {
   local words=""
   case "$1|$2" in
+    'deploy push|--agent-config-path') _cpctl_files "$3"; return ;;
+    'deploy push|--secrets-file') _cpctl_files "$3"; return ;;
+    'deploy push|--dotenv-report') _cpctl_files "$3"; return ;;
     'deploy create|--file'|'deploy create|-f') _cpctl_files "$3"; return ;;
     'deploy create|--source') words='gitrepo external_container internal_container internal_source' ;;
     'deploy create|--deployment-type') words='dev_free dev prod' ;;
@@ -108,6 +113,7 @@ _cpctl_values() {
 # Positional arguments of a command path ($1): $2 is the argument's index, $3 the word.
 _cpctl_args() {
   case "$1" in
+    'deploy push') if [[ "$2" -eq 0 ]]; then _cpctl_files "$3"; return; fi ;;
     'deploy upload') if [[ "$2" -eq 1 ]]; then _cpctl_files "$3"; return; fi ;;
     'completion') if [[ "$2" -eq 0 ]]; then _cpctl_words 'bash zsh fish' "$3"; return; fi ;;
   esac

@@ -8,7 +8,7 @@ function __cpctl_commands
         case ''
             printf '%s\n' 'deploy' 'integrations' 'listeners' 'config' 'completion' 'schema' 'emulator'
         case 'deploy'
-            printf '%s\n' 'create' 'list' 'get' 'patch' 'wait' 'apply' 'diff' 'delete' 'revisions' 'logs' 'rollback' 'redeploy' 'upload'
+            printf '%s\n' 'push' 'create' 'list' 'get' 'patch' 'wait' 'apply' 'diff' 'delete' 'revisions' 'logs' 'rollback' 'redeploy' 'upload'
         case 'integrations'
             printf '%s\n' 'list'
         case 'listeners'
@@ -21,6 +21,8 @@ end
 # Succeeds when the flag ($argv[2]) takes a value at this command path ($argv[1]).
 function __cpctl_takes_value
     switch "$argv[1]|$argv[2]"
+        case 'deploy push|--name' 'deploy push|--agent-config-path' 'deploy push|--secret' 'deploy push|--secrets-file' 'deploy push|--unset-secret' 'deploy push|--max-size' 'deploy push|--timeout' 'deploy push|--interval' 'deploy push|--dotenv-report'
+            return 0
         case 'deploy create|--file' 'deploy create|-f' 'deploy create|--name' 'deploy create|--source' 'deploy create|--integration-id' 'deploy create|--repo-url' 'deploy create|--deployment-type' 'deploy create|--custom-url' 'deploy create|--listener-id' 'deploy create|--k8s-namespace' 'deploy create|--install-command' 'deploy create|--build-command' 'deploy create|--repo-ref' 'deploy create|--agent-config-path' 'deploy create|--image-uri' 'deploy create|--source-tarball-path' 'deploy create|--min-scale' 'deploy create|--max-scale' 'deploy create|--cpu' 'deploy create|--cpu-limit' 'deploy create|--memory-mb' 'deploy create|--memory-limit-mb' 'deploy create|--set' 'deploy create|--secret' 'deploy create|--secrets-file' 'deploy create|--secret-ref' 'deploy create|--timeout' 'deploy create|--interval' 'deploy create|--dotenv-report'
             return 0
         case 'deploy list|--name' 'deploy list|--name-contains' 'deploy list|--status' 'deploy list|--deployment-type' 'deploy list|--remote-reconciled' 'deploy list|--tag-value-ids' 'deploy list|--image-version' 'deploy list|--deployment-ids' 'deploy list|--limit' 'deploy list|--offset'
@@ -123,6 +125,7 @@ complete -c cpctl -n '__cpctl_at' -a 'schema' -d 'Print the JSON Schema of the d
 complete -c cpctl -n '__cpctl_at' -a 'emulator' -d 'Run the local control plane emulator'
 
 # cpctl deploy <command>
+complete -c cpctl -n '__cpctl_at deploy' -a 'push' -d 'Ship a project directory: create or update, upload, wait'
 complete -c cpctl -n '__cpctl_at deploy' -a 'create' -d 'Create a deployment from flags or a file'
 complete -c cpctl -n '__cpctl_at deploy' -a 'list' -d 'List deployments, with filters'
 complete -c cpctl -n '__cpctl_at deploy' -a 'get' -d 'Show one deployment'
@@ -149,6 +152,26 @@ complete -c cpctl -n '__cpctl_at config' -a 'list' -d 'List profiles'
 complete -c cpctl -n '__cpctl_at config' -a 'get' -d 'Print one setting of a profile'
 complete -c cpctl -n '__cpctl_at config' -a 'set' -d 'Set one setting of a profile in the user config file'
 complete -c cpctl -n '__cpctl_at config' -a 'path' -d 'Print the config files cpctl reads'
+
+# cpctl deploy push
+complete -c cpctl -n '__cpctl_at deploy push' -l name -d 'the deployment, by exact name: updated when it exists, created when not' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l agent-config-path -d 'the agent configuration, relative to DIR (default: the first of agent.json, langgraph.json)' -r -F
+complete -c cpctl -n '__cpctl_at deploy push' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable); the others stay' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines); the others stay' -r -F
+complete -c cpctl -n '__cpctl_at deploy push' -l unset-secret -d 'remove this secret (repeatable); the others stay' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
+complete -c cpctl -n '__cpctl_at deploy push' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l include-credentials -d 'pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)'
+complete -c cpctl -n '__cpctl_at deploy push' -l force -d 'push even when the active revision already runs this source with these settings'
+complete -c cpctl -n '__cpctl_at deploy push' -l dry-run -d 'pack and check everything, show what would be created or patched; send nothing'
+complete -c cpctl -n '__cpctl_at deploy push' -l wait -d 'wait for the new revision (the default)'
+complete -c cpctl -n '__cpctl_at deploy push' -l no-wait -d 'stop once the new revision has started'
+complete -c cpctl -n '__cpctl_at deploy push' -l timeout -d 'give up waiting after this long (exit 6)' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l logs -d 'stream the build log to stderr while waiting (the default on a terminal)'
+complete -c cpctl -n '__cpctl_at deploy push' -l no-logs -d 'do not stream the build log (only the end of a failed one is shown)'
+complete -c cpctl -n '__cpctl_at deploy push' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
+complete -c cpctl -n '__cpctl_arg \'deploy push\' 0' -F
 
 # cpctl deploy create
 complete -c cpctl -n '__cpctl_at deploy create' -s f -l file -d 'deployment file, YAML or JSON (- for stdin); flags override its values' -r -F

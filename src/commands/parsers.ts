@@ -2,6 +2,7 @@
 // quotes the value and says what is expected.
 import { InvalidArgumentError } from "@commander-js/extra-typings";
 import { isUuid } from "../model/enums.js";
+import { parseSize, SIZE_HELP } from "../upload/size.js";
 import { DURATION_HELP, parseDuration } from "../util/duration.js";
 
 export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -72,6 +73,13 @@ export function duration(value: string): number {
 }
 
 /** Repeatable options collect into an array. */
+/** A byte size as --max-size takes it: 50MiB, 1GiB, 20MB, a number of bytes. */
+export function size(value: string): number {
+  const bytes = parseSize(value);
+  if (bytes === null) throw new InvalidArgumentError(`expected a size (${SIZE_HELP}).`);
+  return bytes;
+}
+
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }

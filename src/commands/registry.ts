@@ -29,6 +29,11 @@ export const GROUPS: readonly CommandGroup[] = [
 
 export const COMMANDS: readonly CommandEntry[] = [
   {
+    path: ["deploy", "push"],
+    summary: "Ship a project directory: create or update, upload, wait",
+    load: () => import("./deploy/push.js"),
+  },
+  {
     path: ["deploy", "create"],
     summary: "Create a deployment from flags or a file",
     load: () => import("./deploy/create.js"),

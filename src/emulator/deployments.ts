@@ -2,8 +2,10 @@
 // authenticate, validate with the model (the one statement of the spec's rules), check what
 // needs state, then make one change in the store and answer with the resulting view.
 
+import type { FieldIssue } from "../errors.js";
 import type { RevisionT } from "../model/responses.js";
 import { revisionTriggers } from "../model/rules.js";
+import { trackedPackagesIssues } from "../model/tracked-packages.js";
 import { validateCreateRequest, validatePatchRequest } from "../model/validate.js";
 import { type Core, deploymentRevision, tenantDeployment } from "./core.js";
 import { listingPage } from "./deployment-listing.js";
@@ -13,20 +15,39 @@ import type { Router } from "./router.js";
 import { checkCreateAgainstState, checkPatchAgainstState } from "./state-rules.js";
 import { deploymentJson, deploymentView, revisionView } from "./views.js";
 
+/**
+ * `tracked_packages` (service-facts "Tracked packages"): revision metadata beside the request
+ * body's own fields, which the model's strict schemas do not hold. Taken out and checked on
+ * its own; recorded on the revision the request starts.
+ */
+function takeTrackedPackages(input: unknown): {
+  body: unknown;
+  tracked: string[] | null;
+  trackedIssues: FieldIssue[];
+} {
+  if (input === null || typeof input !== "object" || Array.isArray(input) || !("tracked_packages" in input))
+    return { body: input, tracked: null, trackedIssues: [] };
+  const { tracked_packages: value, ...body } = input as Record<string, unknown>;
+  const trackedIssues = trackedPackagesIssues(value);
+  return { body, tracked: trackedIssues.length || value == null ? null : (value as string[]), trackedIssues };
+}
+
 export function addDeploymentRoutes(router: Router, core: Core): void {
   const { store } = core;
 
   router.add("POST", "/v2/deployments", async (context) => {
     const tenantId = context.tenant();
-    const checked = validateCreateRequest(await context.jsonBody());
-    if (!checked.ok) throw invalid(checked.issues);
+    const { body, tracked, trackedIssues } = takeTrackedPackages(await context.jsonBody());
+    const checked = validateCreateRequest(body);
+    if (!checked.ok || trackedIssues.length)
+      throw invalid([...(checked.ok ? [] : checked.issues), ...trackedIssues]);
     const request = checked.value;
     const stateIssues = checkCreateAgainstState(tenantId, request);
     if (stateIssues.length) throw invalid(stateIssues);
     if (store.nameTaken(tenantId, request.name)) {
       throw new HttpError(409, `A deployment named '${request.name}' already exists.`);
     }
-    const deployment = store.createDeployment(tenantId, request, context.now);
+    const deployment = store.createDeployment(tenantId, request, context.now, tracked);
     return ok(deploymentView(deployment, context.now), 201);
   });
 
@@ -49,16 +70,17 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
 
   router.add("PATCH", "/v2/deployments/{deployment_id}", async (context) => {
     const deployment = tenantDeployment(core, context);
-    const body = await context.jsonBody();
+    const { body, tracked, trackedIssues } = takeTrackedPackages(await context.jsonBody());
     // The body took time: a DELETE may have come in meanwhile. Patching the detached record
     // would answer 200 for a deployment that no longer exists.
     if (!store.isCurrent(deployment)) throw deploymentNotFound(deployment.id);
     const checked = validatePatchRequest(body, deploymentView(deployment, context.now));
-    if (!checked.ok) throw invalid(checked.issues);
+    if (!checked.ok || trackedIssues.length)
+      throw invalid([...(checked.ok ? [] : checked.issues), ...trackedIssues]);
     const patch = checked.value;
     const stateIssues = checkPatchAgainstState(deployment, patch, (path) => store.upload(path));
     if (stateIssues.length) throw invalid(stateIssues);
-    store.patchDeployment(deployment, patch, revisionTriggers(patch).length > 0, context.now);
+    store.patchDeployment(deployment, patch, revisionTriggers(patch).length > 0, context.now, tracked);
     return ok(deploymentView(deployment, context.now));
   });
 

@@ -14,9 +14,13 @@
 // Answer: {"logs": [{id, timestamp, level, message}], "next_offset": string | null}, entries
 // in `order` by (timestamp, revision creation order, build before deploy before requests,
 // position), the timestamp an ISO 8601 string in UTC with milliseconds. next_offset is an
-// opaque cursor naming the last entry of the page; it is null when nothing beyond the page
-// matches at the time of the call. A cursor is a position, not a count: entries that appear
-// later (the log grows) are found by the next call, and none is listed twice.
+// opaque cursor naming the last entry of the page. A cursor is a position, not a count:
+// entries that appear later (the log grows) are found by the next call, and none is listed
+// twice. Oldest first, it is given at the end of the log too (service-facts "Logs": both
+// public clients stream a build by repeating the call with the last cursor): the last entry
+// given, or with no entry, the cursor the call was given, so that the next call gets only
+// what was appended since. A page shorter than `limit` is the end for now. Newest first, it
+// is null at the end: nothing older will ever appear.
 import type { FieldIssue } from "../errors.js";
 import { LOG_LEVELS, LOG_LIMIT_DEFAULT, LOG_LIMIT_MAX, LOG_LIMIT_MIN } from "../model/enums.js";
 import { iso } from "./clock.js";
@@ -143,9 +147,11 @@ export function readLog(streams: readonly LogStream[], filter: LogFilter): LogPa
     .sort((a, b) => direction * compareKeys(a, b));
   const page = merged.slice(0, filter.limit);
   const last = page.at(-1);
+  const more = merged.length > filter.limit;
+  const position = last ?? filter.after;
   return {
     logs: page.map(view),
-    next_offset: merged.length > filter.limit && last ? encodeOffset(last) : null,
+    next_offset: position && (more || filter.order === "asc") ? encodeOffset(position) : null,
   };
 }
 

@@ -423,7 +423,11 @@ describe("paging and following", () => {
     const em = await startTestEmulator({ stageMs: STAGE });
     const path = await busy(em);
     const whole = await logPage(em, path, { order: "asc", limit: 1000 });
-    expect(whole.next_offset).toBeNull();
+    // Oldest first, the end of the log has a cursor too: what comes after it, nothing yet.
+    expect(await logPage(em, path, { order: "asc", limit: 1000, offset: whole.next_offset })).toEqual({
+      logs: [],
+      next_offset: whole.next_offset,
+    });
     expect(whole.logs.length).toBeGreaterThan(100);
     const keys = whole.logs.map(ms);
     expect(keys).toEqual([...keys].sort((a, b) => a - b));
@@ -431,10 +435,12 @@ describe("paging and following", () => {
     for (const limit of [1, 7, 100]) {
       const asc = await allLogs(em, path, { order: "asc", limit }, 1000);
       expect(asc.entries).toEqual(whole.logs);
-      // The last page says there is no more, even when it is full.
-      expect(asc.pages).toBe(Math.ceil(whole.logs.length / limit));
+      // Oldest first the end is the first page shorter than asked (an empty one after full pages).
+      expect(asc.pages).toBe(Math.floor(whole.logs.length / limit) + 1);
       const desc = await allLogs(em, path, { order: "desc", limit }, 1000);
       expect(desc.entries).toEqual([...whole.logs].reverse());
+      // Newest first, the last page says there is no more, even when it is full.
+      expect(desc.pages).toBe(Math.ceil(whole.logs.length / limit));
     }
     // The default: newest first, 100 entries, and an offset to go on.
     const first = await logPage(em, path);
@@ -474,6 +480,29 @@ describe("paging and following", () => {
       const reached = ms(followed.at(-1)!);
       expect(followed).toEqual(final.filter((e) => ms(e) <= reached));
     }
+  });
+
+  it("streams a build as both public clients do, repeating the call with the last next_offset: every line once", async () => {
+    const em = await startTestEmulator({ stageMs: STAGE });
+    const deployment = await em.createDeployment("gitrepo");
+    const path = buildLogsPath(deployment.id, deployment.latest_revision_id);
+    const received: Entry[] = [];
+    let cursor: string | null = null;
+    // Their loop: {order: asc, limit: 50, offset: cursor}, and the cursor kept when none comes.
+    for (let poll = 0; poll < 60; poll++) {
+      const page = await logPage(em, path, {
+        order: "asc",
+        limit: 50,
+        ...(cursor ? { offset: cursor } : {}),
+      });
+      received.push(...page.logs);
+      cursor = page.next_offset ?? cursor;
+      em.advance(STAGE / 4);
+    }
+    const whole = await logPage(em, path, { order: "asc", limit: 1000 });
+    expect(whole.logs.length).toBeGreaterThan(10);
+    expect(received.map((e) => e.id)).toEqual(whole.logs.map((e) => e.id));
+    expect(new Set(received.map((e) => e.id)).size).toBe(received.length);
   });
 
   it("an offset taken before the log grew goes on with the entries added since", async () => {

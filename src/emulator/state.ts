@@ -44,6 +44,8 @@ export interface StoredRevision {
   ended: { status: RevisionStatus; at: number } | null;
   /** SHA-256 of the tarball its source_tarball_path named when it was created (absent: none). */
   source_tarball_sha256?: string;
+  /** The `tracked_packages` of the create or PATCH that started it (absent: none given). */
+  tracked_packages?: string[];
   /**
    * The deployment's install and build commands when it was created (built sources), so that
    * its build log stays what it was after a patch changes them. Absent in older files: the

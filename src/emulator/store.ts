@@ -171,7 +171,12 @@ export class Store {
 
   // --- changes ---
 
-  createDeployment(tenantId: string, request: CreateRequest, now: number): StoredDeployment {
+  createDeployment(
+    tenantId: string,
+    request: CreateRequest,
+    now: number,
+    trackedPackages: readonly string[] | null = null,
+  ): StoredDeployment {
     const id = newId();
     const sourceConfig: Record<string, unknown> = {};
     for (const field of SOURCE_CONFIG_FIELDS) sourceConfig[field] = storedValue(field, request.source_config);
@@ -199,7 +204,7 @@ export class Store {
       updated_at: now,
       revisions: [],
     };
-    this.addRevision(deployment, request.source, revisionConfig, now);
+    this.addRevision(deployment, request.source, revisionConfig, now, trackedPackages);
 
     // Creating a deployment also creates a tracing project of the same name (spec 1).
     if (!this.projects.named(tenantId, request.name)) {
@@ -225,7 +230,13 @@ export class Store {
    * it": the spec says non-null values are what count (2.3, 2.4, 4.3), and a client sending a
    * full object with nulls for what it does not mean to touch must not wipe those fields.
    */
-  patchDeployment(deployment: StoredDeployment, patch: PatchRequest, triggers: boolean, now: number): void {
+  patchDeployment(
+    deployment: StoredDeployment,
+    patch: PatchRequest,
+    triggers: boolean,
+    now: number,
+    trackedPackages: readonly string[] | null = null,
+  ): void {
     const config: Record<string, unknown> = { ...deployment.source_config };
     for (const [field, value] of Object.entries(patch.source_config ?? {})) {
       if (value == null) continue;
@@ -244,7 +255,7 @@ export class Store {
       }
       const source = patch.revision_source ?? deployment.source;
       revisionConfig.repo_commit_sha = source === "gitrepo" ? newCommitSha() : null;
-      this.addRevision(deployment, source, revisionConfig, now);
+      this.addRevision(deployment, source, revisionConfig, now, trackedPackages);
       deployment.source_revision_config = revisionConfig;
     }
     deployment.updated_at = now;
@@ -394,6 +405,7 @@ export class Store {
     source: Source,
     config: RevisionConfig,
     now: number,
+    trackedPackages: readonly string[] | null = null,
   ): StoredRevision {
     for (const older of deployment.revisions) supersede(older, now);
     const stages = revisionStages(source);
@@ -419,6 +431,7 @@ export class Store {
     // The digest of what the revision builds from: objects are write-once, so it stays true.
     const tarball = config.source_tarball_path ? this.uploads.atPath(config.source_tarball_path) : undefined;
     if (tarball?.sha256) revision.source_tarball_sha256 = tarball.sha256;
+    if (trackedPackages?.length) revision.tracked_packages = [...trackedPackages];
     deployment.revisions.push(revision);
     return revision;
   }

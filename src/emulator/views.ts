@@ -88,5 +88,6 @@ export function revisionView(deploymentId: string, revision: StoredRevision, now
     source_revision_config: revision.source_revision_config,
     // An extra field (responses are loose objects): what the revision's tarball was.
     ...(revision.source_tarball_sha256 ? { source_tarball_sha256: revision.source_tarball_sha256 } : {}),
+    ...(revision.tracked_packages ? { tracked_packages: revision.tracked_packages } : {}),
   };
 }

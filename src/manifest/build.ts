@@ -25,6 +25,8 @@ export interface BodyOptions {
   secretRef?: string[];
   /** Send a secret whose value is empty (refused otherwise: see checkSecretValues). */
   allowEmptySecrets?: boolean;
+  /** Secret names never sent from --secret and --secrets-file (those the platform sets itself). */
+  leaveOutSecrets?: ReadonlySet<string>;
   [field: string]: unknown;
 }
 
@@ -35,6 +37,8 @@ export interface BuiltBody {
   hasFields: boolean;
   /** `--set PATH=null`: the fields or keys to clear (a patch clears them; see model/merge.ts). */
   clears: Path[];
+  /** Names of options.leaveOutSecrets that --secret or --secrets-file gave, left out. */
+  leftOutSecrets: string[];
   /** `origin: field.path: message` for one validation problem. */
   describe(issue: FieldIssue): Promise<string>;
 }
@@ -112,6 +116,7 @@ export async function buildBody(
     }
   }
 
+  const leftOutSecrets = new Set<string>();
   const fromFlags = [
     ...(options.secretsFile ? await secretsFromFile(options.secretsFile, ctx) : []),
     ...(options.secret ?? []).map((text) => {
@@ -125,7 +130,11 @@ export async function buildBody(
         ),
       };
     }),
-  ];
+  ].filter(({ name }) => {
+    if (!options.leaveOutSecrets?.has(name)) return true;
+    leftOutSecrets.add(name);
+    return false;
+  });
   if (fromFlags.length > 0) {
     const existing: unknown[] = Array.isArray(body.secrets) ? body.secrets : [];
     for (const { origin, name } of fromFlags) secretOrigins.set(name, origin);
@@ -158,6 +167,7 @@ export async function buildBody(
     file,
     hasFields,
     clears,
+    leftOutSecrets: [...leftOutSecrets],
     describe: async (issue) => {
       const path = pathOfLoc(issue.loc);
       const field = formatPath(path);

@@ -2,8 +2,8 @@
 // the deployment of that name if there is one, and the plan between them.
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
-import { type BodyOptions, buildBody, rejectIssues } from "../manifest/build.js";
-import { type Opinions, type Plan, planApply } from "../manifest/plan.js";
+import { type BodyOptions, type BuiltBody, buildBody, rejectIssues } from "../manifest/build.js";
+import { type ApplyPlan, type Opinions, planApply } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
@@ -12,8 +12,9 @@ import { deploymentsNamed } from "./resolve.js";
 export interface FilePlan {
   desired: CreateRequest;
   current: DeploymentT | null;
-  plan: Plan;
+  plan: ApplyPlan;
   opinions: Opinions;
+  built: BuiltBody;
 }
 
 export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<FilePlan> {
@@ -26,7 +27,7 @@ export async function planFromFile(ctx: Ctx, options: BodyOptions): Promise<File
     secretReferences: fileData.secret_references !== undefined || Boolean(options.secretRef?.length),
     clear: built.clears,
   };
-  return planAgainstDeployment(ctx, checked.value, opinions);
+  return planAgainstDeployment(ctx, checked.value, opinions, built);
 }
 
 /** The plan of `desired` against the deployment of its name as it is now (read again on each call). */
@@ -34,6 +35,8 @@ export async function planAgainstDeployment(
   ctx: Ctx,
   desired: CreateRequest,
   opinions: Opinions,
+  /** The file and flags it came from, to say where to fix a problem. */
+  built: BuiltBody,
 ): Promise<FilePlan> {
   const matches = await deploymentsNamed(ctx, desired.name);
   if (matches.length > 1) {
@@ -42,11 +45,13 @@ export async function planAgainstDeployment(
     );
   }
   const current = matches[0] ?? null;
-  return { desired, opinions, current, plan: planApply(desired, current, opinions) };
+  const planned = planApply(desired, current, opinions);
+  if (!planned.ok) return rejectIssues(built, planned.issues, built.file?.name ?? "the deployment");
+  return { desired, opinions, built, current, plan: planned.plan };
 }
 
 /** The fixed fields a plan would have to change: apply refuses them, naming each. */
-export function immutableChangesError(plan: Plan): UsageError | null {
+export function immutableChangesError(plan: ApplyPlan): UsageError | null {
   const fixed = plan.changes.filter((c) => c.immutable);
   if (fixed.length === 0) return null;
   return new UsageError(

@@ -1,7 +1,7 @@
 // One wait as the commands run it: pick the progress display, poll, and turn an
 // unsuccessful verdict into the error that carries its exit code (5, 6 or 130).
 import type { ApiClient } from "../api/client.js";
-import { getRevision, type LogSource } from "../api/endpoints.js";
+import { getRevision, type LogEntry, type LogSource } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { ApiError, InterruptedError, WaitFailedError, WaitTimeoutError } from "../errors.js";
 import { BUILDABLE_SOURCES } from "../model/enums.js";
@@ -27,6 +27,13 @@ export interface WaitFlags {
   logs?: boolean;
 }
 
+/** What a caller may follow of a wait besides its display: `deploy push -o ndjson` events. */
+export interface WaitEvents {
+  status(status: string, elapsedMs: number): void;
+  /** Each log entry streamed (with `logs`), before it is shown. */
+  log(entry: LogEntry): void;
+}
+
 /** How many lines of a failed revision's log a wait shows. */
 const FAILURE_TAIL_LINES = 20;
 
@@ -34,8 +41,9 @@ export async function waitForRevision(
   ctx: Ctx,
   target: { deploymentId: string; revisionId: string },
   flags: WaitFlags,
+  events?: WaitEvents,
 ): Promise<WaitVerdict> {
-  const reporter = await createReporter(ctx, target.revisionId);
+  const reporter = withEvents(await createReporter(ctx, target.revisionId), events);
   const api = await ctx.api();
   return pollRevision(
     api,
@@ -49,8 +57,19 @@ export async function waitForRevision(
       requestTimeoutMs: ctx.requestTimeoutMs,
     },
     reporter,
-    flags.logs ? logStreamer(ctx, api, target, reporter) : undefined,
+    flags.logs ? logStreamer(ctx, api, target, reporter, events) : undefined,
   );
+}
+
+function withEvents(reporter: WaitReporter, events: WaitEvents | undefined): WaitReporter {
+  if (!events) return reporter;
+  return {
+    ...reporter,
+    status: (status, elapsedMs) => {
+      events.status(status, elapsedMs);
+      reporter.status(status, elapsedMs);
+    },
+  };
 }
 
 /**
@@ -58,7 +77,13 @@ export async function waitForRevision(
  * built revision's build log (from AWAITING_BUILD on), any other's runtime log. A log that
  * cannot be read is said once and then left alone: the wait is what matters.
  */
-function logStreamer(ctx: Ctx, api: ApiClient, target: WaitTarget, reporter: WaitReporter): AfterPoll {
+function logStreamer(
+  ctx: Ctx,
+  api: ApiClient,
+  target: WaitTarget,
+  reporter: WaitReporter,
+  events: WaitEvents | undefined,
+): AfterPoll {
   let follower: LogFollower | undefined;
   let givenUp = false;
   return async (revision) => {
@@ -67,7 +92,10 @@ function logStreamer(ctx: Ctx, api: ApiClient, target: WaitTarget, reporter: Wai
     if (!source) return;
     follower ??= new LogFollower(api, source);
     try {
-      for (const entry of await follower.next()) reporter.log(logLine(entry, ctx.paint));
+      for (const entry of await follower.next()) {
+        events?.log(entry);
+        reporter.log(logLine(entry, ctx.paint));
+      }
     } catch (error) {
       if (error instanceof InterruptedError) throw error;
       // Not there yet (a log appears with its stage): ask again after the next poll.

@@ -231,6 +231,78 @@ describe("walkSource", () => {
     },
   );
 
+  it("honours the root's .dockerignore as docker reads it, ! included, after .gitignore", async () => {
+    const root = tree({
+      ".dockerignore": [
+        "# docker's rules",
+        "*.md",
+        "docs",
+        "!docs/keep.md",
+        "tests/",
+        "**/*.pyc",
+        "/app/*.tmp",
+        "",
+      ].join("\n"),
+      ".gitignore": "secret/\n",
+      "README.md": "root Markdown: left out",
+      "agent.json": "{}",
+      "app/main.py": "kept",
+      "app/notes.md": "not the root's: kept",
+      "app/a.tmp": "left out",
+      "app/sub/b.tmp": "kept: * does not cross /",
+      "app/sub/c.pyc": "left out at any depth",
+      "docs/guide.md": "left out with docs",
+      "docs/keep.md": "taken back by !",
+      "tests/unit/t.py": "left out with tests/",
+      "secret/key.txt": "left out by .gitignore",
+      "sub/.dockerignore": "*\n",
+      "sub/x.py": "a nested .dockerignore means nothing",
+    });
+    symlinkSync("agent.json", join(root, "README.link.md"));
+    const walk = await walkSource(root);
+    expect(walk.entries.map((e) => (e.type === "directory" ? `${e.path}/` : e.path))).toEqual([
+      ".dockerignore",
+      ".gitignore",
+      "agent.json",
+      "app/",
+      "app/main.py",
+      "app/notes.md",
+      "app/sub/",
+      "app/sub/b.tmp",
+      "docs/",
+      "docs/keep.md",
+      "sub/",
+      "sub/.dockerignore",
+      "sub/x.py",
+    ]);
+    expect(walk.dockerignored.sort()).toEqual(
+      ["README.md", "app/a.tmp", "app/sub/c.pyc", "docs/guide.md", "tests/"].sort(),
+    );
+    expect(walk.ignored).toEqual(["secret/"]);
+    // A link the .dockerignore leaves out is not reported as skipped.
+    expect(walk.skipped).toEqual([]);
+  });
+
+  it("a directory the .dockerignore leaves out, with nothing taken back below it, is one left-out entry", async () => {
+    const walk = await walkSource(
+      tree({
+        ".dockerignore": "build\n!other.txt\n",
+        "build/a/b.txt": "x",
+        "build/.env": "A=1",
+        "a.txt": "a",
+      }),
+    );
+    expect(walk.dockerignored).toEqual(["build/"]);
+    expect(walk.credentials).toEqual([]);
+    expect(walk.entries.map((e) => e.path)).toEqual([".dockerignore", "a.txt"]);
+  });
+
+  it("a malformed .dockerignore is an error naming the file and line", async () => {
+    const root = tree({ ".dockerignore": "ok\n[oops\n", "a.txt": "a" });
+    await expect(walkSource(root)).rejects.toThrow(/\.dockerignore line 2/);
+    await expect(prepareSource(root, ".", 1024 * 1024)).rejects.toThrow(UsageError);
+  });
+
   it("does not report an ignored symbolic link", async () => {
     const root = tree({ ".gitignore": "*.lnk\n", "a.txt": "a" });
     symlinkSync("a.txt", join(root, "b.lnk"));

@@ -59,9 +59,11 @@ export async function prepareSource(
     const packed = await packDirectory(path, maxBytes, options);
     if (!packed.walk.entries.some((entry) => entry.type === "file")) {
       packed.tarball.dispose();
+      const { ignored, dockerignored } = packed.walk;
+      const rules = [ignored.length > 0 && ".gitignore", dockerignored.length > 0 && ".dockerignore"];
       throw new UsageError(`${given} has no files to upload`).withHint(
-        packed.walk.ignored.length > 0
-          ? `Its .gitignore rules leave out everything: ${preview(packed.walk.ignored)}`
+        ignored.length + dockerignored.length > 0
+          ? `Its ${rules.filter(Boolean).join(" and ")} rules leave out everything: ${preview([...ignored, ...dockerignored])}`
           : "Give the directory that holds the agent's source.",
       );
     }
@@ -77,13 +79,14 @@ export function describeSource(source: PreparedSource): string {
   const files = source.walk.entries.filter((entry) => entry.type === "file").length;
   const left: string[] = [];
   if (source.walk.ignored.length) left.push(`${source.walk.ignored.length} by .gitignore`);
+  if (source.walk.dockerignored.length) left.push(`${source.walk.dockerignored.length} by .dockerignore`);
   if (source.walk.excluded.length) left.push(`${source.walk.excluded.length} .git/node_modules`);
   if (source.walk.credentials.length)
     left.push(
       `${source.walk.credentials.length} credential file${source.walk.credentials.length === 1 ? "" : "s"}`,
     );
   return (
-    `packed ${files} file${files === 1 ? "" : "s"} from ${source.display}: ${formatBytes(source.contentBytes ?? 0)}, ` +
+    `Packed ${files} file${files === 1 ? "" : "s"} from ${source.display}: ${formatBytes(source.contentBytes ?? 0)}, ` +
     `${formatBytes(source.tarball.bytes)} gzipped${left.length ? `; left out ${left.join(", ")}` : ""}`
   );
 }

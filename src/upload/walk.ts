@@ -21,15 +21,22 @@
 // Only `.gitignore` files inside the directory count: not `.git/info/exclude`, not a global
 // excludes file, not a `.gitignore` above the directory.
 //
+// A `.dockerignore` at the root is honoured too (dockerignore.ts), as docker reads it: the
+// service builds an image from the tarball, and what the build would ignore need not be sent.
+// It can only leave out more: its `!` lines take back what an earlier line of its own left
+// out, never what .gitignore or the rules above leave out.
+//
 // The walk calls the file system synchronously (a project of 10,000 files is listed in tens of
 // milliseconds, where one asynchronous lstat after another took seconds), and lets the event
 // loop run between directories, so that Ctrl-C still stops it. Each file's device and inode
-// are kept: packing opens only the file the walk saw (walked-file.ts).
+// are kept: packing opens only the file the walk saw (walked-file.ts). The ignore files are
+// read as packing reads files: no link followed, no FIFO waited on, at most 1 MiB.
 import { isUtf8 } from "node:buffer";
 import { closeSync, type Dirent, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { visible } from "../output/safe-text.js";
+import { DockerignoreError, type DockerignoreMatcher, parseDockerignore } from "./dockerignore.js";
 import { READ_NO_FOLLOW } from "./walked-file.js";
 
 /**
@@ -143,6 +150,8 @@ export interface WalkResult {
   skipped: SkippedPath[];
   /** Files of CREDENTIAL_FILES left out. */
   credentials: string[];
+  /** Paths left out by the root's .dockerignore (a directory counts once). */
+  dockerignored: string[];
 }
 
 interface Matcher {
@@ -161,9 +170,21 @@ export class WalkError extends Error {
 }
 
 export async function walkSource(root: string, options: WalkOptions = {}): Promise<WalkResult> {
-  const result: WalkResult = { entries: [], ignored: [], excluded: [], skipped: [], credentials: [] };
-  await walkDirectory(root, "", [], result, options);
+  const result: WalkResult = {
+    entries: [],
+    ignored: [],
+    excluded: [],
+    skipped: [],
+    credentials: [],
+    dockerignored: [],
+  };
+  const docker = loadDockerignore(root);
+  await walkDirectory(root, "", [], result, { ...options, docker });
   return result;
+}
+
+interface WalkState extends WalkOptions {
+  docker: DockerignoreMatcher | null;
 }
 
 /** Lets the event loop run (a signal handler, a timer) between directories. */
@@ -174,7 +195,7 @@ async function walkDirectory(
   relative: string,
   inherited: Matcher[],
   result: WalkResult,
-  options: WalkOptions,
+  options: WalkState,
 ): Promise<void> {
   await breathe();
   const children: { name: string; kind: Dirent<Buffer> }[] = [];
@@ -199,29 +220,33 @@ async function walkDirectory(
       result.excluded.push(child.kind.isDirectory() ? `${path}/` : path);
       continue;
     }
+    const dockerExcluded = options.docker?.excludes(path) ?? false;
     if (child.kind.isSymbolicLink()) {
-      if (!isIgnored(matchers, path, false)) result.skipped.push({ path, reason: "symlink" });
+      if (!isIgnored(matchers, path, false) && !dockerExcluded)
+        result.skipped.push({ path, reason: "symlink" });
       continue;
     }
     const isDirectory = child.kind.isDirectory();
     if (!isDirectory && !child.kind.isFile()) {
-      if (!isIgnored(matchers, path, false)) result.skipped.push({ path, reason: "special file" });
+      if (!isIgnored(matchers, path, false) && !dockerExcluded)
+        result.skipped.push({ path, reason: "special file" });
       continue;
     }
     if (isIgnored(matchers, path, isDirectory)) {
       result.ignored.push(isDirectory ? `${path}/` : path);
       continue;
     }
-    if (isDirectory) {
-      result.entries.push({
-        path,
-        type: "directory",
-        mode: 0o755,
-        size: 0,
-        dev: 0,
-        ino: 0,
-      });
+    const entry: SourceFile = { path, type: "directory", mode: 0o755, size: 0, dev: 0, ino: 0 };
+    if (isDirectory && dockerExcluded) {
+      // Only a `!` line can take back something below a directory left out: look only then.
+      if (options.docker?.hasExceptions)
+        await walkExcludedDirectory(childAbsolute, entry, matchers, result, options);
+      else result.dockerignored.push(`${path}/`);
+    } else if (isDirectory) {
+      result.entries.push(entry);
       await walkDirectory(childAbsolute, path, matchers, result, options);
+    } else if (dockerExcluded) {
+      result.dockerignored.push(path);
     } else if (!options.includeCredentials && credentialFiles.ignores(path)) {
       result.credentials.push(path);
     } else {
@@ -232,15 +257,53 @@ async function walkDirectory(
         continue;
       }
       const mode = stats.mode & 0o111 ? 0o755 : 0o644;
-      result.entries.push({
-        path,
-        type: "file",
-        mode,
-        size: stats.size,
-        dev: stats.dev,
-        ino: stats.ino,
-      });
+      result.entries.push({ path, type: "file", mode, size: stats.size, dev: stats.dev, ino: stats.ino });
     }
+  }
+}
+
+/**
+ * A directory the .dockerignore leaves out, that a `!` line may reach into: packed with what
+ * is taken back below it, or, when nothing is, reported as one left-out directory.
+ */
+async function walkExcludedDirectory(
+  absolute: string,
+  entry: SourceFile,
+  matchers: Matcher[],
+  result: WalkResult,
+  options: WalkState,
+): Promise<void> {
+  const before = {
+    entries: result.entries.length,
+    ignored: result.ignored.length,
+    skipped: result.skipped.length,
+    credentials: result.credentials.length,
+    dockerignored: result.dockerignored.length,
+  };
+  await walkDirectory(absolute, entry.path, matchers, result, options);
+  if (result.entries.length > before.entries) {
+    result.entries.splice(before.entries, 0, entry);
+    return;
+  }
+  // Nothing below it is packed: what was found there is all left out with it.
+  result.ignored.length = before.ignored;
+  result.skipped.length = before.skipped;
+  result.credentials.length = before.credentials;
+  result.dockerignored.length = before.dockerignored;
+  result.dockerignored.push(`${entry.path}/`);
+}
+
+/** The root's .dockerignore when it is a regular file; null when there is none. */
+function loadDockerignore(root: string): DockerignoreMatcher | null {
+  const file = join(root, ".dockerignore");
+  // A link or a special file is skipped like any other (and reported by the walk).
+  const text = readIgnoreFile(file, ".dockerignore", { missing: null, notAFile: null });
+  if (text === null) return null;
+  try {
+    return parseDockerignore(text);
+  } catch (error) {
+    if (error instanceof DockerignoreError) throw new WalkError(`.dockerignore ${error.message}`, file);
+    throw error;
   }
 }
 
@@ -256,23 +319,40 @@ function isIgnored(matchers: readonly Matcher[], path: string, isDirectory: bool
   return false;
 }
 
-/** The most of a .gitignore read: far above any real one. */
-const GITIGNORE_MAX_BYTES = 1024 * 1024;
-
-/** A .gitignore, read as packing reads files: no link followed, no FIFO waited on, bounded. */
 function loadGitignore(file: string, relative: string): Ignore {
   const shown = `${relative ? `${relative}/` : ""}.gitignore`;
+  return ignore({ ignorecase: false }).add(readIgnoreFile(file, shown));
+}
+
+/** Largest ignore file read: far more than any real one, and a bound on a hostile one. */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/**
+ * An ignore file's text, read without following a link or waiting on a FIFO, at most 1 MiB.
+ * `when` says what a missing file or one that is not a regular file gives (default: an error).
+ */
+function readIgnoreFile<T = never>(
+  file: string,
+  shown: string,
+  when: { missing?: T; notAFile?: T } = {},
+): string | T {
   let fd: number;
   try {
     fd = openSync(file, READ_NO_FOLLOW);
   } catch (error) {
-    throw new WalkError(`cannot read ${shown} (${codeOf(error)})`, file);
+    const code = codeOf(error);
+    if (code === "ENOENT" && "missing" in when) return when.missing as T;
+    if (code === "ELOOP" && "notAFile" in when) return when.notAFile as T;
+    throw new WalkError(`cannot read ${shown} (${code})`, file);
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new WalkError(`${shown} is not a regular file`, file);
-    if (stats.size > GITIGNORE_MAX_BYTES)
-      throw new WalkError(`${shown} is larger than 1 MiB, the most cpctl reads of one`, file);
+    if (!stats.isFile()) {
+      if ("notAFile" in when) return when.notAFile as T;
+      throw new WalkError(`${shown} is not a regular file`, file);
+    }
+    if (stats.size > MAX_IGNORE_FILE_BYTES)
+      throw new WalkError(`${shown} is ${stats.size} bytes, more than the 1 MiB cpctl reads`, file);
     const text = Buffer.alloc(stats.size);
     let read = 0;
     while (read < text.length) {
@@ -280,7 +360,7 @@ function loadGitignore(file: string, relative: string): Ignore {
       if (n === 0) break;
       read += n;
     }
-    return ignore({ ignorecase: false }).add(text.subarray(0, read).toString("utf8"));
+    return text.subarray(0, read).toString("utf8");
   } catch (error) {
     if (error instanceof WalkError) throw error;
     throw new WalkError(`cannot read ${shown} (${codeOf(error)})`, file);

@@ -47,7 +47,7 @@ describe("deploy upload", () => {
         clock,
       },
     );
-    expect(r.stderr).toContain(`packed 3 files from ${dir}: 71 B, `);
+    expect(r.stderr).toContain(`Packed 3 files from ${dir}: 71 B, `);
     expect(r.stderr).toMatch(/gzipped; left out 2 by \.gitignore, 1 \.git\/node_modules\n/);
     expect(r.code).toBe(0);
 

@@ -194,7 +194,9 @@ describe("through the CLI", () => {
       options,
     );
     expect(raced.code).toBe(1);
-    expect(raced.stderr).toContain("was changed by someone else while you were answering: nothing was sent");
+    expect(raced.stderr).toContain(
+      "was changed by someone else since cpctl read it (secrets.B): nothing was sent",
+    );
     expect(patches()).toBe(1);
     expect(
       (await em.get(`/v2/deployments/${d.id}`)).json.secrets.map((x: { name: string }) => x.name),

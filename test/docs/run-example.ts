@@ -220,6 +220,9 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
       if (at !== -1 && args[at + 1]) created.add(args[at + 1]!);
     }
     if (args[0] === "deploy" && args[1] === "upload" && args[2]) uploadedTo.add(args[2]);
+    if (args[0] === "deploy" && args[1] === "push" && args.includes("--name")) {
+      uploadedTo.add(args[args.indexOf("--name") + 1] ?? "");
+    }
   }
 
   if (!created.has("my-agent")) {

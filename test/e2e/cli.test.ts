@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  expect(await emulator.stop()).toBe(0);
+  expect(await emulator.stop(), emulator.stderr()).toBe(0);
 });
 
 describe("the built cpctl", () => {

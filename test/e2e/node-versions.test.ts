@@ -42,7 +42,7 @@ for (const major of MAJORS) {
       expect(emulator.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
     });
     afterAll(async () => {
-      expect(await emulator.stop()).toBe(0);
+      expect(await emulator.stop(), emulator.stderr()).toBe(0);
     });
 
     it("runs on that major, answers --version and --help, and writes its compile cache", async () => {

@@ -29,7 +29,10 @@ export async function logPage(
   return response.json;
 }
 
-/** Every page, following next_offset (at most `maxPages` calls). */
+/**
+ * Every page, following next_offset (at most `maxPages` calls) until there is none, or, oldest
+ * first (where a cursor comes at the end of the log too), until a page is shorter than asked.
+ */
 export async function allLogs(
   em: TestEmulator,
   path: string,
@@ -41,7 +44,8 @@ export async function allLogs(
   for (let pages = 1; pages <= maxPages; pages++) {
     const page = await logPage(em, path, offset === null ? body : { ...body, offset });
     entries.push(...page.logs);
-    if (page.next_offset === null) return { entries, pages };
+    const asked = typeof body.limit === "number" ? body.limit : 100;
+    if (page.next_offset === null || page.logs.length < asked) return { entries, pages };
     offset = page.next_offset;
   }
   throw new Error(`more than ${maxPages} pages`);

@@ -10,6 +10,8 @@ export interface SpawnedEmulator {
   firstLine: string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
+  /** What it wrote on stderr so far: the reason, when stop() gives something other than 0. */
+  stderr(): string;
 }
 
 /** `node` is the Node.js binary to run it with (default: the one running the tests). */
@@ -22,6 +24,11 @@ export async function spawnEmulator(
   const child = spawn(node, [bin, "emulator", "--port", "0", ...args], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8");
+  child.stderr!.on("data", (chunk: string) => {
+    stderr += chunk;
   });
   let first = "";
   for await (const chunk of child.stdout!) {
@@ -39,5 +46,6 @@ export async function spawnEmulator(
       const [code] = (await once(child, "exit")) as [number | null];
       return code;
     },
+    stderr: () => stderr,
   };
 }

@@ -3,6 +3,7 @@
 import { type Command, Option, type OptionValues } from "@commander-js/extra-typings";
 import type { BodyOptions } from "../../manifest/build.js";
 import { FIELD_FLAGS } from "../../manifest/fields.js";
+import type { MergeFlags } from "../../operations/patch.js";
 import { collect, finiteNumber, integerIn, oneOf, uuid } from "../parsers.js";
 
 const anyInteger = integerIn(Number.MIN_SAFE_INTEGER);
@@ -116,13 +117,7 @@ export function addMergeOptions<C extends AnyCommand>(command: C): WithOptions<C
 }
 
 /** The options addMergeOptions adds. */
-export type MergeOptions = {
-  unsetSecret?: string[];
-  unsetSecretRef?: string[];
-  replaceSecrets?: boolean;
-  replaceSecretRefs?: boolean;
-  replaceResourceSpec?: boolean;
-};
+export type MergeOptions = MergeFlags;
 
 /** What create, patch, apply and upload --patch are given: the body flags, --dry-run and the wait flags. */
 export interface MutationOptions extends BodyOptions {

@@ -1,6 +1,6 @@
 import type { Ctx } from "../../context.js";
 import { buildBody, rejectIssues } from "../../manifest/build.js";
-import { creationChanges } from "../../manifest/plan.js";
+import { creationChanges } from "../../model/plan.js";
 import { validateCreateRequest } from "../../model/validate.js";
 import { createWithPreview } from "../../operations/create.js";
 import { completeCreateBody } from "../../prompt/complete-create.js";

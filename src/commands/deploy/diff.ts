@@ -1,6 +1,6 @@
 import picocolors from "picocolors";
 import { ExitSignal } from "../../errors.js";
-import type { Plan } from "../../manifest/plan.js";
+import type { ApplyPlan as Plan } from "../../model/plan.js";
 import { planFromFile } from "../../operations/plan-from-file.js";
 import { type ChangeStyle, changeAsJson, changeLines, countChanges } from "../../output/changes.js";
 import { visible } from "../../output/safe-text.js";

@@ -1,25 +1,8 @@
-import type { Ctx } from "../../context.js";
-import { UsageError } from "../../errors.js";
-import { type BuiltBody, buildBody, rejectIssues } from "../../manifest/build.js";
-import { changesBetween } from "../../model/changes.js";
-import { mergeChange } from "../../model/merge.js";
-import type { DeploymentT } from "../../model/responses.js";
-import { validatePatchRequest, validatePatchShape } from "../../model/validate.js";
-import { type PlannedPatch, patchWithPreview } from "../../operations/patch.js";
-import { resolveDeployment } from "../../operations/resolve.js";
+import { runPatch } from "../../operations/patch.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import {
-  addExtraBodyOptions,
-  addFieldOptions,
-  addFileOption,
-  addMergeOptions,
-  type MergeOptions,
-  type MutationOptions,
-} from "./body-options.js";
+import { addExtraBodyOptions, addFieldOptions, addFileOption, addMergeOptions } from "./body-options.js";
 import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
-
-export type PatchCommandOptions = MutationOptions & MergeOptions;
 
 export default defineCommand({
   configure: (command) =>
@@ -58,91 +41,5 @@ merge rather than write back what it cannot see: give the whole set with --repla
         "cpctl deploy patch my-agent --no-build-on-push   # no new revision",
       )}`,
     ),
-  run: async (ctx, [ref], options) => {
-    await runPatch(ctx, await resolveDeployment(ctx, ref), options);
-  },
+  run: (ctx, [ref], options) => runPatch(ctx, ref, options),
 });
-
-export async function runPatch(ctx: Ctx, current: DeploymentT, options: PatchCommandOptions): Promise<void> {
-  const built = await buildBody("patch", options, ctx, current);
-  const unsets = (options.unsetSecret?.length ?? 0) + (options.unsetSecretRef?.length ?? 0);
-  if (!built.hasFields && unsets === 0) {
-    throw new UsageError(
-      "nothing to change: give a field flag (e.g. --image-uri), --set PATH=VALUE, a secret flag or -f FILE",
-    );
-  }
-  dropFixedIdentity(built.body, current);
-  checkReplaceFlags(built, options);
-  const shape = validatePatchShape(built.body);
-  if (!shape.ok) return rejectIssues(built, shape.issues, "the patch");
-  if (Array.isArray(built.body.secrets) && built.body.secrets.length === 0 && !options.replaceSecrets) {
-    ctx.log.info(
-      "note: an empty secrets list in a patch changes nothing (secrets merge by name); --replace-secrets makes it the whole set",
-    );
-  }
-  await patchWithPreview(ctx, current, await planPatch(ctx, built, current, options), options);
-}
-
-/** The change merged into the deployment (model/merge.ts), validated as the server will see it. */
-async function planPatch(
-  ctx: Ctx,
-  built: BuiltBody,
-  current: DeploymentT,
-  options: PatchCommandOptions,
-): Promise<PlannedPatch> {
-  const merged = mergeChange(current, {
-    body: built.body,
-    clear: built.clears,
-    unsetSecrets: options.unsetSecret,
-    unsetSecretRefs: options.unsetSecretRef,
-    replaceSecrets: options.replaceSecrets,
-    replaceSecretRefs: options.replaceSecretRefs,
-    replaceResourceSpec: options.replaceResourceSpec,
-  });
-  for (const name of merged.absent.secrets)
-    ctx.log.warn(`deployment ${current.name} has no secret ${name} to unset`);
-  for (const name of merged.absent.secretRefs)
-    ctx.log.warn(`deployment ${current.name} has no secret reference ${name} to unset`);
-  const checked = validatePatchRequest(merged.body, current);
-  if (!checked.ok) return rejectIssues(built, checked.issues, "the patch");
-  return { body: checked.value, changes: changesBetween(current, merged.after) };
-}
-
-/** A --replace-* flag makes what is given the whole set: with nothing given it would empty it. */
-function checkReplaceFlags(built: BuiltBody, options: PatchCommandOptions): void {
-  const spec = (built.body.source_config as { resource_spec?: unknown } | undefined)?.resource_spec;
-  const missing: string[] = [];
-  if (options.replaceSecrets && !Array.isArray(built.body.secrets))
-    missing.push(
-      "--replace-secrets needs the secrets to keep (--secret, --secrets-file or a secrets list in -f FILE)",
-    );
-  if (options.replaceSecretRefs && !Array.isArray(built.body.secret_references))
-    missing.push(
-      "--replace-secret-refs needs the references to keep (--secret-ref, or secret_references in -f FILE)",
-    );
-  if (options.replaceResourceSpec && spec == null)
-    missing.push(
-      "--replace-resource-spec needs the resource fields to keep (resource flags, --set or -f FILE)",
-    );
-  if (missing.length > 0) {
-    throw new UsageError(missing.join("\n")).withHint(
-      "To remove everything, say so: --set secrets=null, --set secret_references=null or --set source_config.resource_spec=null.",
-    );
-  }
-}
-
-/**
- * A file written for create carries `name` and `source`, which a patch body has no room for.
- * Equal to the deployment's they say nothing and are dropped; different, they are an error.
- */
-function dropFixedIdentity(body: Record<string, unknown>, current: DeploymentT): void {
-  for (const field of ["name", "source"] as const) {
-    if (!(field in body)) continue;
-    if (body[field] !== current[field]) {
-      throw new UsageError(
-        `${field} is fixed at creation: the deployment's ${field} is '${current[field]}', not '${String(body[field])}'; remove ${field} from the file or create a new deployment`,
-      );
-    }
-    delete body[field];
-  }
-}

@@ -1,11 +1,18 @@
 // The apply planner: create when absent, the minimal patch when present, nothing when equal.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sameValue as same } from "../model/merge.js";
-import { withResourceDefaults } from "../model/resource-spec.js";
-import type { DeploymentT } from "../model/responses.js";
-import type { CreateRequest } from "../model/schemas.js";
-import { planApply } from "./plan.js";
+import { sameValue as same } from "./merge.js";
+import { type ApplyPlan, type Opinions, planApply as planned } from "./plan.js";
+import { withResourceDefaults } from "./resource-spec.js";
+import type { DeploymentT } from "./responses.js";
+import type { CreateRequest } from "./schemas.js";
+
+/** The plan, which these files' changes always validate to. */
+function planApply(desired: CreateRequest, current: DeploymentT | null, opinions: Opinions): ApplyPlan {
+  const result = planned(desired, current, opinions);
+  if (!result.ok) throw new Error(`unexpected issues: ${JSON.stringify(result.issues)}`);
+  return result.plan;
+}
 
 const desired: CreateRequest = {
   name: "web",

@@ -1,0 +1,112 @@
+// What `deploy push` shows while it works and when it ends:
+// - on stderr, in every format, a numbered line per step (packed, found, created, uploaded,
+//   patched), then the wait's own progress (a spinner with the elapsed time on a terminal);
+// - with -o ndjson, on stdout, one event a line as it happens (`{"event": "packed", ...}`,
+//   "found", "created", "uploaded", "patched", "status", "log", and last "done" with the
+//   result), so that a CI system or an editor can follow;
+// - at the end, the result: one object with -o json or yaml, the deployment ID with -o id, a
+//   few `label value` lines with -o table (the outcome and the URL).
+// Secret values never appear: deployments are masked (unless --show-secrets), and log lines
+// have every secret the run handled replaced.
+import type { LogEntry } from "../api/endpoints.js";
+import type { Ctx } from "../context.js";
+import type { DeploymentT } from "../model/responses.js";
+import type { Printer, View } from "../output/printer.js";
+import { visibleLines } from "../output/safe-text.js";
+import { MASK, redactText } from "../secrets.js";
+import { formatBytes } from "../util/bytes.js";
+import { formatDuration } from "../util/duration.js";
+
+export type PushOutcome = "deployed" | "failed" | "timed_out" | "interrupted" | "started" | "unchanged";
+
+/** The result of a push: `-o json`'s object, and the last ndjson event's fields. */
+export interface PushResult {
+  deployment: DeploymentT;
+  /** The revision the push started and waited for (or, unchanged, the active one). */
+  revision: { id: string; status: string | null } | null;
+  created: boolean;
+  uploaded: boolean;
+  /** The gzipped tarball's size and sha256 (or the image's, for an image push). */
+  bytes: number;
+  sha256: string;
+  result: PushOutcome;
+  elapsed_seconds: number | null;
+  /** The deployment's custom_url, when it has one. */
+  url: string | null;
+}
+
+type StepEvent = "packed" | "found" | "created" | "uploaded" | "patched";
+
+export class PushReport {
+  private steps = 0;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly printer: Printer,
+  ) {}
+
+  private get streaming(): boolean {
+    return this.printer.options.format === "ndjson";
+  }
+
+  /** A step: its numbered line on stderr, and its event on stdout with -o ndjson. */
+  async step(event: StepEvent, text: string, fields: Record<string, unknown>): Promise<void> {
+    this.steps++;
+    this.ctx.io.stderr.write(`${this.ctx.paint.bold(`${this.steps}.`)} ${visibleLines(text)}\n`);
+    if (this.streaming) await this.printer.value({ event, ...fields });
+  }
+
+  /** The revision's status changed while waiting (ndjson only: the wait shows its own progress). */
+  status(revisionId: string, status: string, elapsedMs: number): void {
+    if (this.streaming)
+      void this.printer.value({
+        event: "status",
+        revision_id: revisionId,
+        status,
+        elapsed_seconds: elapsedMs / 1000,
+      });
+  }
+
+  /** A line of the revision's log (ndjson only), with every secret the run handled replaced. */
+  log(revisionId: string, entry: LogEntry): void {
+    if (!this.streaming) return;
+    const message = redactText(entry.message, this.ctx.knownSecrets(), { marker: MASK, minLength: 4 });
+    void this.printer.value({
+      event: "log",
+      revision_id: revisionId,
+      timestamp: entry.timestamp,
+      level: entry.level,
+      message,
+    });
+  }
+
+  /** The result on stdout, in the format asked for. */
+  async done(result: PushResult): Promise<void> {
+    switch (this.printer.options.format) {
+      case "ndjson":
+        return this.printer.value({ event: "done", ...result });
+      case "id":
+        return this.printer.line(result.deployment.id);
+      case "table":
+        return this.printer.item(result, pushResultView);
+      default:
+        return this.printer.value(result);
+    }
+  }
+}
+
+/** `-o table`: the outcome in a few lines (the deployment itself is `deploy get`'s). */
+const pushResultView: View<PushResult> = {
+  id: (r) => r.deployment.id,
+  columns: [],
+  details: (r) => [
+    ["deployment", `${r.deployment.name} (${r.deployment.id})`],
+    ["revision", r.revision ? `${r.revision.id}${r.revision.status ? ` ${r.revision.status}` : ""}` : null],
+    [
+      "result",
+      `${r.result}${r.elapsed_seconds !== null ? ` after ${formatDuration(r.elapsed_seconds * 1000)}` : ""}`,
+    ],
+    ["source", `${formatBytes(r.bytes)}, sha256 ${r.sha256}${r.uploaded ? "" : " (not uploaded again)"}`],
+    ["url", r.url],
+  ],
+};
