@@ -9,9 +9,10 @@
 // so that a client that reuses its connections gains what it would over a real network. The
 // first line on stdout is `listening on http://127.0.0.1:PORT`.
 //
-// Its own routes, neither delayed nor counted: GET /_delay/stats gives {requests: [{method,
-// path, at}]} (`at`: milliseconds since the last reset, when the request arrived), POST
-// /_delay/reset clears them, POST /_delay/rtt {"rtt_ms": N} changes the round trip.
+// Its own routes, neither delayed nor counted: GET /_delay/stats gives {since, requests:
+// [{method, path, at}]} (`since`: the wall clock of the last reset, in milliseconds; `at`:
+// milliseconds after it that the request arrived), POST /_delay/reset clears them, POST
+// /_delay/rtt {"rtt_ms": N} changes the round trip.
 import http from "node:http";
 import net from "node:net";
 
@@ -24,7 +25,8 @@ const target = new URL(option("--target"));
 let rttMs = Number(option("--rtt", "0"));
 const agent = new http.Agent({ keepAlive: true });
 let requests = [];
-let since = performance.now();
+const wallNow = () => performance.timeOrigin + performance.now();
+let since = wallNow();
 
 const sleep = (ms) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
@@ -45,7 +47,9 @@ function answer(res, status, body) {
 
 function forward(req, body) {
   return new Promise((resolve, reject) => {
-    const headers = { ...req.headers, host: target.host };
+    // The Host header is the client's: the emulator builds upload URLs from it, so that the
+    // upload comes back through the proxy too.
+    const headers = { ...req.headers };
     const upstream = http.request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent },
       async (res) => resolve({ status: res.statusCode, headers: res.headers, body: await readBody(res) }),
@@ -59,10 +63,10 @@ const server = http.createServer(async (req, res) => {
   const path = req.url.split("?")[0];
   if (path.startsWith("/_delay/")) {
     const body = await readBody(req);
-    if (req.method === "GET" && path === "/_delay/stats") return answer(res, 200, { requests });
+    if (req.method === "GET" && path === "/_delay/stats") return answer(res, 200, { since, requests });
     if (req.method === "POST" && path === "/_delay/reset") {
       requests = [];
-      since = performance.now();
+      since = wallNow();
       return answer(res, 200, {});
     }
     if (req.method === "POST" && path === "/_delay/rtt") {
@@ -71,7 +75,7 @@ const server = http.createServer(async (req, res) => {
     }
     return answer(res, 404, { detail: "no such route" });
   }
-  requests.push({ method: req.method, path, at: Math.round(performance.now() - since) });
+  requests.push({ method: req.method, path, at: wallNow() - since });
   try {
     const body = await readBody(req);
     await sleep(rttMs / 2);

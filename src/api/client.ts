@@ -53,7 +53,7 @@ export interface ApiClientOptions {
   now?: () => number;
   signal?: AbortSignal;
   transport?: Transport;
-  /** Pages of a list in flight at once (see pages.ts). */
+  /** Pages of a list in flight at once, at most (see pages.ts). */
   pageWindow?: number;
 }
 
@@ -187,12 +187,19 @@ export class ApiClient {
   }
 
   /**
-   * Pages of a `{resources, offset}` list, in order, a few in flight at once (pages.ts),
-   * until a page is shorter than `pageSize` (the service's rule for the last page).
+   * Pages of a `{resources, offset}` list, in order, several in flight at once (pages.ts),
+   * until a page is shorter than `pageSize` (the service's rule for the last page). `whole`:
+   * the caller reads the whole list (`--all`), so pages are asked ahead from the first one;
+   * otherwise the first is asked alone (a look-up by name usually ends there).
    */
-  paginate<T>(path: string, query: Query = {}, pageSize = 100): AsyncGenerator<T[], void, undefined> {
+  paginate<T>(
+    path: string,
+    query: Query = {},
+    { pageSize = 100, whole = false }: { pageSize?: number; whole?: boolean } = {},
+  ): AsyncGenerator<T[], void, undefined> {
     return readPages<T>(this, path, query, pageSize, {
-      ceiling: this.options.pageWindow ?? DEFAULT_PAGE_WINDOW,
+      window: this.options.pageWindow ?? DEFAULT_PAGE_WINDOW,
+      whole,
     });
   }
 
