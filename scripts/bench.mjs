@@ -31,11 +31,13 @@ import { alternate, benchEnv, capture, closeDevNull, command, median } from "./b
 import { nodeVersionRows } from "./bench/node-versions.mjs";
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
 import { pagesRow } from "./bench/pages.mjs";
+import { preparePeers } from "./bench/peers.mjs";
 import { proxyVariablesHere, startForwardProxy, throughProxy } from "./bench/proxy.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
 import { storeRow } from "./bench/store.mjs";
 import { tableRows } from "./bench/table.mjs";
+import { uploadRows } from "./bench/upload.mjs";
 import { waitRows } from "./bench/wait.mjs";
 import { wireRows } from "./bench/wire.mjs";
 
@@ -208,7 +210,24 @@ try {
     rows.push(await storeRow({ bin: BIN, env: benchEnv({ HOME: home }), dir: work, runs: RUNS }));
   }
 
-  // --- logs and lists at a distance --------------------------------------------------------
+  // --- packing and uploading; logs and lists at a distance; beside the public clients ------
+  const peers = wanted("upload", "wire")
+    ? preparePeers({ root: ROOT, home, cwd })
+    : { peers: [], missing: [] };
+  for (const reason of peers.missing) console.log(`public client not measured: ${reason}`);
+  if (wanted("upload"))
+    rows.push(
+      ...(await uploadRows({
+        root: ROOT,
+        node: NODE,
+        bin: BIN,
+        home,
+        cwd,
+        work,
+        runs: args.quick ? 3 : 7,
+        peers: peers.peers,
+      })),
+    );
   if (wanted("wire"))
     rows.push(
       ...(await wireRows({
@@ -218,6 +237,7 @@ try {
         home,
         cwd,
         runs: args.quick ? 3 : 7,
+        peers: peers.peers,
       })),
     );
 

@@ -10,9 +10,10 @@
 // first line on stdout is `listening on http://127.0.0.1:PORT`.
 //
 // Its own routes, neither delayed nor counted: GET /_delay/stats gives {since, requests:
-// [{method, path, at}]} (`since`: the wall clock of the last reset, in milliseconds; `at`:
-// milliseconds after it that the request arrived), POST /_delay/reset clears them, POST
-// /_delay/rtt {"rtt_ms": N} changes the round trip.
+// [{method, path, at, done, status}]} (`since`: the wall clock of the last reset, in
+// milliseconds; `at` and `done`: milliseconds after it that the request arrived and that its
+// answer was sent), POST /_delay/reset clears them, POST /_delay/rtt {"rtt_ms": N} changes
+// the round trip. Request bodies are streamed on (an upload is not held), answers read whole.
 import http from "node:http";
 import net from "node:net";
 
@@ -45,17 +46,24 @@ function answer(res, status, body) {
   res.end(text);
 }
 
-function forward(req, body) {
+/** Sends `req` on to the emulator, its body streamed; resolves with the answer, read whole. */
+function forward(req) {
   return new Promise((resolve, reject) => {
     // The Host header is the client's: the emulator builds upload URLs from it, so that the
     // upload comes back through the proxy too.
-    const headers = { ...req.headers };
     const upstream = http.request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        agent,
+      },
       async (res) => resolve({ status: res.statusCode, headers: res.headers, body: await readBody(res) }),
     );
     upstream.on("error", reject);
-    upstream.end(body);
+    req.pipe(upstream);
   });
 }
 
@@ -75,17 +83,20 @@ const server = http.createServer(async (req, res) => {
     }
     return answer(res, 404, { detail: "no such route" });
   }
-  requests.push({ method: req.method, path, at: wallNow() - since });
+  const record = { method: req.method, path, at: wallNow() - since, done: null, status: null };
+  requests.push(record);
   try {
-    const body = await readBody(req);
     await sleep(rttMs / 2);
-    const upstream = await forward(req, body);
+    const upstream = await forward(req);
     await sleep(rttMs / 2);
     const headers = { ...upstream.headers };
     delete headers["transfer-encoding"];
     headers["content-length"] = String(upstream.body.length);
     res.writeHead(upstream.status, headers);
-    res.end(upstream.body);
+    res.end(upstream.body, () => {
+      record.done = wallNow() - since;
+      record.status = upstream.status;
+    });
   } catch (error) {
     answer(res, 502, { detail: `delay proxy: ${error.message}` });
   }

@@ -166,7 +166,8 @@ async function logRows(proxyUrl, c, rtt, runs) {
     pass: ratio <= 1.5,
   });
   // The first line, counted in round trips from the first request the command made (its
-  // connection's handshake included, as a real network charges it).
+  // connection's handshake included, as a real network charges it): two, as for the floor,
+  // plus the time the emulator takes to answer, which both wait for alike.
   if (rtt > 0) {
     const trips = median(subjectRuns.map((r) => (r.firstOutput - (r.firstRequest - rtt)) / rtt));
     const floorTrips = median(floorRuns.map((r) => (r.firstOutput - (r.firstRequest - rtt)) / rtt));
@@ -174,10 +175,10 @@ async function logRows(proxyUrl, c, rtt, runs) {
       figure: first,
       median: `${trips.toFixed(2)} round trips`,
       floor: `${floorTrips.toFixed(2)} (${c.allFloor.label})`,
-      ratio: "-",
-      goal: "<= 2 round trips",
-      pass: trips <= 2.25,
-      note: "from the first request to the first line on stdout; the connection's handshake is one",
+      ratio: `+${(trips - floorTrips).toFixed(2)}`,
+      goal: "2, as the floor (+0.25)",
+      pass: trips <= floorTrips + 0.25,
+      note: "from the first request to the first line on stdout; the connection's handshake is one round trip, the request another; the rest is the emulator's time to answer",
     });
   }
   const newestCheck = await checkSame(proxyUrl, c.newest, c.newestFloor);

@@ -99,6 +99,8 @@ export async function newestEntries(
 /**
  * Every entry from `filters.since` on (the whole log without it; at most `limit`), oldest
  * first, a page at a time as each arrives: the first is printed one round trip after the ask.
+ * The next page is asked for as soon as this one's cursor is known, before this one is handed
+ * out: printing a page overlaps the wait for the next.
  */
 export async function* entriesForward(
   api: ApiClient,
@@ -107,21 +109,37 @@ export async function* entriesForward(
   limit = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<LogEntry[]> {
   const cursors = new Cursors();
-  let offset: string | null = null;
-  let count = 0;
-  do {
+  const ask = (offset: string | null, count: number) => {
     const asked = Math.min(LOG_LIMIT_MAX, limit - count);
-    const page = await readPage(api, source, {
+    const page = readPage(api, source, {
       ...baseQuery(filters),
       order: "asc",
       limit: asked,
       offset: offset ?? undefined,
     });
+    // Awaited below; a reader that stops early leaves it, which must not count as unhandled.
+    page.catch(() => {});
+    return { asked, page };
+  };
+  let count = 0;
+  let next: ReturnType<typeof ask> | null = ask(null, 0);
+  while (next) {
+    const { asked, page: pending } = next;
+    const page = await pending;
     const entries = page.logs.slice(0, asked);
     count += entries.length;
+    // A cursor given twice ends the read, after this page's entries, which are good.
+    let cursor: string | null = null;
+    let failure: unknown = null;
+    try {
+      cursor = cursors.next(page.cursor, asked, page.logs.length);
+    } catch (error) {
+      failure = error;
+    }
+    next = cursor !== null && count < limit ? ask(cursor, count) : null;
     if (entries.length > 0) yield entries;
-    offset = cursors.next(page.cursor, asked, page.logs.length);
-  } while (offset !== null && count < limit);
+    if (failure) throw failure;
+  }
 }
 
 /**

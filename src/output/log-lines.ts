@@ -16,6 +16,8 @@ const MAX_DATE_MS = 8.64e15;
 /** An ISO 8601 date, or date and time, as the service writes them (Date.parse alone takes "1"). */
 const ISO_8601 =
   /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?$/;
+/** The form a line shows (toISOString's): a timestamp already in it is shown as it came. */
+const SHOWN_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The entry's time in epoch milliseconds, or NaN when its timestamp is not a time. */
 export function entryTime(entry: LogEntry): number {
@@ -30,10 +32,18 @@ export function entryTime(entry: LogEntry): number {
 }
 
 export function logLine(entry: LogEntry, paint: Paint): string {
-  const ms = entryTime(entry);
-  const time = Number.isNaN(ms) ? NO_TIME : new Date(ms).toISOString();
   const level = visible(textOf(entry.level));
-  return `${time} ${levelPaint(level, paint)(level.padEnd(LEVEL_WIDTH))} ${visible(textOf(entry.message))}`;
+  return `${shownTime(entry)} ${levelPaint(level, paint)(level.padEnd(LEVEL_WIDTH))} ${visible(textOf(entry.message))}`;
+}
+
+/** The time column: UTC with milliseconds, or the placeholder. */
+function shownTime(entry: LogEntry): string {
+  const { timestamp } = entry as { timestamp: unknown };
+  // The service's own form, and a real date (not 2026-13-45): as it is, without a Date made.
+  if (typeof timestamp === "string" && SHOWN_FORM.test(timestamp) && !Number.isNaN(Date.parse(timestamp)))
+    return timestamp;
+  const ms = entryTime(entry);
+  return Number.isNaN(ms) ? NO_TIME : new Date(ms).toISOString();
 }
 
 /** A field that should be text; a server may send anything. */

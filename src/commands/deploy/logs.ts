@@ -103,12 +103,12 @@ async function runLogs(ctx: Ctx, ref: string, options: LogsOptions): Promise<voi
     if (filters.since || options.all) {
       // Oldest first, as they come: each page is printed while the next is asked for.
       for await (const page of entriesForward(api, source, filters, options.limit)) {
-        follower.seen(page);
+        if (options.follow) follower.seen(page);
         await writer.push(page);
       }
     } else {
       const newest = await newestEntries(api, source, filters, options.limit ?? DEFAULT_LIMIT);
-      follower.seen(newest);
+      if (options.follow) follower.seen(newest);
       await writer.push(newest);
     }
     if (options.follow) await follow(ctx, source, follower, writer.push);
