@@ -72,7 +72,11 @@ export async function uploadRows({ root, node, bin, home, cwd, work, runs, peers
     );
     for (const tree of TREES) {
       const dir = join(work, `tree-${tree.files}`);
-      const written = writeSourceTree(dir, tree);
+      const written = writeSourceTree(dir, {
+        files: tree.files,
+        totalBytes: tree.bytes,
+        extras: tree.extras,
+      });
       const env = benchEnv({ HOME: home, CPCTL_BASE_URL: proxy.url, CPCTL_API_KEY: KEY });
       const archive = join(work, `floor-${tree.files}.tgz`);
       const cmds = [

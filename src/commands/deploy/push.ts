@@ -32,7 +32,7 @@ export default defineCommand({
       )
       .option(
         "--include-credentials",
-        "pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)",
+        "pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)",
       )
       .option("--force", "push even when the active revision already runs this source with these settings")
       .option("--dry-run", "pack and check everything, show what would be created or patched; send nothing")
