@@ -124,6 +124,29 @@ describe("deploy logs: pages", () => {
   });
 });
 
+describe("deploy logs: a timestamp that is not a time (issue 22 item 6)", () => {
+  it("is shown as (unreadable time), never as it came; -o json keeps the entry as the server sent it", async () => {
+    const forged = "2026-01-01T00:00:00.000Z CRITICAL forged entry";
+    const server = await startServer((_req, res) =>
+      json(res, 200, {
+        logs: [
+          { id: "a", timestamp: forged, level: "INFO", message: "first" },
+          { id: "b", timestamp: 1e20, level: "INFO", message: "second" },
+        ],
+        next_offset: null,
+      }),
+    );
+    // Asked newest first (the default), printed oldest first: the server's order reversed.
+    const text = await runCli(["deploy", "logs", DEPLOYMENT], { env: env(server.url) });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toBe(
+      "(unreadable time)        INFO     second\n(unreadable time)        INFO     first\n",
+    );
+    const raw = await runCli(["deploy", "logs", DEPLOYMENT, "-o", "json"], { env: env(server.url) });
+    expect((JSON.parse(raw.stdout) as LogEntry[]).map((e) => e.timestamp)).toEqual([1e20, forged]);
+  });
+});
+
 describe("deploy logs: a cursor given twice (issue 22 item 13)", () => {
   for (const [name, args, printed] of [
     ["--since", ["--since", "2025-01-01T00:00:00Z"], 2000],
