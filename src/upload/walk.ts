@@ -36,90 +36,12 @@ import { closeSync, type Dirent, fstatSync, lstatSync, openSync, readdirSync, re
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { visible } from "../output/safe-text.js";
+import { isCredentialFile } from "./credentials.js";
 import { DockerignoreError, type DockerignoreMatcher, parseDockerignore } from "./dockerignore.js";
 import { READ_NO_FOLLOW } from "./walked-file.js";
 
-/**
- * Files left out unless `--include-credentials` (gitignore patterns, matched at any depth and
- * in any case, files only): environment files; package-registry, git, container and cloud
- * credentials; database password files; private keys, keystores and certificates with their
- * keys; Terraform variables and state (which hold secrets in plain text); Kubernetes configs.
- */
-export const CREDENTIAL_FILES = [
-  // Environment files: .env, .env.production, .env-local, .envrc, prod.env (not .envoy.yaml).
-  ".env",
-  ".env.*",
-  ".env-*",
-  ".env_*",
-  ".envrc",
-  "*.env",
-  ".secrets.*",
-  // Package registries, git and other tools' credentials.
-  ".npmrc",
-  ".pypirc",
-  ".netrc",
-  "_netrc",
-  ".git-credentials",
-  ".gem/credentials",
-  ".cargo/credentials",
-  ".cargo/credentials.toml",
-  ".m2/settings-security.xml",
-  ".vault-token",
-  ".htpasswd",
-  ".streamlit/secrets.toml",
-  "huggingface/token",
-  // Containers and clusters.
-  ".dockercfg",
-  ".docker/config.json",
-  ".kube/config",
-  "kubeconfig",
-  "*.kubeconfig",
-  // Clouds: AWS, Google (service-account and OAuth client keys), Azure, s3cmd, boto, rclone.
-  ".aws/credentials",
-  "credentials.json",
-  "client_secret*.json",
-  "application_default_credentials.json",
-  "service-account*.json",
-  ".azure/accessTokens.json",
-  ".azure/msal_token_cache.*",
-  ".s3cfg",
-  ".boto",
-  "rclone.conf",
-  ".passwd-s3fs",
-  // Databases.
-  ".pgpass",
-  ".my.cnf",
-  ".mylogin.cnf",
-  // Keys and certificates with their keys.
-  "*.pem",
-  "*.key",
-  "*.p8",
-  "*.p12",
-  "*.pfx",
-  "*.jks",
-  "*.keystore",
-  "*.ppk",
-  "id_rsa*",
-  "id_dsa*",
-  "id_ecdsa*",
-  "id_ed25519*",
-  // Terraform: variables and state hold secret values in plain text.
-  "*.tfvars",
-  "*.tfvars.json",
-  "*.tfstate",
-  "*.tfstate.backup",
-  ".terraformrc",
-  "terraform.rc",
-] as const;
-
-// A pattern with a slash in its middle (`.aws/credentials`) is anchored by gitignore's rules:
-// each is given with `**/` in front so that it matches at any depth, as the others do.
-const credentialFiles = ignore({ ignorecase: true }).add(
-  CREDENTIAL_FILES.map((pattern) => (pattern.includes("/") ? `**/${pattern}` : pattern)),
-);
-
 export interface WalkOptions {
-  /** Pack the files of CREDENTIAL_FILES too. */
+  /** Pack the files of CREDENTIAL_FILES (credentials.ts) too. */
   includeCredentials?: boolean;
 }
 
@@ -148,7 +70,7 @@ export interface WalkResult {
   /** `.git` and `node_modules` paths left out. */
   excluded: string[];
   skipped: SkippedPath[];
-  /** Files of CREDENTIAL_FILES left out. */
+  /** Files of CREDENTIAL_FILES (credentials.ts) left out. */
   credentials: string[];
   /** Paths left out by the root's .dockerignore (a directory counts once). */
   dockerignored: string[];
@@ -247,7 +169,7 @@ async function walkDirectory(
       await walkDirectory(childAbsolute, path, matchers, result, options);
     } else if (dockerExcluded) {
       result.dockerignored.push(path);
-    } else if (!options.includeCredentials && credentialFiles.ignores(path)) {
+    } else if (!options.includeCredentials && isCredentialFile(path)) {
       result.credentials.push(path);
     } else {
       const stats = statFile(childAbsolute, path);
