@@ -101,6 +101,8 @@ export interface RequestOptions {
 
 /** A 2xx body kept as it came; `parse` gives what the request would have returned, or throws. */
 export interface UnparsedBody {
+  /** The body's length in bytes. */
+  bytes: number;
   parse(): unknown;
 }
 
@@ -266,7 +268,9 @@ export class ApiClient {
     }
     this.tracer?.response({ ...res, elapsedMs: Date.now() - started });
     if (res.status >= 200 && res.status < 300) {
-      const body: unknown = p.parseLater ? { parse: () => successBody(res, p) } : successBody(res, p);
+      const body: unknown = p.parseLater
+        ? { bytes: res.body.length, parse: () => successBody(res, p) }
+        : successBody(res, p);
       return { status: res.status, headers: res.headers, body: body as T };
     }
     if (attempt > 1 && p.doneOnRetry.includes(res.status)) {

@@ -47,7 +47,8 @@ describe("readPages on a clock of its own", () => {
             if (cutShort) throw new UnreadableBodyError("cut short", 200);
             return body;
           };
-          const answer = () => resolve({ body: (request.parseLater ? { parse } : body) as T });
+          const unparsed = { bytes: JSON.stringify(body).length, parse };
+          const answer = () => resolve({ body: (request.parseLater ? unparsed : body) as T });
           pending.push({ due: now + options.roundTripMs, answer });
           mostInFlight = Math.max(mostInFlight, pending.length);
         });

@@ -42,8 +42,16 @@ interface PageRequest {
 
 /** client.ts's UnparsedBody, as the pager uses it. */
 interface UnparsedBody {
+  bytes: number;
   parse(): unknown;
 }
+
+/**
+ * A page this small is parsed as soon as it is in, out of turn, to see whether the list ends
+ * there: an empty page past the end is a few dozen bytes, a full page of deployments about
+ * 150 kB, and parsing a small one early holds little in memory.
+ */
+const SMALL_PAGE_BYTES = 4096;
 
 /** The most pages in flight at once, by default (CPCTL_PAGE_WINDOW sets it). */
 export const DEFAULT_PAGE_WINDOW = 24;
@@ -116,16 +124,25 @@ export async function* readPages<T>(
       throw error;
     }
   };
+  /**
+   * A page asked ahead that is in, small, and short: the end of the list is asked for already.
+   * A page that cannot be read is left for its turn, which says so in order.
+   */
+  const endIsAsked = () =>
+    ahead.some((entry) => {
+      if (!entry.arrived || entry.arrived.bytes > SMALL_PAGE_BYTES) return false;
+      try {
+        entry.page ??= readPage<T>(entry.arrived.parse(), display);
+      } catch {
+        return false;
+      }
+      return entry.page.resources.length < pageSize;
+    });
   const fill = () => {
     while (ahead.length < window && !endAsked) {
-      // The last page asked is in and short: the end of the list is asked for already.
-      const tail = ahead.at(-1);
-      if (tail?.arrived) {
-        const page = parsed(tail);
-        if (!(page instanceof Promise) && page.resources.length < pageSize) {
-          endAsked = true;
-          return;
-        }
+      if (endIsAsked()) {
+        endAsked = true;
+        return;
       }
       // The first page as the caller gave it: without an offset when it gave none.
       const at = nextToAsk === start && offset === undefined ? undefined : nextToAsk;
