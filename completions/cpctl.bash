@@ -22,7 +22,7 @@ _cpctl_flags() {
     'integrations') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'listeners') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
-    'deploy push') echo '--name --agent-config-path --secret --secrets-file --unset-secret --allow-empty-secrets --max-size --include-credentials --force --dry-run --wait --no-wait --timeout --interval --logs --no-logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'deploy push') echo '--name --agent-config-path --secret --secrets-file --unset-secret --allow-empty-secrets --max-size --include-credentials --image --image-archive --engine --tag --force --dry-run --wait --no-wait --timeout --interval --logs --no-logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy create') echo '--file -f --name --source --integration-id --repo-url --deployment-type --build-on-push --no-build-on-push --custom-url --listener-id --k8s-namespace --install-command --build-command --repo-ref --agent-config-path --image-uri --source-tarball-path --min-scale --max-scale --cpu --cpu-limit --memory-mb --memory-limit-mb --set --secret --secrets-file --secret-ref --allow-empty-secrets --dry-run --wait --timeout --interval --logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy list') echo '--name --name-contains --status --deployment-type --remote-reconciled --tag-value-ids --image-version --deployment-ids --limit --offset --all --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy get') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
@@ -45,14 +45,14 @@ _cpctl_flags() {
     'config path') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'completion') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'schema') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
-    'emulator') echo '--port --host --state --stage-ms --api-key --control-token --tenant-header --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator') echo '--port --host --registry-port --state --stage-ms --api-key --control-token --tenant-header --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
   esac
 }
 
 # Succeeds when the flag ($2) takes a value at this command path ($1).
 _cpctl_takes_value() {
   case "$1|$2" in
-    'deploy push|--name'|'deploy push|--agent-config-path'|'deploy push|--secret'|'deploy push|--secrets-file'|'deploy push|--unset-secret'|'deploy push|--max-size'|'deploy push|--timeout'|'deploy push|--interval'|'deploy push|--dotenv-report') return 0 ;;
+    'deploy push|--name'|'deploy push|--agent-config-path'|'deploy push|--secret'|'deploy push|--secrets-file'|'deploy push|--unset-secret'|'deploy push|--max-size'|'deploy push|--image'|'deploy push|--image-archive'|'deploy push|--engine'|'deploy push|--tag'|'deploy push|--timeout'|'deploy push|--interval'|'deploy push|--dotenv-report') return 0 ;;
     'deploy create|--file'|'deploy create|-f'|'deploy create|--name'|'deploy create|--source'|'deploy create|--integration-id'|'deploy create|--repo-url'|'deploy create|--deployment-type'|'deploy create|--custom-url'|'deploy create|--listener-id'|'deploy create|--k8s-namespace'|'deploy create|--install-command'|'deploy create|--build-command'|'deploy create|--repo-ref'|'deploy create|--agent-config-path'|'deploy create|--image-uri'|'deploy create|--source-tarball-path'|'deploy create|--min-scale'|'deploy create|--max-scale'|'deploy create|--cpu'|'deploy create|--cpu-limit'|'deploy create|--memory-mb'|'deploy create|--memory-limit-mb'|'deploy create|--set'|'deploy create|--secret'|'deploy create|--secrets-file'|'deploy create|--secret-ref'|'deploy create|--timeout'|'deploy create|--interval'|'deploy create|--dotenv-report') return 0 ;;
     'deploy list|--name'|'deploy list|--name-contains'|'deploy list|--status'|'deploy list|--deployment-type'|'deploy list|--remote-reconciled'|'deploy list|--tag-value-ids'|'deploy list|--image-version'|'deploy list|--deployment-ids'|'deploy list|--limit'|'deploy list|--offset') return 0 ;;
     'deploy patch|--file'|'deploy patch|-f'|'deploy patch|--revision-source'|'deploy patch|--integration-id'|'deploy patch|--repo-url'|'deploy patch|--deployment-type'|'deploy patch|--custom-url'|'deploy patch|--listener-id'|'deploy patch|--k8s-namespace'|'deploy patch|--install-command'|'deploy patch|--build-command'|'deploy patch|--repo-ref'|'deploy patch|--agent-config-path'|'deploy patch|--image-uri'|'deploy patch|--source-tarball-path'|'deploy patch|--min-scale'|'deploy patch|--max-scale'|'deploy patch|--cpu'|'deploy patch|--cpu-limit'|'deploy patch|--memory-mb'|'deploy patch|--memory-limit-mb'|'deploy patch|--set'|'deploy patch|--secret'|'deploy patch|--secrets-file'|'deploy patch|--secret-ref'|'deploy patch|--unset-secret'|'deploy patch|--unset-secret-ref'|'deploy patch|--timeout'|'deploy patch|--interval'|'deploy patch|--dotenv-report') return 0 ;;
@@ -64,7 +64,7 @@ _cpctl_takes_value() {
     'deploy rollback|--to'|'deploy rollback|--timeout'|'deploy rollback|--interval'|'deploy rollback|--dotenv-report') return 0 ;;
     'deploy redeploy|--revision'|'deploy redeploy|--timeout'|'deploy redeploy|--interval'|'deploy redeploy|--dotenv-report') return 0 ;;
     'deploy upload|--max-size'|'deploy upload|--timeout'|'deploy upload|--interval'|'deploy upload|--dotenv-report') return 0 ;;
-    'emulator|--port'|'emulator|--host'|'emulator|--state'|'emulator|--stage-ms'|'emulator|--api-key'|'emulator|--control-token'|'emulator|--tenant-header') return 0 ;;
+    'emulator|--port'|'emulator|--host'|'emulator|--registry-port'|'emulator|--state'|'emulator|--stage-ms'|'emulator|--api-key'|'emulator|--control-token'|'emulator|--tenant-header') return 0 ;;
     *'|--profile'|*'|--base-url'|*'|--tenant-id'|*'|--api-key-file'|*'|--output'|*'|-o'|*'|--request-timeout') return 0 ;;
   esac
   return 1
@@ -76,6 +76,8 @@ _cpctl_values() {
   case "$1|$2" in
     'deploy push|--agent-config-path') _cpctl_files "$3"; return ;;
     'deploy push|--secrets-file') _cpctl_files "$3"; return ;;
+    'deploy push|--image-archive') _cpctl_files "$3"; return ;;
+    'deploy push|--engine') words='docker podman' ;;
     'deploy push|--dotenv-report') _cpctl_files "$3"; return ;;
     'deploy create|--file'|'deploy create|-f') _cpctl_files "$3"; return ;;
     'deploy create|--source') words='gitrepo external_container internal_container internal_source' ;;

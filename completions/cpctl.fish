@@ -21,7 +21,7 @@ end
 # Succeeds when the flag ($argv[2]) takes a value at this command path ($argv[1]).
 function __cpctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'deploy push|--name' 'deploy push|--agent-config-path' 'deploy push|--secret' 'deploy push|--secrets-file' 'deploy push|--unset-secret' 'deploy push|--max-size' 'deploy push|--timeout' 'deploy push|--interval' 'deploy push|--dotenv-report'
+        case 'deploy push|--name' 'deploy push|--agent-config-path' 'deploy push|--secret' 'deploy push|--secrets-file' 'deploy push|--unset-secret' 'deploy push|--max-size' 'deploy push|--image' 'deploy push|--image-archive' 'deploy push|--engine' 'deploy push|--tag' 'deploy push|--timeout' 'deploy push|--interval' 'deploy push|--dotenv-report'
             return 0
         case 'deploy create|--file' 'deploy create|-f' 'deploy create|--name' 'deploy create|--source' 'deploy create|--integration-id' 'deploy create|--repo-url' 'deploy create|--deployment-type' 'deploy create|--custom-url' 'deploy create|--listener-id' 'deploy create|--k8s-namespace' 'deploy create|--install-command' 'deploy create|--build-command' 'deploy create|--repo-ref' 'deploy create|--agent-config-path' 'deploy create|--image-uri' 'deploy create|--source-tarball-path' 'deploy create|--min-scale' 'deploy create|--max-scale' 'deploy create|--cpu' 'deploy create|--cpu-limit' 'deploy create|--memory-mb' 'deploy create|--memory-limit-mb' 'deploy create|--set' 'deploy create|--secret' 'deploy create|--secrets-file' 'deploy create|--secret-ref' 'deploy create|--timeout' 'deploy create|--interval' 'deploy create|--dotenv-report'
             return 0
@@ -45,7 +45,7 @@ function __cpctl_takes_value
             return 0
         case 'deploy upload|--max-size' 'deploy upload|--timeout' 'deploy upload|--interval' 'deploy upload|--dotenv-report'
             return 0
-        case 'emulator|--port' 'emulator|--host' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--control-token' 'emulator|--tenant-header'
+        case 'emulator|--port' 'emulator|--host' 'emulator|--registry-port' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--control-token' 'emulator|--tenant-header'
             return 0
         case '*|--profile' '*|--base-url' '*|--tenant-id' '*|--api-key-file' '*|--output' '*|-o' '*|--request-timeout'
             return 0
@@ -160,10 +160,14 @@ complete -c cpctl -n '__cpctl_at deploy push' -l secret -d 'secret from the envi
 complete -c cpctl -n '__cpctl_at deploy push' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines); the others stay' -r -F
 complete -c cpctl -n '__cpctl_at deploy push' -l unset-secret -d 'remove this secret (repeatable); the others stay' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
-complete -c cpctl -n '__cpctl_at deploy push' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB (default 100MiB)' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l include-credentials -d 'pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)'
-complete -c cpctl -n '__cpctl_at deploy push' -l force -d 'push even when the active revision already runs this source with these settings'
-complete -c cpctl -n '__cpctl_at deploy push' -l dry-run -d 'pack and check everything, show what would be created or patched; send nothing'
+complete -c cpctl -n '__cpctl_at deploy push' -l image -d 'ship this image from the local docker or podman store (internal_container)' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l image-archive -d 'ship a saved image (internal_container): a docker save / podman save tarball, or an OCI layout (directory or tar)' -r -F
+complete -c cpctl -n '__cpctl_at deploy push' -l engine -d 'with --image: docker or podman (default: the first on PATH, docker first)' -x -a 'docker podman'
+complete -c cpctl -n '__cpctl_at deploy push' -l tag -d 'with an image: the tag to push under (default: the time and the image\'s short ID)' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l force -d 'push even when the active revision already runs this source (or image) with these settings'
+complete -c cpctl -n '__cpctl_at deploy push' -l dry-run -d 'pack or read and check everything, show what would be created or patched; send nothing'
 complete -c cpctl -n '__cpctl_at deploy push' -l wait -d 'wait for the new revision (the default)'
 complete -c cpctl -n '__cpctl_at deploy push' -l no-wait -d 'stop once the new revision has started'
 complete -c cpctl -n '__cpctl_at deploy push' -l timeout -d 'give up waiting after this long (exit 6)' -x
@@ -410,6 +414,7 @@ complete -c cpctl -n '__cpctl_arg \'completion\' 0' -a 'bash zsh fish'
 # cpctl emulator
 complete -c cpctl -n '__cpctl_at emulator' -l port -d 'port to listen on; 0 picks a free one (default 8124)' -x
 complete -c cpctl -n '__cpctl_at emulator' -l host -d 'address to listen on (default 127.0.0.1)' -x
+complete -c cpctl -n '__cpctl_at emulator' -l registry-port -d 'port of the image registry (push tokens, docs/emulator.md); default: the next after --port, or a free one with --port 0' -x
 complete -c cpctl -n '__cpctl_at emulator' -l state -d 'keep state in this file and FILE.journal (every change saved before it is answered); default: memory only' -r -F
 complete -c cpctl -n '__cpctl_at emulator' -l stage-ms -d 'how long each revision stage takes (default 1500)' -x
 complete -c cpctl -n '__cpctl_at emulator' -l api-key -d 'accept only this API key or token (repeatable): KEY acts for its own tenant (printed at start-up), KEY=TENANT[,TENANT...] for those tenants (several: the tenant header picks one); without it any non-empty key or token is accepted' -x

@@ -168,6 +168,11 @@ export class ApiClient {
     });
   }
 
+  /** The transport this client sends with (proxies and certificate authorities included), for other hosts of the same run: an image registry. */
+  get httpTransport(): Transport {
+    return this.transport;
+  }
+
   get<T>(path: string, opts?: RequestOptions): Promise<ApiResponse<T>> {
     return this.request<T>("GET", path, opts);
   }

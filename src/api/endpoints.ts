@@ -5,6 +5,7 @@ import type {
   DeploymentT,
   GitIntegrationT,
   ListenerT,
+  PushTokenResponseT,
   RevisionT,
   UploadUrlResponseT,
 } from "../model/responses.js";
@@ -149,6 +150,14 @@ export async function createUploadUrl(api: ApiClient, id: string): Promise<Uploa
   // Asking for an upload URL has no effect beyond issuing a path: safe to repeat.
   return (
     await api.post<UploadUrlResponseT>(`${deploymentPath(id)}/upload-url`, undefined, { retrySafe: true })
+  ).body;
+}
+
+/** A short-lived token to push an internal_container deployment's image, and where to push it. */
+export async function createPushToken(api: ApiClient, id: string): Promise<PushTokenResponseT> {
+  // Issuing a token changes nothing: safe to repeat.
+  return (
+    await api.post<PushTokenResponseT>(`${deploymentPath(id)}/push-token`, undefined, { retrySafe: true })
   ).body;
 }
 

@@ -188,6 +188,28 @@ describe("createTracer", () => {
     expect(lines[2]).toMatch(/^< \{"id":"x{13}… \[truncated, 1209 characters in all\]$/);
   });
 
+  it("hides credentials a body carries under their own names (a push token, a token service's answer)", () => {
+    const lines: string[] = [];
+    const tracer = createTracer((line) => lines.push(line));
+    tracer.response({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: Buffer.from(
+        JSON.stringify({
+          token: "pt-0123456789-secret",
+          registry_url: "registry.example.com/deployments/1",
+          nested: { access_token: "at-0123456789", refresh_token: "rt-0123456789", expires_in: 300 },
+        }),
+      ),
+      elapsedMs: 3,
+    });
+    const body = lines.at(-1)!;
+    for (const secret of ["pt-0123456789-secret", "at-0123456789", "rt-0123456789"])
+      expect(body).not.toContain(secret);
+    expect(body).toContain('"registry_url":"registry.example.com/deployments/1"');
+    expect(body).toContain('"expires_in":300');
+  });
+
   it("summarises a binary body instead of printing it", () => {
     const lines: string[] = [];
     createTracer((line) => lines.push(line)).request({

@@ -171,10 +171,30 @@ function renderBody(body: Buffer, contentType: string | undefined): string | nul
   if (!textual) return `[${formatBytes(body.length)} of ${type.split(";")[0]}]`;
   const text = body.toString("utf8");
   try {
-    return JSON.stringify(maskSecretValues(JSON.parse(text) as unknown, redactUrlIn));
+    return JSON.stringify(maskCredentialFields(maskSecretValues(JSON.parse(text) as unknown, redactUrlIn)));
   } catch {
     return text.replace(/\r?\n/g, "\\n");
   }
+}
+
+/**
+ * Fields that hold a credential by their very name: a push token, a token service's answer
+ * (`token`, `access_token`, `refresh_token`). Not known as secrets before the answer that
+ * carries them is read, so hidden by name.
+ */
+const CREDENTIAL_FIELDS = new Set(["token", "access_token", "refresh_token", "id_token", "password"]);
+
+function maskCredentialFields(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(maskCredentialFields);
+  if (node === null || typeof node !== "object") return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      CREDENTIAL_FIELDS.has(key.toLowerCase()) && typeof value === "string"
+        ? REDACTED
+        : maskCredentialFields(value),
+    ]),
+  );
 }
 
 function truncate(text: string, limit: number): string {

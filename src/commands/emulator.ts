@@ -11,6 +11,10 @@ export default defineCommand({
       .option("--port <port>", `port to listen on; 0 picks a free one (default ${DEFAULT_PORT})`)
       .option("--host <host>", "address to listen on (default 127.0.0.1)")
       .option(
+        "--registry-port <port>",
+        "port of the image registry (push tokens, docs/emulator.md); default: the next after --port, or a free one with --port 0",
+      )
+      .option(
         "--state <file>",
         "keep state in this file and FILE.journal (every change saved before it is answered); default: memory only",
       )
@@ -39,8 +43,8 @@ Requests from web pages are refused: a foreign Origin, a Host that is not a loop
 while listening on loopback, a control POST without Content-Type: application/json.
 Upload URLs expire 15 minutes (emulator clock) after issue and take one upload; objects are
 write-once. In memory, uploads are capped at 256 MiB in all. With --state, a killed
-emulator's lock is taken over at once on the same machine and PID namespace, otherwise 10 s
-after its last heartbeat.
+emulator's lock is taken over at once on the same machine; delete FILE.lock to free one left
+by an emulator in another container or on another host.
 ${examples(
   "cpctl emulator",
   "cpctl emulator --port 0 --stage-ms 50 --state ./cp.state.json",
@@ -50,7 +54,7 @@ ${examples(
       ),
   run: async (ctx, _args, options) => {
     const emulator = await startEmulator(parseEmulatorArgs(options));
-    ctx.io.stdout.write(`listening on ${emulator.url}\n`);
+    ctx.io.stdout.write(`listening on ${emulator.url}\nregistry listening on ${emulator.registry.url}\n`);
     for (const line of emulator.describeKeys()) ctx.log.info(line);
     ctx.log.info("local control plane ready; Ctrl-C stops it");
     // Runs until Ctrl-C or SIGTERM; stopping a server on request is a success (exit 0).

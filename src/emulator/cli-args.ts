@@ -8,6 +8,7 @@ import type { EmulatorOptions } from "./server.js";
 
 export interface EmulatorArgs {
   port?: string;
+  registryPort?: string;
   host?: string;
   state?: string;
   stageMs?: string;
@@ -33,6 +34,16 @@ export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
       );
     }
     options.port = port;
+  }
+
+  if (args.registryPort !== undefined) {
+    const port = wholeNumber(args.registryPort);
+    if (port === null || port > 65535) {
+      throw new UsageError(
+        `--registry-port must be a whole number from 0 to 65535 (0 picks a free port), not ${quote(args.registryPort)}`,
+      );
+    }
+    options.registryPort = port;
   }
 
   if (args.host !== undefined) {

@@ -9,7 +9,12 @@ import type { Controls } from "./controls.js";
 import { noContent, ok } from "./responses.js";
 import type { Handler, RouteContext, Router } from "./router.js";
 
-export function addControlRoutes(router: Router, controls: Controls): void {
+/** `registryHost`: HOST:PORT of the image registry, for the health answer (null before it listens). */
+export function addControlRoutes(
+  router: Router,
+  controls: Controls,
+  registryHost: () => string | null,
+): void {
   const body = async (context: RouteContext): Promise<Record<string, unknown>> =>
     ((await context.jsonBody()) ?? {}) as Record<string, unknown>;
   const operator =
@@ -19,7 +24,9 @@ export function addControlRoutes(router: Router, controls: Controls): void {
       return handler(context);
     };
 
-  router.add("GET", "/_emulator/health", () => ok({ status: "ok", now: controls.clock().now }));
+  router.add("GET", "/_emulator/health", () =>
+    ok({ status: "ok", now: controls.clock().now, registry: registryHost() }),
+  );
 
   router.add(
     "GET",

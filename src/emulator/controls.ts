@@ -114,8 +114,7 @@ export class Controls {
   failRules(tenantId?: string): FailRule[] {
     return this.core.store
       .failRules()
-      .filter((rule) => tenantId === undefined || rule.tenant_id === tenantId)
-      .map((rule) => ({ ...rule, tenant_id: rule.tenant_id ?? null, message: rule.message ?? null }));
+      .filter((rule) => tenantId === undefined || rule.tenant_id === tenantId);
   }
 
   /**

@@ -1,29 +1,16 @@
-// FILE.journal: the changes made since the snapshot in FILE, one record per change
-// (journal-record.ts frames them, state-change.ts says what is in them).
+// FILE.journal: the changes made since FILE was written, one line of JSON per change
+// (state-change.ts says what a line holds).
 //
-// The first record is a header: the format, and the number of the first change record that
-// may follow. A journal is created whole (header written and fsynced under a temp name, then
-// renamed into place and the directory fsynced), so under its name it always has its header,
-// and the rename gives it a new inode: an emulator that lost the lock and still appends
-// through its old descriptor writes to a file nobody reads.
-//
-// Appends are synchronous and each is fdatasynced before append() returns, so the change is
-// on disk before it is answered (the emulator answers a change only after its commit), and
-// records land in the order the changes were made.
+// Appends are synchronous and each is fdatasynced before append() returns, so a change is on
+// disk before it is answered (the emulator answers a change only after its commit), and
+// lines land in the order the changes were made. So only the end of a journal can be torn:
+// a bad last line (cut short by a kill in the middle of an append, or the zeros a power cut
+// can leave) was never answered and is dropped; a bad line with more after it is damage, and
+// the journal is refused rather than lose what follows.
 import { closeSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
-import { writeFileAtomic } from "./atomic-file.js";
-import { decodeRecords, encodeRecord } from "./journal-record.js";
+import { dirname } from "node:path";
+import { fsyncDirectory } from "./atomic-file.js";
 import { entryProblem, type JournalEntry } from "./state-change.js";
-
-export const JOURNAL_FORMAT = "cpctl-emulator-journal";
-export const JOURNAL_VERSION = 1;
-
-interface JournalHeader {
-  format: typeof JOURNAL_FORMAT;
-  version: typeof JOURNAL_VERSION;
-  /** Number of the first change record that may follow. */
-  from: number;
-}
 
 export class JournalWriter {
   private constructor(
@@ -31,12 +18,14 @@ export class JournalWriter {
     private size: number,
   ) {}
 
-  /** A new, empty journal at `path` (replacing any file there), its records numbered from `from`. */
-  static create(path: string, from: number): JournalWriter {
-    const header: JournalHeader = { format: JOURNAL_FORMAT, version: JOURNAL_VERSION, from };
-    const record = encodeRecord(JSON.stringify(header));
-    writeFileAtomic(path, record);
-    return new JournalWriter(openSync(path, "a"), record.length);
+  /**
+   * An empty journal at `path`, replacing any file there (call only once FILE holds what it
+   * held). Its directory is fsynced: the new name survives a power cut with the lines.
+   */
+  static create(path: string): JournalWriter {
+    const fd = openSync(path, "w", 0o600);
+    fsyncDirectory(dirname(path));
+    return new JournalWriter(fd, 0);
   }
 
   /** Bytes in the file. */
@@ -50,9 +39,9 @@ export class JournalWriter {
    */
   append(entry: JournalEntry): void {
     if (this.fd === null) throw new Error("the journal is closed");
-    const record = encodeRecord(JSON.stringify(entry));
+    const line = Buffer.from(`${JSON.stringify(entry)}\n`);
     try {
-      for (let at = 0; at < record.length; ) at += writeSync(this.fd, record, at, record.length - at);
+      for (let at = 0; at < line.length; ) at += writeSync(this.fd, line, at, line.length - at);
       fdatasyncSync(this.fd);
     } catch (error) {
       try {
@@ -62,7 +51,7 @@ export class JournalWriter {
       }
       throw error;
     }
-    this.size += record.length;
+    this.size += line.length;
   }
 
   close(): void {
@@ -74,11 +63,11 @@ export class JournalWriter {
 
 export interface JournalContents {
   entries: JournalEntry[];
-  /** Bytes of a torn last record, dropped (0: none). */
+  /** Bytes of a torn last line, dropped (0: none). */
   tornBytes: number;
 }
 
-/** A journal that cannot be used: damaged in the middle, foreign, or out of order. */
+/** A journal that cannot be used: damaged before its end. */
 export class UnusableJournalError extends Error {}
 
 /** The entries of the journal at `path`, or null when there is none. Throws UnusableJournalError. */
@@ -90,43 +79,30 @@ export function readJournal(path: string): JournalContents | null {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
-  let decoded: ReturnType<typeof decodeRecords>;
-  try {
-    decoded = decodeRecords(data);
-  } catch (error) {
-    throw new UnusableJournalError((error as Error).message);
-  }
-  const [headerText, ...records] = decoded.payloads;
-  const header = headerText === undefined ? null : parse(headerText, 0);
-  if (
-    !header ||
-    header.format !== JOURNAL_FORMAT ||
-    header.version !== JOURNAL_VERSION ||
-    typeof header.from !== "number"
-  ) {
-    throw new UnusableJournalError(
-      `it does not start with a ${JOURNAL_FORMAT} version ${JOURNAL_VERSION} header`,
-    );
-  }
   const entries: JournalEntry[] = [];
-  let last = (header.from as number) - 1;
-  for (const [index, text] of records.entries()) {
-    const entry = parse(text, index + 1);
-    const problem = entryProblem(entry);
-    if (problem) throw new UnusableJournalError(`record ${index + 1}: ${problem}`);
-    const { n } = entry as unknown as JournalEntry;
-    if (n <= last) throw new UnusableJournalError(`record ${index + 1} is numbered ${n}, after ${last}`);
-    last = n;
-    entries.push(entry as unknown as JournalEntry);
+  for (let at = 0, line = 1; at < data.length; line++) {
+    const newline = data.indexOf(0x0a, at);
+    const end = newline < 0 ? data.length : newline + 1;
+    const parsed = newline < 0 ? "has no end" : parseLine(data.toString("utf8", at, newline));
+    if (typeof parsed !== "string") {
+      entries.push(parsed);
+      at = end;
+      continue;
+    }
+    if (end === data.length) return { entries, tornBytes: data.length - at };
+    throw new UnusableJournalError(`line ${line} ${parsed}, with more lines after it`);
   }
-  return { entries, tornBytes: decoded.torn };
+  return { entries, tornBytes: 0 };
 }
 
-function parse(text: string, index: number): Record<string, unknown> {
+/** The entry a line holds, or what is wrong with it. */
+function parseLine(text: string): JournalEntry | string {
+  let value: unknown;
   try {
-    return JSON.parse(text) as Record<string, unknown>;
+    value = JSON.parse(text);
   } catch {
-    // Its checksum matched, so it was written like this: not a torn append.
-    throw new UnusableJournalError(`record ${index} is not JSON`);
+    return "is not JSON";
   }
+  const problem = entryProblem(value);
+  return problem ? `is not a change: ${problem}` : (value as JournalEntry);
 }

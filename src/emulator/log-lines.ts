@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { LogLevel, RevisionStatus } from "../model/enums.js";
 import { stableUuid } from "./ids.js";
-import type { StoredDeployment, StoredRevision } from "./state.js";
+import type { BuildCommands, StoredDeployment, StoredRevision } from "./state.js";
 import type { TarballSummary } from "./tarball-summary.js";
 
 export interface Line {
@@ -239,17 +239,9 @@ export function defaultFailureMessage(context: LineContext, stage: RevisionStatu
 
 // --- helpers -------------------------------------------------------------------------------
 
-function buildCommandsOf({ deployment, revision }: LineContext): {
-  install_command: string | null;
-  build_command: string | null;
-} {
-  // Older state files did not keep the commands a revision was built with: the current ones.
-  return (
-    revision.build_commands ?? {
-      install_command: (deployment.source_config.install_command as string | null) ?? null,
-      build_command: (deployment.source_config.build_command as string | null) ?? null,
-    }
-  );
+/** The commands a built revision was created with (only those have a build log). */
+function buildCommandsOf({ revision }: LineContext): BuildCommands {
+  return revision.build_commands ?? { install_command: null, build_command: null };
 }
 
 interface InstallStep {

@@ -1,17 +1,11 @@
-// The state a snapshot and the journal entries after it stand for: each entry's after-images
-// set over the snapshot, in record order (state-change.ts). Pure: no files here.
+// The state FILE and its journal stand for: each line's after-images set over FILE's state,
+// in order (state-change.ts). Pure: no files here.
 
 import type { EmulatorState, FailRule } from "./state.js";
 import type { JournalEntry } from "./state-change.js";
 
-/**
- * Applies `entries` (in order) over `snapshot`, skipping those numbered below its
- * journal_from (already in it). Returns a new state whose journal_from is past the last
- * entry applied; `snapshot` is left as it was.
- */
+/** Applies `entries` (in order) over `snapshot`; returns a new state, `snapshot` is left as it was. */
 export function replay(snapshot: EmulatorState, entries: Iterable<JournalEntry>): EmulatorState {
-  const from = snapshot.journal_from ?? 0;
-  let next = from;
   let signingKey = snapshot.signing_key;
   let seq = snapshot.seq;
   let clockOffset = snapshot.clock_offset_ms;
@@ -23,8 +17,6 @@ export function replay(snapshot: EmulatorState, entries: Iterable<JournalEntry>)
   const projects = byId(snapshot.tracing_projects);
 
   for (const entry of entries) {
-    if (entry.n < from) continue;
-    next = entry.n + 1;
     if (entry.reset) {
       signingKey = entry.reset.signing_key;
       clockOffset = entry.reset.clock_offset_ms;
@@ -46,7 +38,6 @@ export function replay(snapshot: EmulatorState, entries: Iterable<JournalEntry>)
     signing_key: signingKey,
     seq,
     clock_offset_ms: clockOffset,
-    journal_from: next,
     deployments: [...deployments.values()],
     uploads: [...uploads.values()],
     tracing_projects: [...projects.values()],

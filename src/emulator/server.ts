@@ -15,14 +15,15 @@
 //   logs, log-lines,             from a revision's history and the clock; their words;
 //   tarball-summary              the files of an uploaded tarball
 //   store, store-indexes, state  the world, its indexes, its format
-//   persistence, journal,        the state file: a snapshot and a journal of changes
-//   journal-record, state-change, (records framed and checksummed, after-images), replay,
-//   replay, snapshot, atomic-file compaction's sliced snapshot, atomic file writes
+//   persistence, journal,        the state file and its journal of changes (after-images),
+//   state-change, replay,        replayed at start; files replaced whole; one emulator
+//   atomic-file, state-lock      per file
 //   lifecycle, views, clock      revision status computed from the clock; response shapes
 //   seed, ids                    per-tenant listeners and integrations; identifiers
 //   faults, controls,            fault injection; the /_emulator/ controls (docs/emulator.md, "Emulator controls")
 //   control-routes
 //   cli-args, defaults           `cpctl emulator` flags -> options
+//   registry/                    the image registry on a second port, and push tokens (registry/server.ts)
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RevisionStatus } from "../model/enums.js";
@@ -47,6 +48,13 @@ import { describeKeyGrants, KeyGrants, tenantIdForCredential } from "./key-grant
 import { addListingRoutes } from "./listings.js";
 import { addLogRoutes } from "./log-routes.js";
 import { StateFile } from "./persistence.js";
+import { repositoryPrefix } from "./registry/access.js";
+import { MemoryBackend } from "./registry/backend.js";
+import { DirectoryBackend } from "./registry/directory-backend.js";
+import { pullProblem } from "./registry/pull-check.js";
+import { addPushTokenRoute } from "./registry/push-token.js";
+import { type RunningRegistry, startRegistry } from "./registry/server.js";
+import { DEFAULT_MEMORY_REGISTRY_QUOTA_BYTES, RegistryStorage } from "./registry/storage.js";
 import { answerUnparsable, HeldAnswers, type RequestEvent, requestListener } from "./request-pipeline.js";
 import { Router } from "./router.js";
 import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./seed.js";
@@ -96,6 +104,13 @@ export interface EmulatorOptions {
    * (the tarballs are files there). null: none.
    */
   uploadQuotaBytes?: number | null;
+  /**
+   * Port of the image registry (registry/server.ts). Default: the next one after `port`, or
+   * one the OS picks when `port` is 0.
+   */
+  registryPort?: number;
+  /** Cap on the registry's blobs in memory. Default 512 MiB; none with a state file. null: none. */
+  registryQuotaBytes?: number | null;
 }
 
 /** A fault as `POST /_emulator/faults` takes it (see faults.ts and docs/emulator.md, "Emulator controls"). */
@@ -115,6 +130,8 @@ export interface RunningEmulator {
   readonly url: string;
   readonly host: string;
   readonly port: number;
+  /** The image registry: `host` is HOST:PORT as image references name it, `url` http://HOST:PORT. */
+  readonly registry: { readonly host: string; readonly url: string };
   /** Stops listening and cuts open connections (held-back answers included). */
   close(): Promise<void>;
 
@@ -137,7 +154,7 @@ export interface RunningEmulator {
   stats(): { requests: Record<string, number>; total: number };
   reset(): void;
   /**
-   * Calls `listener` for every API request (not the controls): for tests that act at a
+   * Calls `listener` for every API and registry request (not the controls): for tests that act at a
    * precise moment (e.g. once a create is done but its answer held back). Returns a function
    * that removes the listener.
    */
@@ -167,14 +184,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const stateFile = options.statePath ? new StateFile(options.statePath) : null;
   stateFile?.lock();
   let saved: EmulatorState | null;
+  let images: RegistryStorage;
   try {
     saved = stateFile?.load() ?? null;
+    images = new RegistryStorage(
+      options.statePath
+        ? new DirectoryBackend(`${options.statePath}.registry`)
+        : new MemoryBackend(
+            options.registryQuotaBytes !== undefined
+              ? options.registryQuotaBytes
+              : DEFAULT_MEMORY_REGISTRY_QUOTA_BYTES,
+          ),
+    );
   } catch (error) {
     stateFile?.unlock();
     throw error;
   }
+  let registry: RunningRegistry | null = null;
   const clock = options.clock ?? new OffsetClock(saved?.clock_offset_ms ?? 0);
-  const store = new Store(saved, {
+  const store: Store = new Store(saved, {
     stageMs: options.stageMs ?? DEFAULT_STAGE_MS,
     commit: stateFile ? (change) => stateFile.commit(change) : undefined,
     tarballs: stateFile
@@ -184,6 +212,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           remove: (id) => stateFile.removeUpload(id),
         }
       : new MemoryTarballs(),
+    images: {
+      pullProblem: (tenantId, imageUri) =>
+        pullProblem(
+          { storage: images, store, port: () => registry?.port ?? null, listenHost: host },
+          tenantId,
+          imageUri,
+        ),
+      deploymentDeleted: (id) => images.removeRepositories(repositoryPrefix(id)),
+      reset: () => images.reset(),
+    },
   });
   stateFile?.attach(() => store.contents());
   const core: Core = {
@@ -211,7 +249,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   addUploadRoutes(router, core);
   addListingRoutes(router, core);
   addLogRoutes(router, core);
-  addControlRoutes(router, controls);
+  addPushTokenRoute(router, core, (origin) => `${new URL(origin).hostname}:${registry?.port ?? 0}`);
+  addControlRoutes(router, controls, () => registry?.host ?? null);
 
   const observers = new Set<(event: RequestEvent) => void>();
   const held = new HeldAnswers();
@@ -248,17 +287,30 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   });
   const port = (server.address() as AddressInfo).port;
   url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const requested = options.port ?? DEFAULT_PORT;
+  const registryPort = options.registryPort ?? (requested === 0 || requested === 65535 ? 0 : requested + 1);
+  try {
+    registry = await startRegistry(core, images, { host, port: registryPort }, observers);
+  } catch (error) {
+    await new Promise((resolve) => server.close(resolve));
+    stateFile?.unlock();
+    throw error;
+  }
+  const runningRegistry = registry;
 
   return {
     url,
     host,
     port,
+    registry: { host: runningRegistry.host, url: runningRegistry.url },
     close: () =>
       new Promise<void>((resolve) => {
         held.drop();
+        void runningRegistry.close();
         // Then the journal is folded into the state file and the lock released.
         server.close(() => {
-          (stateFile?.close() ?? Promise.resolve()).then(resolve, resolve);
+          stateFile?.close();
+          resolve();
         });
         server.closeAllConnections();
       }),

@@ -1,17 +1,14 @@
-// One change to the emulator's state, as the journal records it: the after-image of every
+// One change to the emulator's state, as a journal line records it: the after-image of every
 // record the change touched (the whole deployment, upload or tracing project as it now is,
 // or null for one removed) and of the scalars it moved. After-images rather than operations,
-// so that applying an entry twice, or over a snapshot that already holds its effect, gives
-// the same state. That is what lets compaction write a snapshot while changes go on
-// (persistence.ts): whatever the snapshot caught of a change, replaying the entry sets it right.
+// so that applying an entry again over a state that already holds its effect changes nothing
+// (persistence.ts counts on it), and replay.ts applies entries without the store's rules.
 //
 // The store marks what each method touched on a StateChange; persistence turns it into a
 // JournalEntry when the change is committed, so the images are those of that moment.
 import type { FailRule, StoredDeployment, StoredUpload, TracingProject } from "./state.js";
 
 export interface JournalEntry {
-  /** Record number: increasing through the journal; compared with a snapshot's journal_from. */
-  n: number;
   /** Applied first: everything cleared (POST /_emulator/reset), with a new key and the clock kept. */
   reset?: { signing_key: string; clock_offset_ms: number };
   seq?: number;
@@ -31,8 +28,6 @@ export interface JournalEntry {
 export function entryProblem(value: unknown): string | null {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return "it is not a JSON object";
   const entry = value as Record<string, unknown>;
-  if (typeof entry.n !== "number" || !Number.isSafeInteger(entry.n) || entry.n < 0)
-    return `"n" is not a record number`;
   if (entry.reset !== undefined) {
     const reset = entry.reset as Record<string, unknown> | null;
     if (!reset || typeof reset.signing_key !== "string" || typeof reset.clock_offset_ms !== "number")
@@ -108,9 +103,9 @@ export class StateChange {
     this.resetTo = { signing_key: signingKey, clock_offset_ms: clockOffsetMs };
   }
 
-  /** The entry to journal, numbered `n`; it holds references, serialised when it is written. */
-  entry(n: number): JournalEntry {
-    const entry: JournalEntry = { n };
+  /** The entry to journal; it holds references, serialised when it is written. */
+  entry(): JournalEntry {
+    const entry: JournalEntry = {};
     if (this.resetTo) entry.reset = this.resetTo;
     if (this.seqNow !== undefined) entry.seq = this.seqNow;
     if (this.clockOffsetNow !== undefined) entry.clock_offset_ms = this.clockOffsetNow;

@@ -3,8 +3,7 @@
 // its stage plan, not a status, and its status is computed from the clock on every read.
 // That is what lets revision timing survive a restart.
 //
-// With --state the file holds a snapshot of it, and FILE.journal the changes made since
-// (persistence.ts): the snapshot's `journal_from` says which journal records come after it.
+// With --state, FILE holds it and FILE.journal the changes made since (persistence.ts).
 import type { RevisionStatus, Source } from "../model/enums.js";
 import type { SecretReferenceT, SecretT } from "../model/schemas.js";
 import { newSigningKey } from "./ids.js";
@@ -35,10 +34,7 @@ export interface StoredRevision {
   stages: RevisionStatus[];
   /** It fails at the end of this stage (a fail-next rule or a fail control). */
   fail_at: RevisionStatus | null;
-  /**
-   * The error that fails it: the last line of its build or deploy log. Absent (files from
-   * before messages were kept) or null: a realistic default for the stage (log-lines.ts).
-   */
+  /** The error that fails it: the last line of its log. Absent or null: the stage's default (log-lines.ts). */
   fail_message?: string | null;
   /** Set when a newer revision superseded it: its status froze at that moment. */
   ended: { status: RevisionStatus; at: number } | null;
@@ -47,9 +43,8 @@ export interface StoredRevision {
   /** The `tracked_packages` of the create or PATCH that started it (absent: none given). */
   tracked_packages?: string[];
   /**
-   * The deployment's install and build commands when it was created (built sources), so that
-   * its build log stays what it was after a patch changes them. Absent in older files: the
-   * deployment's current ones.
+   * The deployment's install and build commands when it was created (built sources only), so
+   * that its build log stays what it was after a patch changes them.
    */
   build_commands?: BuildCommands;
 }
@@ -84,8 +79,8 @@ export interface StoredUpload {
   tenant_id: string;
   deployment_id: string;
   issued_at: number;
-  /** The URL is refused from then on (absent in older files: issued_at + the lifetime). */
-  expires_at?: number;
+  /** The URL is refused from then on. */
+  expires_at: number;
   uploaded_at: number | null;
   size: number | null;
   sha256: string | null;
@@ -101,14 +96,13 @@ export interface TracingProject {
 
 /**
  * "The next revision (of this deployment, or of any of this tenant's, or of any at all) fails
- * at the end of `stage`." `tenant_id` is absent in files written before rules were scoped,
- * `message` in files written before failures had one (null or absent: the default message).
+ * at the end of `stage`", with `message` (null: the stage's default).
  */
 export interface FailRule {
   deployment_id: string | null;
-  tenant_id?: string | null;
+  tenant_id: string | null;
   stage: RevisionStatus;
-  message?: string | null;
+  message: string | null;
 }
 
 export interface EmulatorState {
@@ -120,11 +114,6 @@ export interface EmulatorState {
   seq: number;
   /** Offset of the default clock (real time + offset), so skipped time stays skipped. */
   clock_offset_ms: number;
-  /**
-   * The first journal record this snapshot may not hold (records from it on are replayed over
-   * it). Absent in files written before the journal: there is nothing to replay.
-   */
-  journal_from?: number;
   deployments: StoredDeployment[];
   uploads: StoredUpload[];
   tracing_projects: TracingProject[];
@@ -161,13 +150,6 @@ export function checkStateShape(value: unknown): string | null {
     if (typeof state[field] !== "number" || !Number.isFinite(state[field]))
       return `"${field}" is not a number`;
   }
-  if (
-    state.journal_from !== undefined &&
-    (typeof state.journal_from !== "number" ||
-      !Number.isSafeInteger(state.journal_from) ||
-      state.journal_from < 0)
-  )
-    return `"journal_from" is not a record number`;
   for (const field of ["deployments", "uploads", "tracing_projects", "fail_next"]) {
     if (!Array.isArray(state[field])) return `"${field}" is not an array`;
   }

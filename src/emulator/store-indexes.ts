@@ -25,7 +25,7 @@ export class DeploymentIndex {
     return this.byTenant.get(tenantId) ?? [];
   }
 
-  /** Every deployment, in the order they were added (a live iterator: see snapshot.ts). */
+  /** Every deployment, in the order they were added. */
   all(): IterableIterator<StoredDeployment> {
     return this.byId.values();
   }
@@ -101,7 +101,7 @@ export class TracingProjectIndex {
     return this.byTenantName.get(tenantId)?.get(name);
   }
 
-  /** A tenant's, or everyone's, in creation order (live iterators: see snapshot.ts). */
+  /** A tenant's, or everyone's, in creation order. */
   all(tenantId?: string): IterableIterator<TracingProject> {
     if (tenantId === undefined) return this.byId.values();
     return (this.byTenant.get(tenantId) ?? new Map<string, TracingProject>()).values();
@@ -164,7 +164,7 @@ export class UploadIndex {
     return this.bytes;
   }
 
-  /** Every upload, in the order they were issued (a live iterator: see snapshot.ts). */
+  /** Every upload, in the order they were issued. */
   all(): IterableIterator<StoredUpload> {
     return this.byId.values();
   }
@@ -175,10 +175,10 @@ export class UploadIndex {
    * oldest only until the first still valid one. (Should the clock ever run backwards, some
    * expired URL waits for a later call; a URL is checked for expiry when used, regardless.)
    */
-  lapsed(now: number, expiresAt: (upload: StoredUpload) => number): StoredUpload[] {
+  lapsed(now: number): StoredUpload[] {
     const lapsed: StoredUpload[] = [];
     for (const upload of this.waiting.values()) {
-      if (expiresAt(upload) > now) break;
+      if (upload.expires_at > now) break;
       lapsed.push(upload);
     }
     return lapsed;

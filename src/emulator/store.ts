@@ -7,15 +7,15 @@ import { type RevisionStatus, revisionStages, type Source } from "../model/enums
 import { withResourceDefaults } from "../model/resource-spec.js";
 import { REVISION_FIELD_SOURCES, SOURCE_CONFIG_FIELD_SOURCES } from "../model/rules.js";
 import type { CreateRequest, PatchRequest, ResourceSpecRequestT } from "../model/schemas.js";
-import { UPLOAD_URL_LIFETIME_MS } from "./defaults.js";
 import { newCommitSha, newId } from "./ids.js";
 import { supersede } from "./lifecycle.js";
-import type { StateContents } from "./snapshot.js";
 import {
   type EmulatorState,
   emptyState,
   type FailRule,
   type RevisionConfig,
+  STATE_FORMAT,
+  STATE_VERSION,
   type StoredDeployment,
   type StoredRevision,
   type StoredUpload,
@@ -54,6 +54,16 @@ export interface StoreOptions {
    */
   commit?: (change: StateChange) => void;
   tarballs: TarballStorage;
+  /** The emulator's image registry, where revisions pull from and deleted deployments leave images. */
+  images?: ImageHooks;
+}
+
+export interface ImageHooks {
+  /** Why a deployment of `tenantId` cannot pull `imageUri` (registry/pull-check.ts); null: it can. */
+  pullProblem(tenantId: string, imageUri: string): string | null;
+  /** The deployment is gone: so are its images. */
+  deploymentDeleted(deploymentId: string): void;
+  reset(): void;
 }
 
 const SOURCE_CONFIG_FIELDS = Object.keys(SOURCE_CONFIG_FIELD_SOURCES);
@@ -93,15 +103,17 @@ export class Store {
     return this.clockOffset;
   }
 
-  /** Everything, as a snapshot is made of it (live: see snapshot.ts). */
-  contents(): StateContents {
+  /** Everything, as the state file holds it. */
+  contents(): EmulatorState {
     return {
+      format: STATE_FORMAT,
+      version: STATE_VERSION,
       signing_key: this.signingKeyValue,
       seq: this.seq,
       clock_offset_ms: this.clockOffset,
-      deployments: this.deployments.all(),
-      uploads: this.uploads.all(),
-      tracing_projects: this.projects.all(),
+      deployments: [...this.deployments.all()],
+      uploads: [...this.uploads.all()],
+      tracing_projects: [...this.projects.all()],
       fail_next: this.failNext,
     };
   }
@@ -317,13 +329,14 @@ export class Store {
     this.commit();
     // Files after the state: a crash in between leaves an orphan file, never a dangling path.
     for (const upload of gone) this.options.tarballs.remove(upload.id);
+    this.options.images?.deploymentDeleted(deployment.id);
   }
 
   /** A new object path and URL for `deployment`, valid until `expiresAt`. */
   issueUpload(deployment: StoredDeployment, now: number, expiresAt: number): StoredUpload {
     // URLs that expired unused are worth nothing: drop them, so the state does not grow
     // with every upload-url call.
-    for (const upload of this.uploads.lapsed(now, uploadExpiresAt)) {
+    for (const upload of this.uploads.lapsed(now)) {
       this.uploads.remove(upload);
       this.change.removedUpload(upload.id);
     }
@@ -395,6 +408,7 @@ export class Store {
     this.change.reset(this.signingKeyValue, this.clockOffset);
     this.commit();
     for (const upload of uploads) this.options.tarballs.remove(upload.id);
+    this.options.images?.reset();
   }
 
   // --- internals ---
@@ -422,6 +436,7 @@ export class Store {
       ended: null,
     };
     if (rule?.message) revision.fail_message = rule.message;
+    this.failUnpullableImage(deployment, revision);
     if (stages.includes("BUILDING")) {
       revision.build_commands = {
         install_command: (deployment.source_config.install_command as string | null) ?? null,
@@ -434,6 +449,21 @@ export class Store {
     if (trackedPackages?.length) revision.tracked_packages = [...trackedPackages];
     deployment.revisions.push(revision);
     return revision;
+  }
+
+  /**
+   * A container revision whose image the emulator's registry should hold but does not fails
+   * where the runtime's pull would, at AWAITING_DEPLOY (unless a fail rule stops it earlier).
+   */
+  private failUnpullableImage(deployment: StoredDeployment, revision: StoredRevision): void {
+    const uri = revision.source_revision_config.image_uri;
+    const { stages } = revision;
+    if (!uri || stages.includes("BUILDING") || !stages.includes("AWAITING_DEPLOY")) return;
+    if (revision.fail_at && stages.indexOf(revision.fail_at) <= stages.indexOf("AWAITING_DEPLOY")) return;
+    const problem = this.options.images?.pullProblem(deployment.tenant_id, uri);
+    if (!problem) return;
+    revision.fail_at = "AWAITING_DEPLOY";
+    revision.fail_message = problem;
   }
 
   /**
@@ -472,11 +502,6 @@ export class Store {
       this.change.clear();
     }
   }
-}
-
-/** When an upload URL stops being accepted (files from before expiry was stored: issued + lifetime). */
-export function uploadExpiresAt(upload: StoredUpload): number {
-  return upload.expires_at ?? upload.issued_at + UPLOAD_URL_LIFETIME_MS;
 }
 
 function emptyRevisionConfig(): RevisionConfig {

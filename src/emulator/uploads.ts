@@ -18,7 +18,6 @@ import { sign } from "./ids.js";
 import { HttpError, ok } from "./responses.js";
 import type { Handler, Router } from "./router.js";
 import type { StoredUpload } from "./state.js";
-import { uploadExpiresAt } from "./store.js";
 
 export const UPLOAD_ROUTE = "/_uploads/{upload_id}";
 const GZIP_TYPES = new Set(["application/gzip", "application/x-gzip"]);
@@ -47,7 +46,7 @@ export function addUploadRoutes(router: Router, core: Core): void {
         "This upload URL is not valid: unknown upload, or a missing or wrong signature.",
       );
     }
-    if (context.now >= uploadExpiresAt(upload)) {
+    if (context.now >= upload.expires_at) {
       throw new HttpError(
         403,
         `This upload URL has expired (upload URLs are valid for ${UPLOAD_URL_LIFETIME_MS / 60_000} minutes): ask for a new one with POST /v2/deployments/${upload.deployment_id}/upload-url.`,

@@ -73,6 +73,9 @@ export const ListenerList = z.looseObject({ resources: z.array(Listener), offset
 
 export const UploadUrlResponse = z.looseObject({ upload_url: string, object_path: string });
 
+/** service-facts "Shipping an image": registry_url is HOST[:PORT]/PATH, no scheme. */
+export const PushTokenResponse = z.looseObject({ token: string, registry_url: string });
+
 // --- Logs (service-facts "Logs": build_logs, deploy_logs) ---
 
 /** `timestamp`: epoch milliseconds or an ISO 8601 string, as the service facts allow (the emulator sends ISO). */
@@ -98,3 +101,4 @@ export type RevisionT = z.infer<typeof Revision>;
 export type GitIntegrationT = z.infer<typeof GitIntegration>;
 export type ListenerT = z.infer<typeof Listener>;
 export type UploadUrlResponseT = z.infer<typeof UploadUrlResponse>;
+export type PushTokenResponseT = z.infer<typeof PushTokenResponse>;

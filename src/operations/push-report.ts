@@ -1,9 +1,10 @@
 // What `deploy push` shows while it works and when it ends:
 // - on stderr, in every format, a numbered line per step (packed, found, created, uploaded,
-//   patched), then the wait's own progress (a spinner with the elapsed time on a terminal);
+//   patched; for an image: image, found, created, pushed, patched), then the wait's own
+//   progress (a spinner with the elapsed time on a terminal);
 // - with -o ndjson, on stdout, one event a line as it happens (`{"event": "packed", ...}`,
 //   "found", "created", "uploaded", "patched", "status", "log", and last "done" with the
-//   result), so that a CI system or an editor can follow;
+//   result; "image" and "pushed" for an image), so that a CI system or an editor can follow;
 // - at the end, the result: one object with -o json or yaml, the deployment ID with -o id, a
 //   few `label value` lines with -o table (the outcome and the URL).
 // Secret values never appear: deployments are masked (unless --show-secrets), and log lines
@@ -26,16 +27,21 @@ export interface PushResult {
   revision: { id: string; status: string | null } | null;
   created: boolean;
   uploaded: boolean;
-  /** The gzipped tarball's size and sha256 (or the image's, for an image push). */
-  bytes: number;
-  sha256: string;
+  /**
+   * The gzipped tarball's size and sha256; for an image, its blobs' size (read from an archive;
+   * null through docker or podman) and its manifest's sha256 (null before it was pushed).
+   */
+  bytes: number | null;
+  sha256: string | null;
+  /** An image push: the image_uri patched in (REGISTRY/NAME@sha256:...), once pushed. */
+  image_uri?: string;
   result: PushOutcome;
   elapsed_seconds: number | null;
   /** The deployment's custom_url, when it has one. */
   url: string | null;
 }
 
-type StepEvent = "packed" | "found" | "created" | "uploaded" | "patched";
+type StepEvent = "packed" | "image" | "found" | "created" | "uploaded" | "pushed" | "patched";
 
 export class PushReport {
   private steps = 0;
@@ -106,7 +112,14 @@ const pushResultView: View<PushResult> = {
       "result",
       `${r.result}${r.elapsed_seconds !== null ? ` after ${formatDuration(r.elapsed_seconds * 1000)}` : ""}`,
     ],
-    ["source", `${formatBytes(r.bytes)}, sha256 ${r.sha256}${r.uploaded ? "" : " (not uploaded again)"}`],
+    r.image_uri !== undefined
+      ? ["image", r.image_uri]
+      : [
+          "source",
+          r.bytes === null
+            ? null
+            : `${formatBytes(r.bytes)}, sha256 ${r.sha256}${r.uploaded ? "" : " (not uploaded again)"}`,
+        ],
     ["url", r.url],
   ],
 };

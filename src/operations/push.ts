@@ -1,166 +1,65 @@
-// `deploy push [DIR]`: the everyday job in one command, for internal_source deployments.
+// `deploy push`: the everyday job in one command. A project directory goes to an
+// internal_source deployment (push-source.ts), an image to an internal_container one
+// (push-image.ts); the flow is the same (the Payload says what differs):
 //
-// Everything local first (the directory, the name, the agent configuration, the secrets, the
-// tarball and its size): a mistake costs no request. Then the deployment is found by exact
-// name across every page, or created; the tarball is uploaded; source_tarball_path is patched
-// in (with the merged secrets and any change of agent_config_path) the way every change is
-// sent (change.ts); and the new revision is waited for. When the active revision was built
-// from the same tarball (the server reports its sha256, and cpctl's tarballs are
-// reproducible) and no setting changes, nothing is sent at all.
+// Everything local first (push-source.ts and push-image.ts check what they ship, the name,
+// the secrets): a mistake costs no request. Then the deployment is found by exact name across
+// every page, or created; what is shipped is uploaded or pushed; the deployment is patched to
+// point at it (with the merged secrets and any changed setting) the way every change is sent
+// (change.ts); and the new revision is waited for. When the active revision runs what would be
+// shipped already and no setting changes, nothing is sent at all.
 import type { ApiClient } from "../api/client.js";
-import { createDeployment, getDeployment, getRevision } from "../api/endpoints.js";
+import { createDeployment, getDeployment } from "../api/endpoints.js";
 import { reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
 import { ApiError, CliError, InterruptedError, UsageError, WaitFailedError } from "../errors.js";
-import { buildBody } from "../manifest/build.js";
 import type { Change } from "../model/changes.js";
 import { creationChanges, type PatchPlan, planPatch } from "../model/plan.js";
-import { PLATFORM_VARIABLES } from "../model/platform-variables.js";
 import type { DeploymentT } from "../model/responses.js";
-import type { CreateRequest, SecretT } from "../model/schemas.js";
+import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
-import { type AgentConfig, findAgentConfig } from "../project/agent-config.js";
-import { type ProjectDirectory, projectDirectory } from "../project/directory.js";
-import { detectTrackedPackages } from "../project/tracked-packages.js";
-import { formatBytes } from "../upload/size.js";
-import { describeSource, leftOutWarnings, type PreparedSource, prepareSource } from "../upload/source.js";
 import type { WaitVerdict } from "../wait/poll.js";
-import type { FinishOptions } from "./after-change.js";
 import { invalidPlan, sendPatch } from "./change.js";
 import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
+import { isImagePush, type PushInput, type Shipment, type ShippedFields } from "./push-payload.js";
 import { type PushOutcome, PushReport, type PushResult } from "./push-report.js";
+import { prepareSourceShipment } from "./push-source.js";
 import { deploymentsNamed } from "./resolve.js";
 import { stateCommand } from "./suggest.js";
-import { packedFiles, uploadSource } from "./upload.js";
 import { assertDeployed, waitForRevision } from "./wait.js";
 
-export interface PushInput extends FinishOptions {
-  name?: string;
-  agentConfigPath?: string;
-  secret?: string[];
-  secretsFile?: string;
-  unsetSecret?: string[];
-  allowEmptySecrets?: boolean;
-  maxSize: number;
-  includeCredentials?: boolean;
-  /** Push even when the active revision already runs this tarball with these settings. */
-  force?: boolean;
-  dryRun?: boolean;
-}
+export type { PushInput } from "./push-payload.js";
 
-/** What the push will send, all of it known before any request. */
-interface Shipment {
-  directory: ProjectDirectory;
-  name: string;
-  config: AgentConfig;
-  /** The secrets given (platform variables left out); undefined when none were. */
-  secrets: SecretT[] | undefined;
-  source: PreparedSource;
-  trackedPackages: string[];
-}
-
-export async function runPush(ctx: Ctx, dir: string, input: PushInput): Promise<void> {
+/** `dir`: the project directory of a source push (default "."); none with --image or --image-archive. */
+export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<void> {
+  const image = isImagePush(dir, input);
   const report = new PushReport(ctx, await ctx.printer());
-  const shipment = await prepareShipment(ctx, dir, input, report);
+  // The image side (archives, registries, engines) is loaded only for an image push.
+  const shipment = image
+    ? await (await import("./push-image.js")).prepareImageShipment(ctx, input, report)
+    : await prepareSourceShipment(ctx, dir ?? ".", input, report);
   try {
-    const found = await findDeployment(ctx, shipment.name);
+    const found = await findDeployment(ctx, shipment);
     if (found) {
       await report.step("found", `Found deployment ${found.name} (${found.id})`, { deployment: found });
       await pushToExisting(ctx, shipment, found, input, report);
     } else {
       ctx.log.info(
-        `no deployment is named ${JSON.stringify(shipment.name)}: ${input.dryRun ? "it would be" : "it will be"} created as internal_source`,
+        `no deployment is named ${JSON.stringify(shipment.name)}: ${input.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
       );
       await pushToNew(ctx, shipment, input, report);
     }
   } finally {
-    // The tarball waits in a temporary file (upload/spool.ts) until here.
-    shipment.source.tarball.dispose();
+    shipment.payload.release();
   }
-}
-
-async function prepareShipment(
-  ctx: Ctx,
-  dir: string,
-  input: PushInput,
-  report: PushReport,
-): Promise<Shipment> {
-  const directory = await projectDirectory(ctx.cwd, dir);
-  const name = await deploymentName(ctx, input.name, directory);
-  const config = await findAgentConfig(directory.absolute, directory.shown, input.agentConfigPath);
-  const secrets = await secretsToSend(ctx, input);
-  const source = await prepareSource(ctx.cwd, directory.absolute, input.maxSize, {
-    includeCredentials: Boolean(input.includeCredentials),
-    signal: ctx.signal,
-  });
-  const files = packedFiles(source) ?? [];
-  if (!files.includes(config.path)) {
-    source.tarball.dispose();
-    throw new UsageError(
-      `${config.path}, the agent configuration, is left out of the tarball of ${directory.shown}: the build would not find it; nothing was sent`,
-    ).withHint("A .gitignore or .dockerignore rule leaves it out: take it back with a !pattern line.");
-  }
-  await report.step("packed", describeSource({ ...source, display: directory.shown }), {
-    files: files.length,
-    bytes: source.tarball.bytes,
-    sha256: source.tarball.sha256,
-    agent_config_path: config.path,
-  });
-  for (const warning of leftOutWarnings(source)) ctx.log.warn(warning);
-  const trackedPackages = await detectTrackedPackages(directory.absolute, config);
-  return { directory, name, config, secrets, source, trackedPackages };
-}
-
-/** --name, or on a terminal the answer to a question (default: the directory's name). */
-async function deploymentName(
-  ctx: Ctx,
-  given: string | undefined,
-  directory: ProjectDirectory,
-): Promise<string> {
-  if (given !== undefined) {
-    if (given.trim() === "") throw new UsageError("--name is empty: give the deployment's name");
-    return given;
-  }
-  if (!ctx.interactive) {
-    throw new UsageError(
-      "--name is required here: pass --name NAME, the deployment to create or update (found by its exact name)",
-    ).withHint("cpctl asks for it only when stdin and stdout are a terminal (and CI is not set).");
-  }
-  const { terminalPrompter } = await import("../prompt/prompter.js");
-  const prompter = await terminalPrompter(ctx);
-  return prompter.input({
-    message: "Deployment name (created when none has it)",
-    default: directory.name,
-    validate: (value) => (value.trim() === "" ? "give a name" : true),
-  });
-}
-
-/**
- * --secret, --secrets-file and --unset-secret as `deploy patch` takes them; the variables the
- * platform sets itself are never sent, each one left out said.
- */
-async function secretsToSend(ctx: Ctx, input: PushInput): Promise<SecretT[] | undefined> {
-  const built = await buildBody(
-    "patch",
-    {
-      secret: input.secret,
-      secretsFile: input.secretsFile,
-      allowEmptySecrets: input.allowEmptySecrets,
-      leaveOutSecrets: PLATFORM_VARIABLES,
-    },
-    ctx,
-  );
-  for (const name of built.leftOutSecrets) {
-    ctx.log.warn(`secret ${name} is not sent: the platform sets ${name} itself on every deployment`);
-  }
-  return Array.isArray(built.body.secrets) ? (built.body.secrets as SecretT[]) : undefined;
 }
 
 /** The deployment of that exact name, null when none; one of another source is a usage error. */
-async function findDeployment(ctx: Ctx, name: string): Promise<DeploymentT | null> {
+async function findDeployment(ctx: Ctx, shipment: Shipment): Promise<DeploymentT | null> {
+  const { name } = shipment;
   const matches = await deploymentsNamed(ctx, name);
   if (matches.length > 1) {
     throw new UsageError(
@@ -168,19 +67,24 @@ async function findDeployment(ctx: Ctx, name: string): Promise<DeploymentT | nul
     );
   }
   const found = matches[0] ?? null;
-  if (found && found.source !== "internal_source") throw otherSource(found);
+  if (found && found.source !== shipment.payload.source) throw otherSource(found, shipment);
   return found;
 }
 
-function otherSource(deployment: DeploymentT): UsageError {
+function otherSource(deployment: DeploymentT, shipment: Shipment): UsageError {
   const fits: Record<string, string> = {
     gitrepo: `cpctl deploy patch ${deployment.name} --repo-ref REF (it builds from its repository)`,
-    internal_container: `cpctl deploy push --image IMAGE --name ${deployment.name}`,
+    internal_container: `cpctl deploy push --image IMAGE --name ${deployment.name} (or --image-archive FILE)`,
+    internal_source: `cpctl deploy push DIR --name ${deployment.name} (it builds from a project directory)`,
     external_container: `cpctl deploy patch ${deployment.name} --image-uri IMAGE`,
   };
-  return new UsageError(
-    `deployment ${deployment.name} has source ${deployment.source}: deploy push [DIR] ships a directory to internal_source deployments only`,
-  ).withHint(`For this one: ${fits[deployment.source] ?? `cpctl deploy patch ${deployment.name}`}`);
+  const what =
+    shipment.payload.source === "internal_source"
+      ? "deploy push [DIR] ships a directory to internal_source deployments only"
+      : "deploy push --image and --image-archive ship an image to internal_container deployments only";
+  return new UsageError(`deployment ${deployment.name} has source ${deployment.source}: ${what}`).withHint(
+    `For this one: ${fits[deployment.source] ?? `cpctl deploy patch ${deployment.name}`}`,
+  );
 }
 
 // --- an existing deployment ---
@@ -192,18 +96,14 @@ async function pushToExisting(
   input: PushInput,
   report: PushReport,
 ): Promise<void> {
+  const { payload } = shipment;
   const settings = planFor(found, shipment, input, null);
   warnAbsentUnsets(ctx, found, settings.absent);
   const api = await ctx.api();
-  const active = await activeRevisionSha(api, found);
-  if (
-    active &&
-    active.sha256 === shipment.source.tarball.sha256 &&
-    settings.changes.length === 0 &&
-    !input.force
-  ) {
+  const active = await payload.runningAlready(api, found);
+  if (active && settings.changes.length === 0 && !input.force) {
     ctx.log.info(
-      `nothing to push: the active revision ${active.id} of ${found.name} runs this source already (sha256 ${shipment.source.tarball.sha256}) with these settings; nothing was sent (--force pushes anyway)`,
+      `nothing to push: the active revision ${active.id} of ${found.name} runs ${active.what} already with these settings; nothing was sent (--force pushes anyway)`,
     );
     if (input.dryRun) return printDryRun(ctx, shipment, found, "none", []);
     return finish(ctx, report, shipment, {
@@ -215,36 +115,34 @@ async function pushToExisting(
       input,
     });
   }
-  const changes = [tarballChange(found, shipment), ...settings.changes];
+  const pending = payload.pendingChange(found);
+  const changes = [pending, ...settings.changes];
   await showPreview(ctx, {
     action: "patch",
     name: found.name,
     deploymentId: found.id,
     changes,
-    triggers: ["source_revision_config.source_tarball_path", ...settings.triggers],
-    headline: `Pushing ${shipment.directory.shown} to deployment ${found.name}`,
+    triggers: [pending.path, ...settings.triggers],
+    headline: `Pushing ${payload.shown} to deployment ${found.name}`,
   });
   if (input.dryRun) return printDryRun(ctx, shipment, found, "patch", changes);
-  await guardMutation(ctx, `push ${shipment.directory.shown} to deployment ${found.name}`);
-  await uploadAndPatch(ctx, api, shipment, found, false, input, report, changes);
+  await guardMutation(ctx, `push ${payload.shown} to deployment ${found.name}`);
+  await shipAndPatch(ctx, api, shipment, found, false, input, report, changes);
 }
 
-/** The change of the PATCH, source_tarball_path left out until the upload gives it. */
+/** The change of the PATCH; what shipping sets is left out until it gives it. */
 function planFor(
   current: DeploymentT,
   shipment: Shipment,
   input: PushInput,
-  objectPath: string | null,
+  shipped: ShippedFields | null,
 ): PatchPlan {
-  // agent_config_path is sent only when it changes: in a PATCH a value starts a revision.
-  const configPath = shipment.config.path;
   const planned = planPatch(current, {
     body: {
+      ...(shipped?.revision_source ? { revision_source: shipped.revision_source } : {}),
       source_revision_config: {
-        ...(current.source_revision_config.agent_config_path !== configPath
-          ? { agent_config_path: configPath }
-          : {}),
-        ...(objectPath ? { source_tarball_path: objectPath } : {}),
+        ...shipment.payload.settings(current),
+        ...(shipped?.source_revision_config ?? {}),
       },
       secrets: shipment.secrets ?? null,
     },
@@ -254,47 +152,25 @@ function planFor(
   return planned.plan;
 }
 
-async function activeRevisionSha(
-  api: ApiClient,
-  deployment: DeploymentT,
-): Promise<{ id: string; sha256: string | null; status: string } | null> {
-  if (!deployment.active_revision_id) return null;
-  const revision = await getRevision(api, deployment.id, deployment.active_revision_id);
-  const sha256 = (revision as { source_tarball_sha256?: unknown }).source_tarball_sha256;
-  return { id: revision.id, sha256: typeof sha256 === "string" ? sha256 : null, status: revision.status };
-}
-
-/** The preview's line for the tarball, whose object path the upload has not given yet. */
-function tarballChange(current: DeploymentT | null, shipment: Shipment): Change {
-  const before = current?.source_revision_config.source_tarball_path ?? null;
-  return {
-    path: "source_revision_config.source_tarball_path",
-    kind: before ? "change" : "add",
-    current: before,
-    desired: `(the upload of ${shipment.directory.shown}: ${formatBytes(shipment.source.tarball.bytes)}, sha256 ${shipment.source.tarball.sha256.slice(0, 12)}…)`,
-    immutable: false,
-    secret: false,
-  };
-}
-
 // --- a new deployment ---
 
 async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report: PushReport): Promise<void> {
+  const { payload } = shipment;
   const body = createBody(shipment);
-  const changes = [...creationChanges(body), tarballChange(null, shipment)];
+  const changes = [...creationChanges(body), payload.pendingChange(null)];
   await showPreview(ctx, {
     action: "create",
     name: body.name,
     deploymentId: null,
     changes,
     triggers: [],
-    headline: `Creating deployment ${body.name} (internal_source) and pushing ${shipment.directory.shown} to it`,
+    headline: `Creating deployment ${body.name} (${payload.source}) and pushing ${payload.shown} to it`,
   });
   if (input.unsetSecret?.length) {
     ctx.log.warn(`a new deployment has no secret to unset: ${input.unsetSecret.join(", ")}`);
   }
   if (input.dryRun) return printDryRun(ctx, shipment, null, "create", changes, body);
-  await guardMutation(ctx, `create deployment ${body.name} and push ${shipment.directory.shown} to it`);
+  await guardMutation(ctx, `create deployment ${body.name} and push ${payload.shown} to it`);
   const api = await ctx.api();
   let deployment: DeploymentT;
   let created = true;
@@ -303,7 +179,7 @@ async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report:
   } catch (error) {
     // Another push of the same name created it first: go on with that one.
     if (!(error instanceof ApiError && error.status === 409)) throw error;
-    const again = await findDeployment(ctx, body.name);
+    const again = await findDeployment(ctx, shipment);
     if (!again) throw error;
     ctx.log.info(`deployment ${body.name} was created meanwhile (HTTP 409): pushing to it`);
     await report.step("found", `Found deployment ${again.name} (${again.id})`, { deployment: again });
@@ -314,8 +190,8 @@ async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report:
     await report.step("created", `Created deployment ${deployment.name} (${deployment.id})`, { deployment });
   }
   const settings = created ? [] : planFor(deployment, shipment, input, null).changes;
-  await uploadAndPatch(ctx, api, shipment, deployment, created, input, report, [
-    tarballChange(deployment, shipment),
+  await shipAndPatch(ctx, api, shipment, deployment, created, input, report, [
+    payload.pendingChange(deployment),
     ...settings,
   ]);
 }
@@ -323,9 +199,9 @@ async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report:
 function createBody(shipment: Shipment): CreateRequest {
   const body = {
     name: shipment.name,
-    source: "internal_source",
+    source: shipment.payload.source,
     source_config: {},
-    source_revision_config: { agent_config_path: shipment.config.path },
+    source_revision_config: shipment.payload.createRevisionConfig(),
     secrets: shipment.secrets ?? [],
   };
   const checked = validateCreateRequest(body);
@@ -333,9 +209,9 @@ function createBody(shipment: Shipment): CreateRequest {
   return checked.value;
 }
 
-// --- the upload, the patch, the wait ---
+// --- shipping, the patch, the wait ---
 
-async function uploadAndPatch(
+async function shipAndPatch(
   ctx: Ctx,
   api: ApiClient,
   shipment: Shipment,
@@ -345,22 +221,18 @@ async function uploadAndPatch(
   report: PushReport,
   changes: Change[],
 ): Promise<void> {
-  let objectPath: string;
+  const { payload } = shipment;
+  let shipped: ShippedFields;
   try {
-    objectPath = await uploadSource(ctx, api, deployment.id, shipment.source);
+    shipped = await payload.ship(ctx, api, deployment, report);
   } catch (error) {
-    throw await nothingPatched(ctx, error, deployment, created);
+    throw await nothingPatched(ctx, error, deployment, created, payload.shipping);
   }
-  await report.step("uploaded", `Uploaded ${formatBytes(shipment.source.tarball.bytes)} to ${objectPath}`, {
-    object_path: objectPath,
-    bytes: shipment.source.tarball.bytes,
-    sha256: shipment.source.tarball.sha256,
-  });
-  // The upload took time: the patch is planned against the deployment as it is now.
+  // Shipping took time: the patch is planned against the deployment as it is now.
   const current = await getDeployment(api, deployment.id);
-  const plan = planFor(current, shipment, input, objectPath);
-  if (shipment.trackedPackages.length > 0) {
-    plan.body = { ...plan.body, tracked_packages: shipment.trackedPackages } as PatchPlan["body"];
+  const plan = planFor(current, shipment, input, shipped);
+  if (payload.trackedPackages.length > 0) {
+    plan.body = { ...plan.body, tracked_packages: payload.trackedPackages } as PatchPlan["body"];
   }
   const outcome = await sendPatch(ctx, current, plan, { previewShown: true, quiet: true });
   if (outcome.kind !== "sent") throw new Error(`the push's patch was not sent (${outcome.kind})`);
@@ -396,23 +268,28 @@ async function uploadAndPatch(
   await waitAndFinish(ctx, report, shipment, { ...base, deployment: outcome.deployment, revisionId });
 }
 
-/** An upload that failed: the message says what state the deployment is left in. */
+/** Shipping failed: the message says what state the deployment is left in. */
 async function nothingPatched(
   ctx: Ctx,
   error: unknown,
   deployment: DeploymentT,
   created: boolean,
+  shipping: string,
 ): Promise<unknown> {
   const state = created
     ? `deployment ${deployment.name} was created (${deployment.id}) but has no source yet: run the same command again to push to it`
     : `nothing was patched: deployment ${deployment.name} is unchanged`;
   if (error instanceof InterruptedError) {
-    return new InterruptedError(`interrupted during the upload; ${state}`).withHint(
+    return new InterruptedError(`interrupted during ${shipping}; ${state}`).withHint(
       `See it with: ${await stateCommand(ctx, deployment.id)}`,
     );
   }
-  if (error instanceof CliError) return error.withHint(`The upload did not complete; ${state}.`);
+  if (error instanceof CliError) return error.withHint(`${capitalise(shipping)} did not complete; ${state}.`);
   return error;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 interface Ending {
@@ -497,8 +374,7 @@ async function finish(
     revision: ending.revision,
     created: ending.created,
     uploaded: ending.uploaded,
-    bytes: shipment.source.tarball.bytes,
-    sha256: shipment.source.tarball.sha256,
+    ...shipment.payload.result(),
     result: ending.result,
     elapsed_seconds: verdict ? verdict.elapsed_seconds : null,
     url: deployment.source_config.custom_url ?? null,
@@ -519,7 +395,7 @@ async function finish(
   );
 }
 
-/** --dry-run: what would be created or patched, and what would be packed and left out. */
+/** --dry-run: what would be created or patched, and what would be shipped. */
 async function printDryRun(
   ctx: Ctx,
   shipment: Shipment,
@@ -528,9 +404,7 @@ async function printDryRun(
   changes: Change[],
   createRequest?: CreateRequest,
 ): Promise<void> {
-  const { source, config } = shipment;
-  const walk = source.walk;
-  const files = packedFiles(source) ?? [];
+  const shown = shipment.payload.dryRun();
   const printer = await ctx.printer();
   await printer.value(
     {
@@ -539,22 +413,12 @@ async function printDryRun(
       action,
       ...(createRequest ? { create: createRequest } : {}),
       changes: changes.map((change) => ({ path: change.path, kind: change.kind })),
-      agent_config_path: config.path,
-      tracked_packages: shipment.trackedPackages,
-      bytes: source.tarball.bytes,
-      sha256: source.tarball.sha256,
-      files,
-      left_out: {
-        gitignore: walk?.ignored ?? [],
-        dockerignore: walk?.dockerignored ?? [],
-        always: walk?.excluded ?? [],
-        credentials: walk?.credentials ?? [],
-        skipped: (walk?.skipped ?? []).map((skipped) => skipped.path),
-      },
+      ...shown.fields,
     },
-    () => files.join("\n"),
+    () => shown.text,
   );
+  const sent = shipment.payload.source === "internal_source" ? "uploaded" : "pushed";
   ctx.log.info(
-    `dry run: ${action === "none" ? "nothing would be sent" : `nothing was ${action === "create" ? "created or " : ""}uploaded or patched`}`,
+    `dry run: ${action === "none" ? "nothing would be sent" : `nothing was ${action === "create" ? "created or " : ""}${sent} or patched`}`,
   );
 }

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readTarGz } from "../../src/upload/untar.js";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { frontOf } from "../helpers/front.js";
 import { cliEnv, freshDir, instantClock, previewOf, runCli } from "../helpers/run-cli.js";
 import { ctrlCAt, emulatorEvent } from "../reliability/helpers.js";
 
@@ -369,18 +370,41 @@ describe("deploy push: bad input and faults", () => {
   it("two pushes of a new name at once create one deployment, the second going on with it", async () => {
     const em = await startTestEmulator({ stageMs: 1000 });
     const dir = project();
-    const [a, b] = await Promise.all([
-      run(em, [dir, "--name", "twin", "-o", "json"]),
-      run(em, [dir, "--name", "twin", "-o", "json"]),
-    ]);
+    // Both look the name up before either creates: the first create is held until the second
+    // arrives, so one is answered 201 and the other 409, every time.
+    let secondCreate: () => void = () => {};
+    const bothCreating = new Promise<void>((resolve) => {
+      secondCreate = resolve;
+    });
+    let creates = 0;
+    const front = await frontOf(em, {
+      intercept: async (request) => {
+        if (request.method !== "POST" || request.url !== "/v2/deployments") return undefined;
+        if (++creates === 1) await bothCreating;
+        else secondCreate();
+        return undefined;
+      },
+    });
+    const push = () =>
+      runCli(["deploy", "push", dir, "--name", "twin", "--interval", "1s", "-o", "json"], {
+        env: cliEnv({ url: front.url, apiKey: em.apiKey }),
+        clock: instantClock(Date.now(), (ms) => em.advance(ms)),
+      });
+    const [a, b] = await Promise.all([push(), push()]);
     expect(await deploymentNamed(em, "twin")).toHaveLength(1);
     expect(count(em, CREATE)).toBe(2);
-    // The later patch supersedes the earlier one's revision (INTERRUPTED: exit 5), or its
-    // read after the write reports the other (exit 1); one of them deploys.
-    for (const result of [a, b]) expect([0, 1, 5]).toContain(result.code);
+    const loser = [a, b].find((result) =>
+      result.stderr.includes("was created meanwhile (HTTP 409): pushing to it"),
+    );
+    expect(loser, `${a.stderr}\n${b.stderr}`).toBeDefined();
+    // Both upload and patch. The later patch deploys; the earlier one's revision is
+    // superseded (INTERRUPTED: exit 5), or its read after the write sees the later tarball
+    // path and says the other change replaced it (exit 1): which, timing decides.
+    expect(count(em, PATCH)).toBe(2);
+    const [won, lost] = [a, b].map((result) => result.code).sort();
+    expect(won).toBe(0);
+    expect([1, 5]).toContain(lost);
     expect([a, b].some((result) => JSON.parse(result.stdout).result === "deployed")).toBe(true);
-    const loser = [a, b].find((result) => result.stderr.includes("was created meanwhile (HTTP 409)"));
-    expect(loser).toBeDefined();
   });
 });
 

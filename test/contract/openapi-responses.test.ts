@@ -7,15 +7,18 @@
 // Where the document and the spec (shared/spec/control-plane-api.md, service-facts.md) differ,
 // the spec wins: each difference is a test of its own in the last describe, saying which way
 // the emulator goes and why. Answers the document does not describe at all (upload-url, the
-// upload, the log endpoints) are checked against the model's schemas (src/model/responses.ts).
+// upload, push-token, the log endpoints) are checked against the model's schemas
+// (src/model/responses.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ErrorDetailBody,
   LogPage,
+  PushTokenResponse,
   UploadUrlResponse,
   ValidationErrorBody,
 } from "../../src/model/responses.js";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../helpers/emulator.js";
+import { makeTestImage } from "../helpers/images.js";
 import { buildLogsPath, deployLogsPath, tarball, upload } from "../helpers/logs.js";
 import {
   checkResponse,
@@ -24,6 +27,7 @@ import {
   type OperationRef,
   openapi,
 } from "../helpers/openapi.js";
+import { pushToken, rawPush, repositoryOf } from "../helpers/registry.js";
 
 const STAGE = 1000;
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
@@ -375,11 +379,31 @@ describe("every emulator answer validates against the published OpenAPI document
     em.advance(10 * STAGE);
     await readAll();
 
+    // --- an image pushed to the emulator's registry, deployed by its digest ---
+    const target = await pushToken(em, container.id);
+    const pushed = await rawPush(em, target.token, repositoryOf(target), makeTestImage("contract"));
+    await call(
+      "PATCH",
+      "/v2/deployments/{deployment_id}",
+      { deployment_id: container.id },
+      {
+        body: {
+          revision_source: "internal_container",
+          source_revision_config: { image_uri: `${target.registry_url}/agent@${pushed.digest}` },
+        },
+      },
+    );
+    em.advance(10 * STAGE);
+    await readAll();
+
     // --- the routes the document does not describe ---
     await offCall(
       "POST /v2/deployments/{deployment_id}/upload-url",
       `/v2/deployments/${source.id}/upload-url`,
     );
+    for (const id of [container.id, git.id, UNKNOWN]) {
+      await offCall("POST /v2/deployments/{deployment_id}/push-token", `/v2/deployments/${id}/push-token`);
+    }
     for (const deployment of Object.values(created)) {
       const revision = deployment.latest_revision_id;
       for (const path of [
@@ -443,7 +467,7 @@ describe("every emulator answer validates against the published OpenAPI document
     expect(missing).toEqual([]);
   });
 
-  it("the routes the document does not describe (upload-url, logs) answer the model's shapes", () => {
+  it("the routes the document does not describe (upload-url, push-token, logs) answer the model's shapes", () => {
     expect(offDocument.length).toBeGreaterThan(10);
     for (const { route, response } of offDocument) {
       const schema =
@@ -453,13 +477,15 @@ describe("every emulator answer validates against the published OpenAPI document
             ? ErrorDetailBody
             : route.includes("upload-url")
               ? UploadUrlResponse
-              : LogPage;
+              : route.includes("push-token")
+                ? PushTokenResponse
+                : LogPage;
       expect(schema.safeParse(response.json).success, `${route} ${response.status} ${response.text}`).toBe(
         true,
       );
     }
     const statuses = new Set(offDocument.map((o) => o.response.status));
-    expect([...statuses].sort()).toEqual([200, 404, 422]);
+    expect([...statuses].sort()).toEqual([200, 400, 404, 422]);
   });
 });
 

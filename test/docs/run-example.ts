@@ -16,10 +16,12 @@
 // - A not-run example is only parsed, through the program's own parser (parseOnly).
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { parseOnly } from "../../src/program.js";
 import { packDirectory } from "../../src/upload/pack.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { makeStandIns } from "../helpers/engine-standin.js";
+import { dockerArchive, makeTestImage, ociLayout, writeTree } from "../helpers/images.js";
 import { freshDir, instantClock, runCli } from "../helpers/run-cli.js";
 import { tarballBytes } from "../helpers/tarball.js";
 import { type Example, ROOT } from "./collect.js";
@@ -208,6 +210,15 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
     join(cwd, "build", "agent.tgz"),
     await tarballBytes((await packDirectory(join(cwd, "agent"), 1 << 20)).tarball),
   );
+  // An image as `docker save` writes it, and the same as an OCI layout (`--image-archive`).
+  const image = makeTestImage("example");
+  writeFileSync(join(cwd, "image.tar"), dockerArchive(image));
+  writeTree(join(cwd, "oci"), ociLayout(image, { gzip: true }).files);
+  // `--image` goes through docker: a stand-in that pushes a small image (test/helpers/engine-standin.ts).
+  if (commands.some((args) => args.includes("--image"))) {
+    const standIns = makeStandIns(image);
+    Object.assign(env, standIns.env, { PATH: `${standIns.dir}${delimiter}${process.env.PATH ?? ""}` });
+  }
   mkdirSync(join(home, ".config", "cpctl"), { recursive: true });
   writeFileSync(join(home, ".config", "cpctl", "config.yaml"), USER_CONFIG, { mode: 0o600 });
 

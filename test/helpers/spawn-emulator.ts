@@ -8,6 +8,8 @@ export interface SpawnedEmulator {
   url: string;
   /** The first stdout line, as printed. */
   firstLine: string;
+  /** What stdout held when the first line had come (the registry's line comes with it). */
+  startOutput: string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
   /** What it wrote on stderr so far: the reason, when stop() gives something other than 0. */
@@ -39,6 +41,7 @@ export async function spawnEmulator(
   return {
     child,
     firstLine,
+    startOutput: first,
     url: firstLine.slice("listening on ".length),
     stop: async () => {
       if (child.exitCode !== null) return child.exitCode;

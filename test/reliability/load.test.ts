@@ -2,11 +2,12 @@
 // creating, patching and listing, across five tenants. Nothing lost, nothing doubled, no 500,
 // names unique under a race, tenants apart, oversized bodies refused with 413. Then the same
 // load against `cpctl emulator --state FILE` in child processes, each killed with SIGKILL at a
-// random point (one as a compaction starts): the state file parses, and with its journal it
-// holds every deployment whose create was answered 201 and every patch answered 200.
+// random point (one as the journal is being folded into the state file): the state file
+// parses, and with its journal it holds every deployment whose create was answered 201 and
+// every patch answered 200.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, type FSWatcher, readFileSync, watch } from "node:fs";
+import { type FSWatcher, readdirSync, readFileSync, watch } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -232,15 +233,17 @@ describe("--state in a child process, killed with SIGKILL at random points of th
     const file = join(dir, "cp.state.json");
     // Round by round on the same file, each emulator taking over the one killed before it.
     // Rounds 0 and 2 are killed after a random number of acknowledged creates; round 1 the
-    // moment a compaction starts (its journal renamed FILE.journal.old), while the snapshot is
-    // being written. Secrets of 2 kB make records of a few kB, so compaction comes soon.
+    // moment a fold of the journal into the state file starts (its temp file appears), while
+    // the new state file is being written. Secrets of 2 kB make lines of a few kB, so the
+    // journal outgrows the 1 MiB before a fold soon.
     const ROUNDS = 3;
-    const COMPACTION_ROUND = 1;
+    const FOLD_ROUND = 1;
+    const foldTempFile = (name: string | null) => /^\.cp\.state\.json\..*\.tmp$/.test(name ?? "");
     const killAfter = fc.sample(fc.integer({ min: 40, max: 220 }), { numRuns: ROUNDS });
     const PER_CLIENT = 30; // a bound: the kill comes first
     const acknowledged = new Map<string, { name: string; tenant: string }>();
     const patched = new Set<string>();
-    const figures = { torn_bytes: 0, killed_mid_compaction: 0, clients_cut_off: 0, in_flight_stored: 0 };
+    const figures = { torn_bytes: 0, killed_mid_fold: 0, clients_cut_off: 0, in_flight_stored: 0 };
     let stderr = "";
 
     for (let round = 0; round < ROUNDS; round++) {
@@ -266,9 +269,9 @@ describe("--state in a child process, killed with SIGKILL at random points of th
         killed = true;
         running.kill("SIGKILL");
       };
-      if (round === COMPACTION_ROUND) {
+      if (round === FOLD_ROUND) {
         watcher = watch(dir, (_event, name) => {
-          if (name === "cp.state.json.journal.old") kill();
+          if (foldTempFile(name)) kill();
         });
       }
       const before = acknowledged.size;
@@ -289,7 +292,7 @@ describe("--state in a child process, killed with SIGKILL at random points of th
               if (made.status >= 500) serverErrors++;
               expect(made.status).toBe(201);
               acknowledged.set(made.json.id, { name: made.json.name, tenant: made.json.tenant_id });
-              if (round !== COMPACTION_ROUND && acknowledged.size - before >= killAfter[round]!) kill();
+              if (round !== FOLD_ROUND && acknowledged.size - before >= killAfter[round]!) kill();
               const change = await send("PATCH", `/v2/deployments/${made.json.id}`, {
                 source_revision_config: { image_uri: "registry.example.com/load:2" },
               });
@@ -308,9 +311,9 @@ describe("--state in a child process, killed with SIGKILL at random points of th
       expect(killed, `round ${round} ended before its kill`).toBe(true);
       expect(signal).toBe("SIGKILL");
       expect(serverErrors, stderr).toBe(0);
-      // Where the kill landed: before the new snapshot was renamed into place, or after (a
+      // Where the kill landed: before a fold's new state file was renamed into place, or not (a
       // figure, not a condition: the checks below hold either way).
-      if (existsSync(`${file}.journal.old`)) figures.killed_mid_compaction++;
+      if (readdirSync(dir).some(foldTempFile)) figures.killed_mid_fold++;
 
       // The state file alone is whole (it is only ever renamed into place)...
       expect(checkStateShape(JSON.parse(readFileSync(file, "utf8")))).toBeNull();
@@ -362,10 +365,10 @@ describe("--state in a child process, killed with SIGKILL at random points of th
     report("load (--state, kill -9)", {
       clients: CLIENTS,
       rounds: ROUNDS,
-      kills_after_acknowledged_creates: `${killAfter[0]},compaction,${killAfter[2]}`,
+      kills_after_acknowledged_creates: `${killAfter[0]},fold,${killAfter[2]}`,
       acknowledged_creates: acknowledged.size,
       acknowledged_patches: patched.size,
-      killed_mid_compaction: figures.killed_mid_compaction,
+      killed_mid_fold: figures.killed_mid_fold,
       torn_tail_bytes_dropped: figures.torn_bytes,
       in_flight_creates_stored: figures.in_flight_stored,
       clients_cut_off: figures.clients_cut_off,

@@ -1,14 +1,17 @@
 import { Option } from "@commander-js/extra-typings";
+import { ENGINES } from "../../image/engine/find.js";
 import { runPush } from "../../operations/push.js";
-import { DEFAULT_MAX_UPLOAD_BYTES } from "../../upload/size.js";
-import { collect, examples, size } from "../parsers.js";
+import { collect, examples, oneOf, size } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { dotenvReportOption, intervalOption, timeoutOption } from "./wait-options.js";
 
 export default defineCommand({
   configure: (command) =>
     command
-      .argument("[dir]", "the project directory to ship (default: the current one)", ".")
+      .argument(
+        "[dir]",
+        "the project directory to ship (default: the current one); none with --image or --image-archive",
+      )
       .option("--name <name>", "the deployment, by exact name: updated when it exists, created when not")
       .option(
         "--agent-config-path <path>",
@@ -26,16 +29,40 @@ export default defineCommand({
         "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')",
       )
       .addOption(
-        new Option("--max-size <size>", "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB")
-          .default(DEFAULT_MAX_UPLOAD_BYTES, "100MiB")
-          .argParser(size),
+        new Option(
+          "--max-size <size>",
+          "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB (default 100MiB)",
+        ).argParser(size),
       )
       .option(
         "--include-credentials",
         "pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)",
       )
-      .option("--force", "push even when the active revision already runs this source with these settings")
-      .option("--dry-run", "pack and check everything, show what would be created or patched; send nothing")
+      .option("--image <image>", "ship this image from the local docker or podman store (internal_container)")
+      .option(
+        "--image-archive <file>",
+        "ship a saved image (internal_container): a docker save / podman save tarball, or an OCI layout (directory or tar)",
+      )
+      .addOption(
+        new Option(
+          "--engine <engine>",
+          "with --image: docker or podman (default: the first on PATH, docker first)",
+        )
+          .choices(ENGINES)
+          .argParser(oneOf(ENGINES)),
+      )
+      .option(
+        "--tag <tag>",
+        "with an image: the tag to push under (default: the time and the image's short ID)",
+      )
+      .option(
+        "--force",
+        "push even when the active revision already runs this source (or image) with these settings",
+      )
+      .option(
+        "--dry-run",
+        "pack or read and check everything, show what would be created or patched; send nothing",
+      )
       .option("--wait", "wait for the new revision (the default)")
       .option("--no-wait", "stop once the new revision has started")
       .addOption(timeoutOption())
@@ -66,11 +93,29 @@ deployed, failed, timed_out, interrupted, started with --no-wait, or unchanged).
 streams one event a line as it happens: packed, found, created, uploaded, patched, status,
 log, and last done with the result. Exit codes are those of \`deploy wait\`: 5 when the revision
 fails (the end of its build log is shown), 6 on time-out, 130 on Ctrl-C (with the command that
-resumes the wait).${examples(
+resumes the wait).
+
+With --image IMAGE or --image-archive FILE (no DIR), for internal_container deployments: the
+deployment is found or created (as internal_container) the same way, a push token is asked for
+(POST .../push-token), the image is pushed to REGISTRY_URL/NAME:TAG (NAME: the deployment's name
+in lower case; TAG: --tag, or the time and the image's short ID), and image_uri is patched in as
+REGISTRY_URL/NAME@sha256:... (the digest the registry stored), revision_source
+internal_container. --image goes through the local docker, else podman (--engine picks): a login
+as oauth2accesstoken with the token on stdin into a private temporary client config (your own
+docker or podman config is never read or written), tag, push. --image-archive needs no engine:
+a docker save / podman save tarball (its layers gzipped as docker push does), or an OCI image
+layout, a directory or a tar (pushed byte for byte), gzipped or not; blobs the registry has are
+not sent again. The token never appears in output, --debug or argv. A token the registry refuses
+mid-push is replaced once (then exit 3); a failed upload is retried; the deployment is patched
+only once the registry holds the whole image. An archive whose digest the active revision runs
+already sends nothing (--force pushes). -o ndjson's events are then image, found or created,
+pushed, patched, status, done; the result adds image_uri.${examples(
           "cpctl deploy push ./agent --name my-agent                  # create or update, upload, wait",
           "cpctl deploy push ./agent --name my-agent --dry-run        # what would be packed and sent",
           "cpctl deploy push ./agent --name my-agent --secret OPENAI_API_KEY --no-wait",
           "cpctl deploy push ./agent --name my-agent -o ndjson | jq -c 'select(.event == \"status\")'",
+          "cpctl deploy push --image my-app:latest --name my-app      # through docker (or podman)",
+          "cpctl deploy push --image-archive image.tar --name my-app  # docker save, podman save, an OCI layout",
         )}`,
       ),
   run: (ctx, [dir], options) => runPush(ctx, dir, options),

@@ -1,0 +1,197 @@
+// A `docker save` / `podman save` archive (docker-archive): manifest.json names the image's
+// config file and its layer tars. It holds no registry manifest, so one is made, as `docker
+// push` makes it: a docker v2 (schema 2) manifest, the config as it is, and each layer gzipped
+// (layers the archive already holds gzipped are sent as they are). Gzip at a fixed level over
+// the same bytes gives the same bytes, so pushing the same archive twice sends nothing again.
+//
+// Layers are compressed into a private temporary directory, each checked against the diff_id
+// the config gives it (the digest of the uncompressed tar): a damaged archive stops here, with
+// nothing sent.
+import { createHash } from "node:crypto";
+import { createWriteStream, statSync } from "node:fs";
+import { join } from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
+import { UsageError } from "../../errors.js";
+import { MEDIA_TYPES } from "../../model/image-manifest.js";
+import { formatBytes } from "../../util/bytes.js";
+import type { PlanBlob, PushPlan } from "../plan.js";
+import { damaged, digestOf, readJson } from "./damaged.js";
+import { DirectoryFiles, type FileBytes, type ImageFiles } from "./files.js";
+
+const MAX_MANIFEST_JSON_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+const GZIP = [0x1f, 0x8b];
+const ZSTD = [0x28, 0xb5, 0x2f, 0xfd];
+
+interface ArchiveEntry {
+  Config: string;
+  RepoTags?: string[] | null;
+  Layers: string[];
+}
+
+export interface PlanOptions {
+  /** A private directory for the compressed layers (removed by the caller). */
+  tempDir: string;
+  signal?: AbortSignal;
+  /** Told what takes time ("compressing layer 2/3 (40 MiB)"). */
+  note?: (text: string) => void;
+}
+
+export async function dockerArchivePlan(files: ImageFiles, options: PlanOptions): Promise<PushPlan> {
+  const entry = soleImage(files, readJson(files, "manifest.json", MAX_MANIFEST_JSON_BYTES));
+  const configFile = files.file(entry.Config);
+  if (!configFile) throw damaged(files, `the config ${entry.Config} that manifest.json names is missing`);
+  if (configFile.size > MAX_CONFIG_BYTES) throw damaged(files, `the config ${entry.Config} is too large`);
+  const config = configFile.read(0, configFile.size);
+  const configDigest = `sha256:${createHash("sha256").update(config).digest("hex")}`;
+  const diffIds = diffIdsOf(config);
+  if (diffIds && diffIds.length !== entry.Layers.length) {
+    throw damaged(files, `the config lists ${diffIds.length} layers, manifest.json ${entry.Layers.length}`);
+  }
+
+  const blobs = new Map<string, PlanBlob>();
+  blobs.set(configDigest, {
+    digest: configDigest,
+    size: config.length,
+    mediaType: MEDIA_TYPES.dockerConfig,
+    bytes: configFile,
+    label: "config",
+  });
+  const layers: { mediaType: string; digest: string; size: number }[] = [];
+  for (const [index, path] of entry.Layers.entries()) {
+    const label = `layer ${index + 1}/${entry.Layers.length}`;
+    const file = files.file(path);
+    if (!file) throw damaged(files, `${label} (${path}) is missing`);
+    const layer = await layerBlob(files, file, label, diffIds?.[index] ?? null, index, options);
+    layers.push({ mediaType: layer.mediaType, digest: layer.digest, size: layer.size });
+    if (!blobs.has(layer.digest)) blobs.set(layer.digest, layer);
+  }
+
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: MEDIA_TYPES.dockerManifest,
+      config: { mediaType: MEDIA_TYPES.dockerConfig, digest: configDigest, size: config.length },
+      layers,
+    }),
+  );
+  const tags = entry.RepoTags?.length ? ` (${entry.RepoTags.join(", ")})` : "";
+  return {
+    format: "docker-archive",
+    source: `docker archive ${files.describe}${tags}`,
+    blobs: [...blobs.values()],
+    manifests: [
+      {
+        digest: `sha256:${createHash("sha256").update(manifest).digest("hex")}`,
+        mediaType: MEDIA_TYPES.dockerManifest,
+        bytes: manifest,
+      },
+    ],
+    imageId: configDigest,
+  };
+}
+
+/** The one image manifest.json describes; an archive of several is refused, naming them. */
+function soleImage(files: ImageFiles, json: unknown): ArchiveEntry {
+  if (!Array.isArray(json)) throw damaged(files, "manifest.json is not a list of images");
+  if (json.length === 0) throw damaged(files, "manifest.json lists no image");
+  if (json.length > 1) {
+    const names = json.map((item, i) => {
+      const tags = (item as ArchiveEntry | null)?.RepoTags;
+      return Array.isArray(tags) && tags.length ? tags.join(" ") : `image ${i + 1} (untagged)`;
+    });
+    throw new UsageError(
+      `--image-archive: ${files.describe} holds ${json.length} images (${names.join(", ")}); cpctl pushes one: save one image per file (docker save IMAGE -o FILE)`,
+    );
+  }
+  const entry = json[0] as Partial<ArchiveEntry> | null;
+  if (
+    !entry ||
+    typeof entry.Config !== "string" ||
+    !Array.isArray(entry.Layers) ||
+    entry.Layers.some((layer) => typeof layer !== "string")
+  ) {
+    throw damaged(files, "manifest.json's entry needs Config (a path) and Layers (a list of paths)");
+  }
+  return entry as ArchiveEntry;
+}
+
+function diffIdsOf(config: Buffer): string[] | null {
+  try {
+    const ids = (JSON.parse(config.toString("utf8")) as { rootfs?: { diff_ids?: unknown } }).rootfs?.diff_ids;
+    return Array.isArray(ids) && ids.every((id) => typeof id === "string") ? (ids as string[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A layer as pushed: gzipped ones as they are, tars gzipped into the temporary directory. */
+async function layerBlob(
+  files: ImageFiles,
+  file: FileBytes,
+  label: string,
+  diffId: string | null,
+  index: number,
+  options: PlanOptions,
+): Promise<PlanBlob> {
+  const head = file.read(0, Math.min(4, file.size));
+  if (startsWith(head, ZSTD)) {
+    throw new UsageError(
+      `--image-archive: ${label} of ${files.describe} is zstd-compressed, which a docker v2 manifest cannot name; save the image as an OCI layout instead (it is pushed as it is)`,
+    );
+  }
+  if (startsWith(head, GZIP)) {
+    return {
+      digest: await digestOf(file, options.signal),
+      size: file.size,
+      mediaType: MEDIA_TYPES.dockerLayerGzip,
+      bytes: file,
+      label,
+    };
+  }
+  options.note?.(`compressing ${label} (${formatBytes(file.size)})`);
+  const target = join(options.tempDir, `layer-${index}.tar.gz`);
+  const uncompressed = createHash("sha256");
+  const compressed = createHash("sha256");
+  await pipeline(
+    file.stream(),
+    tap(uncompressed),
+    createGzip({ level: 6 }),
+    tap(compressed),
+    createWriteStream(target, { mode: 0o600 }),
+    { signal: options.signal },
+  );
+  const actual = `sha256:${uncompressed.digest("hex")}`;
+  if (diffId !== null && diffId !== actual) {
+    throw damaged(
+      files,
+      `${label} does not match its diff_id in the config (${diffId}; its bytes give ${actual})`,
+    );
+  }
+  const directory = new DirectoryFiles(options.tempDir, "the temporary directory");
+  const name = `layer-${index}.tar.gz`;
+  const bytes = directory.file(name);
+  if (!bytes) throw new Error(`the compressed ${label} vanished from ${options.tempDir}`);
+  return {
+    digest: `sha256:${compressed.digest("hex")}`,
+    size: statSync(target).size,
+    mediaType: MEDIA_TYPES.dockerLayerGzip,
+    bytes,
+    label,
+  };
+}
+
+function tap(hash: ReturnType<typeof createHash>): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+}
+
+function startsWith(data: Buffer, magic: number[]): boolean {
+  return data.length >= magic.length && magic.every((byte, i) => data[i] === byte);
+}

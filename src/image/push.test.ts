@@ -1,0 +1,372 @@
+// The daemon-less push: image archives made in the test (docker-archive and OCI layout, as a
+// directory, a tar and a gzipped tar) pushed to the emulator's registry, and what goes wrong on
+// the way (dropped connections, tokens refused or expired mid-push, damaged archives).
+import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../../test/helpers/emulator.js";
+import { failure } from "../../test/helpers/failure.js";
+import {
+  dockerArchive,
+  makeTestImage,
+  ociLayout,
+  sha256,
+  tarOf,
+  writeTree,
+} from "../../test/helpers/images.js";
+import { registry } from "../../test/helpers/registry.js";
+import { nodeTransport } from "../api/transport.js";
+import { PUSH_TOKEN_LIFETIME_MS } from "../emulator/registry/tokens.js";
+import { ApiError, UsageError } from "../errors.js";
+import { exitCodeOf } from "../exit-codes.js";
+import { openImageArchive } from "./archive/open.js";
+import { type PushOptions, type PushProgress, pushImage } from "./push.js";
+import { registryAddress, repositoryOf } from "./registry/address.js";
+import { RegistrySession, type TokenSource } from "./registry/session.js";
+
+afterEach(closeTestEmulators);
+
+const dir = () => mkdtempSync(join(tmpdir(), "cpctl-image-test-"));
+
+interface Target {
+  deploymentId: string;
+  tokens: TokenSource & { issued: number };
+  registryUrl: string;
+}
+
+async function target(em: TestEmulator): Promise<Target> {
+  const deployment = await em.createDeployment("internal_container");
+  let token = "";
+  let registryUrl = "";
+  const tokens = {
+    issued: 0,
+    current: () => token,
+    renew: async () => {
+      const response = await em.post(`/v2/deployments/${deployment.id}/push-token`);
+      tokens.issued++;
+      token = response.json.token;
+      registryUrl = response.json.registry_url;
+      return token;
+    },
+  };
+  await tokens.renew();
+  tokens.issued = 0;
+  return { deploymentId: deployment.id, tokens, registryUrl };
+}
+
+async function push(
+  to: Target,
+  archive: string,
+  overrides: Partial<PushOptions> & { trace?: string[] } = {},
+) {
+  const opened = await openImageArchive(archive, { cwd: "/" });
+  try {
+    const address = registryAddress(to.registryUrl);
+    const repository = repositoryOf(address, "agent");
+    const session = new RegistrySession({
+      address,
+      repository,
+      tokens: to.tokens,
+      transport: nodeTransport,
+      timeoutMs: 10_000,
+      userAgent: "cpctl-test",
+      secrets: () => [to.tokens.current()],
+      trace: overrides.trace ? (line) => overrides.trace!.push(line) : undefined,
+    });
+    const result = await pushImage(opened.plan, {
+      session,
+      repository,
+      tag: "v1",
+      timeoutMs: 10_000,
+      sleep: async () => {},
+      ...overrides,
+    });
+    return { ...result, plan: opened.plan, repository };
+  } finally {
+    opened.close();
+  }
+}
+
+function uploads(em: TestEmulator): number {
+  return em.emulator.stats().requests["POST /v2/{name}/blobs/uploads/"] ?? 0;
+}
+
+async function storedManifest(em: TestEmulator, to: Target, repository: string, reference: string) {
+  const response = await registry(em, "GET", `/v2/${repository}/manifests/${reference}`, {
+    token: to.tokens.current(),
+  });
+  expect(response.status).toBe(200);
+  return { body: Buffer.from(response.text), type: response.headers["content-type"] };
+}
+
+describe("pushing an image archive", () => {
+  it("pushes a docker archive: gzipped layers, a docker v2 manifest whose digest is what the registry stored; it deploys", async () => {
+    const em = await startTestEmulator();
+    const to = await target(em);
+    const file = join(dir(), "image.tar");
+    const image = makeTestImage("docker");
+    writeFileSync(file, dockerArchive(image));
+
+    const result = await push(to, file);
+    expect(result.uploaded.blobs).toBe(4);
+    const stored = await storedManifest(em, to, result.repository, "v1");
+    expect(sha256(stored.body)).toBe(result.digest);
+    expect(stored.type).toBe("application/vnd.docker.distribution.manifest.v2+json");
+    const manifest = JSON.parse(stored.body.toString());
+    expect(manifest.config.digest).toBe(sha256(image.config));
+    expect(manifest.layers.map((l: { mediaType: string }) => l.mediaType)).toEqual(
+      Array(3).fill("application/vnd.docker.image.rootfs.diff.tar.gzip"),
+    );
+
+    const patched = await em.patch(`/v2/deployments/${to.deploymentId}`, {
+      revision_source: "internal_container",
+      source_revision_config: { image_uri: `${to.registryUrl}/agent@${result.digest}` },
+    });
+    em.settle();
+    const revision = await em.get(
+      `/v2/deployments/${to.deploymentId}/revisions/${patched.json.latest_revision_id}`,
+    );
+    expect(revision.json.status).toBe("DEPLOYED");
+  });
+
+  it("sends no blob again on a second push of the same archive, and gets the same digest", async () => {
+    const em = await startTestEmulator();
+    const to = await target(em);
+    const file = join(dir(), "image.tar");
+    writeFileSync(file, dockerArchive(makeTestImage("twice")));
+    const first = await push(to, file);
+    const before = uploads(em);
+    const second = await push(to, file);
+    expect(uploads(em)).toBe(before);
+    expect(second.uploaded).toEqual({ blobs: 0, bytes: 0 });
+    expect(second.skipped.blobs).toBe(4);
+    expect(second.digest).toBe(first.digest);
+  });
+
+  it("pushes an OCI layout byte for byte (directory, tar, gzipped tar): the digest is the layout's own", async () => {
+    const em = await startTestEmulator();
+    const to = await target(em);
+    const image = makeTestImage("oci");
+    const layout = ociLayout(image, { gzip: true, refName: "v1" });
+    const layoutDir = dir();
+    writeTree(layoutDir, layout.files);
+    const fromDir = await push(to, layoutDir);
+    expect(fromDir.digest).toBe(layout.manifestDigest);
+    const stored = await storedManifest(em, to, fromDir.repository, fromDir.digest);
+    expect(stored.body).toEqual(layout.files[`blobs/sha256/${layout.manifestDigest.slice(7)}`]);
+    expect(stored.type).toBe("application/vnd.oci.image.manifest.v1+json");
+
+    const uncompressed = ociLayout(image);
+    const tar = join(dir(), "oci.tar");
+    writeFileSync(tar, tarOf(uncompressed.files));
+    expect((await push(to, tar)).digest).toBe(uncompressed.manifestDigest);
+    const gz = join(dir(), "oci.tar.gz");
+    writeFileSync(gz, gzipSync(tarOf(uncompressed.files)));
+    const before = uploads(em);
+    expect((await push(to, gz)).digest).toBe(uncompressed.manifestDigest);
+    expect(uploads(em)).toBe(before);
+  });
+
+  it("pushes an index of platforms after the manifests it names", async () => {
+    const em = await startTestEmulator();
+    const to = await target(em);
+    const amd = ociLayout(makeTestImage("amd64"));
+    const arm = ociLayout(makeTestImage("arm64"));
+    const files = { ...amd.files, ...arm.files };
+    const manifests = [amd, arm].map((layout, i) => ({
+      mediaType: "application/vnd.oci.image.manifest.v1+json",
+      digest: layout.manifestDigest,
+      size: layout.files[`blobs/sha256/${layout.manifestDigest.slice(7)}`]!.length,
+      platform: { os: "linux", architecture: i === 0 ? "amd64" : "arm64" },
+    }));
+    const index = Buffer.from(
+      JSON.stringify({ schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests }),
+    );
+    files[`blobs/sha256/${sha256(index).slice(7)}`] = index;
+    files["index.json"] = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        manifests: [
+          { mediaType: "application/vnd.oci.image.index.v1+json", digest: sha256(index), size: index.length },
+        ],
+      }),
+    );
+    const layoutDir = dir();
+    writeTree(layoutDir, files);
+    const result = await push(to, layoutDir);
+    expect(result.digest).toBe(sha256(index));
+    expect(result.uploaded.blobs).toBe(8);
+  });
+
+  it("uploads in chunks when a blob is larger than one request should carry", async () => {
+    const em = await startTestEmulator();
+    const to = await target(em);
+    const layoutDir = dir();
+    const layout = ociLayout(makeTestImage("chunks"));
+    writeTree(layoutDir, layout.files);
+    const sent: number[] = [];
+    const progress: PushProgress = {
+      blob: () => {},
+      bytes: (_blob, bytes) => sent.push(bytes),
+      manifest: () => {},
+      retry: () => {},
+    };
+    const result = await push(to, layoutDir, { monolithicMaxBytes: 1000, chunkBytes: 1024, progress });
+    expect(result.digest).toBe(layout.manifestDigest);
+    expect(em.emulator.stats().requests["PATCH /v2/{name}/blobs/uploads/{id}"]).toBeGreaterThan(3);
+    expect(sent).toContain(1024);
+  });
+
+  it("retries an upload whose connection the registry dropped, and a 503", async () => {
+    const em = await startTestEmulator();
+    const to = await target(em);
+    const file = join(dir(), "image.tar");
+    writeFileSync(file, dockerArchive(makeTestImage("drop")));
+    em.emulator.addFault({ method: "PUT", path: "/v2/deployments/*/agent/blobs/uploads/*", drop: "before" });
+    em.emulator.addFault({ method: "PUT", path: "/v2/deployments/*/agent/blobs/uploads/*", drop: "after" });
+    em.emulator.addFault({ method: "PUT", path: "/v2/deployments/*/agent/manifests/v1", status: 503 });
+    const retries: string[] = [];
+    const result = await push(to, file, {
+      progress: { blob: () => {}, bytes: () => {}, manifest: () => {}, retry: (what) => retries.push(what) },
+    });
+    expect(retries).toHaveLength(3);
+    expect(retries.at(-1)).toMatch(/manifest/);
+    const stored = await storedManifest(em, to, result.repository, "v1");
+    expect(sha256(stored.body)).toBe(result.digest);
+  });
+
+  it("gets one new token when the registry refuses one mid-push (expired), and stops with exit 3 when the new one is refused too", async () => {
+    const em = await startTestEmulator();
+    const to = await target(em);
+    const file = join(dir(), "image.tar");
+    writeFileSync(file, dockerArchive(makeTestImage("expire")));
+    let moved = false;
+    const trace: string[] = [];
+    const result = await push(to, file, {
+      trace,
+      progress: {
+        blob: (_blob, state) => {
+          // The token expires once the first blob is up.
+          if (state === "uploaded" && !moved) {
+            moved = true;
+            em.advance(PUSH_TOKEN_LIFETIME_MS);
+          }
+        },
+        bytes: () => {},
+        manifest: () => {},
+        retry: () => {},
+      },
+    });
+    expect(to.tokens.issued).toBe(1);
+    expect(result.uploaded.blobs).toBe(4);
+    expect(trace.join("\n")).toContain("asking the control plane for a new one");
+    expect(trace.join("\n")).not.toContain(to.tokens.current());
+    expect(trace.join("\n")).not.toMatch(/cpr1\./);
+
+    const refused = await target(em);
+    const stale = refused.tokens.current();
+    refused.tokens.renew = async () => {
+      refused.tokens.issued++;
+      return stale;
+    };
+    em.advance(PUSH_TOKEN_LIFETIME_MS);
+    const error = await failure(push(refused, file), ApiError);
+    expect(error.status).toBe(401);
+    expect(exitCodeOf(error)).toBe(3);
+    expect(error.message).toMatch(/refused the push token.*and a new one too/);
+    expect(error.message).not.toContain(stale);
+    expect(refused.tokens.issued).toBe(1);
+  });
+});
+
+describe("archives that are not images", () => {
+  it("names the formats read for a file that is none of them", async () => {
+    const file = join(dir(), "notes.txt");
+    writeFileSync(file, "hello");
+    const error = await failure(openImageArchive(file, { cwd: "/" }), UsageError);
+    expect(error.message).toMatch(/not an image archive.*docker save.*OCI image layout/);
+    const tar = join(dir(), "other.tar");
+    writeFileSync(tar, tarOf({ "README.md": "hi" }));
+    expect((await failure(openImageArchive(tar, { cwd: "/" }), UsageError)).message).toMatch(
+      /no manifest\.json or index\.json/,
+    );
+    expect(
+      (await failure(openImageArchive(join(dir(), "missing.tar"), { cwd: "/" }), UsageError)).message,
+    ).toMatch(/does not exist/);
+  });
+
+  it("refuses an archive of several images, naming them, and a layer that does not match its diff_id", async () => {
+    const image = makeTestImage("several");
+    const archive = JSON.parse(
+      dockerArchive(image)
+        .subarray(0)
+        .toString("latin1")
+        .match(/\[\{"Config".*?\]\}\]/)![0],
+    );
+    const two = tarOf({
+      "manifest.json": JSON.stringify([archive[0], { ...archive[0], RepoTags: ["b:2"] }]),
+    });
+    const file = join(dir(), "two.tar");
+    writeFileSync(file, two);
+    expect((await failure(openImageArchive(file, { cwd: "/" }), UsageError)).message).toMatch(
+      /holds 2 images \(example\/agent:latest, b:2\)/,
+    );
+
+    const broken = { ...image, layers: [...image.layers] };
+    const config = JSON.parse(image.config.toString());
+    config.rootfs.diff_ids[1] = sha256("something else");
+    const damaged = join(dir(), "damaged.tar");
+    writeFileSync(damaged, dockerArchive({ ...broken, config: Buffer.from(JSON.stringify(config)) }));
+    expect((await failure(openImageArchive(damaged, { cwd: "/" }), UsageError)).message).toMatch(
+      /damaged.*layer 2\/3 does not match its diff_id/,
+    );
+  });
+
+  it("follows a layer stored as a symbolic link inside the archive (older docker save), never outside it", async () => {
+    const em = await startTestEmulator();
+    const to = await target(em);
+    const image = makeTestImage("links", 1);
+    const layout = dir();
+    writeTree(layout, {
+      "config.json": image.config,
+      "a/layer.tar": image.layers[0]!,
+      "manifest.json": Buffer.from(JSON.stringify([{ Config: "config.json", Layers: ["b/layer.tar"] }])),
+    });
+    symlinkSync("../a/layer.tar", join(layout, "b-link"));
+    // A directory's own symlinks are not followed out of it: the layer must be a real path.
+    const escaping = await failure(openImageArchive(layout, { cwd: "/" }), UsageError);
+    expect(escaping.message).toMatch(/layer 1\/1 \(b\/layer.tar\) is missing/);
+
+    const tarWithLink = join(dir(), "linked.tar");
+    const { entryHeader, endOfArchive, padding } = await import("../upload/tar.js");
+    const link = entryHeader({ path: "b/layer.tar", type: "file", mode: 0o644, size: 0 });
+    link[156] = "2".charCodeAt(0);
+    link.write("../a/layer.tar", 157, "utf8");
+    // Recompute the header checksum after changing the type and link name.
+    link.fill(" ", 148, 156);
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += link[i]!;
+    link.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
+    const files = [
+      entryHeader({ path: "config.json", type: "file", mode: 0o644, size: image.config.length }),
+      image.config,
+      padding(image.config.length),
+      entryHeader({ path: "a/layer.tar", type: "file", mode: 0o644, size: image.layers[0]!.length }),
+      image.layers[0]!,
+      padding(image.layers[0]!.length),
+      link,
+    ];
+    const manifest = Buffer.from(JSON.stringify([{ Config: "config.json", Layers: ["b/layer.tar"] }]));
+    files.push(
+      entryHeader({ path: "manifest.json", type: "file", mode: 0o644, size: manifest.length }),
+      manifest,
+      padding(manifest.length),
+      endOfArchive(),
+    );
+    writeFileSync(tarWithLink, Buffer.concat(files));
+    const result = await push(to, tarWithLink);
+    expect(result.uploaded.blobs).toBe(2);
+  });
+});
