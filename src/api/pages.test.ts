@@ -32,8 +32,13 @@ describe("readPages on a clock of its own", () => {
     const asked: number[] = [];
     const garbled = new Set(options.garbled ?? []);
     let mostInFlight = 0;
+    let answered = 0;
+    let mostInFlightAfterFirst = 0;
     const getter = {
-      get<T>(_path: string, request: { query: Query; parseLater?: boolean }): Promise<{ body: T }> {
+      get<T>(
+        _path: string,
+        request: { query: Query; parseLater?: boolean; signal?: AbortSignal },
+      ): Promise<{ body: T }> {
         const offset = Number(request.query.offset ?? 0);
         asked.push(offset);
         const count = Math.max(0, Math.min(pageSize, options.total - offset));
@@ -49,8 +54,14 @@ describe("readPages on a clock of its own", () => {
           };
           const unparsed = { bytes: JSON.stringify(body).length, parse };
           const answer = () => resolve({ body: (request.parseLater ? unparsed : body) as T });
-          pending.push({ due: now + options.roundTripMs, answer });
+          const entry = { due: now + options.roundTripMs, answer };
+          pending.push(entry);
+          // A request dropped by the pager is no longer in flight (its answer never comes).
+          request.signal?.addEventListener("abort", () => pending.splice(pending.indexOf(entry), 1), {
+            once: true,
+          });
           mostInFlight = Math.max(mostInFlight, pending.length);
+          if (answered > 0) mostInFlightAfterFirst = Math.max(mostInFlightAfterFirst, pending.length);
         });
       },
     };
@@ -62,6 +73,7 @@ describe("readPages on a clock of its own", () => {
         if (!first || first.due > until) break;
         pending.shift();
         now = Math.max(now, first.due);
+        answered++;
         first.answer();
         await settle();
       }
@@ -71,6 +83,7 @@ describe("readPages on a clock of its own", () => {
     const pages = readPages<number>(getter, "/v2/deployments", {}, pageSize, {
       window: options.window ?? 8,
       whole: options.whole ?? true,
+      now: () => now,
     });
     const items: number[] = [];
     for (;;) {
@@ -89,7 +102,7 @@ describe("readPages on a clock of its own", () => {
       items.push(...result.value);
       await runUntil(now + options.readerMs);
     }
-    return { items, asked, mostInFlight, elapsedMs: now };
+    return { items, asked, mostInFlight, mostInFlightAfterFirst, elapsedMs: now };
   }
 
   const upTo = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -109,6 +122,15 @@ describe("readPages on a clock of its own", () => {
     expect(run.elapsedMs).toBeLessThan(200 + 21 * 1 + 1);
     // Pages past the end (beyond the empty one that ends it) are the price: at most a window.
     expect(run.asked.length).toBeLessThanOrEqual(24);
+  });
+
+  it("a server as near as the reader is quick (the first page back within 30 ms): three in flight", async () => {
+    const run = await simulate({ roundTripMs: 5, readerMs: 3, total: 2000, pageSize: 100, window: 24 });
+    expect(run.items).toEqual(upTo(2000));
+    // The first window was asked before the first answer; after it, three at a time (a
+    // dropped page is asked again in its turn).
+    expect(run.mostInFlightAfterFirst).toBeLessThanOrEqual(3);
+    expect(new Set(run.asked).size).toBeLessThanOrEqual(24);
   });
 
   it("a look-up asks its first page alone: a list of one page costs one request", async () => {

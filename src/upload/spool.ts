@@ -4,14 +4,13 @@
 // The file is created private (0600, O_EXCL) in the system's temporary directory and, where
 // the system allows it (not Windows), removed from the directory at once: only the open
 // descriptor keeps it, so nothing is left behind however the process ends (kill -9
-// included), and no other process can open it by name. `stream()` reads it from the start
-// as often as it is called (a retried upload reads it again); the bytes read are the bytes
-// that were hashed, since nothing else can write to it.
+// included), and no other process can open it by name. It is read at positions (`readAt`), as
+// often as needed (a retried upload reads it again); the bytes read are the bytes that were
+// hashed, since nothing else can write to it.
 import { createHash, type Hash, randomBytes } from "node:crypto";
 import { closeSync, constants, openSync, read, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 
 /** A gzipped tarball ready to send: its size and digest known, its bytes in a file. */
 export interface Tarball {
@@ -19,43 +18,16 @@ export interface Tarball {
   readonly sha256: string;
   /** Reads up to `target.length` bytes at `position` into `target`; resolves with how many. */
   readAt(target: Buffer, position: number): Promise<number>;
-  /** The whole tarball, read from its first byte. */
-  stream(): Readable;
   /** Closes the file (and so removes it); the tarball cannot be read after this. */
   dispose(): void;
 }
 
-const READ_CHUNK = 256 * 1024;
-
+/** Up to `length` bytes of `fd` at `position`, into `target`; resolves with how many. */
 function readAt(fd: number, target: Buffer, length: number, position: number): Promise<number> {
   if (length <= 0) return Promise.resolve(0);
   return new Promise((resolve, reject) =>
     read(fd, target, 0, length, position, (error, count) => (error ? reject(error) : resolve(count))),
   );
-}
-
-/**
- * The first `bytes` of `fd`, read at positions: two streams never disturb each other, and
- * ending or destroying one leaves the descriptor open (fs.createReadStream would close it).
- */
-function readFrom(fd: number, bytes: number): Readable {
-  let position = 0;
-  return new Readable({
-    highWaterMark: READ_CHUNK,
-    read() {
-      const length = Math.min(READ_CHUNK, bytes - position);
-      if (length <= 0) {
-        this.push(null);
-        return;
-      }
-      read(fd, Buffer.allocUnsafe(length), 0, length, position, (error, count, chunk) => {
-        if (error) return this.destroy(error);
-        if (count === 0) return this.destroy(new Error("the spooled tarball ended early"));
-        position += count;
-        this.push(chunk.subarray(0, count));
-      });
-    },
-  });
 }
 
 /** Receives a tarball's bytes in order, counting and hashing them, then becomes a Tarball. */
@@ -98,7 +70,6 @@ export class Spool {
       bytes,
       sha256,
       readAt: (target, position) => readAt(fd, target, Math.min(target.length, bytes - position), position),
-      stream: () => readFrom(fd, bytes),
       dispose,
     };
   }
