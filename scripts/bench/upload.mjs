@@ -2,8 +2,9 @@
 // 10,000 files (source-tree.mjs; the largest with a .git and a node_modules that are left
 // out), against floors measured in the same run, alternating:
 //
-// - `tar -czf` + PUT: a shell script asks for an upload URL (curl), packs with tar and gzip,
-//   and PUTs the file (curl);
+// - `tar -czf` + PUT: a shell script packs with tar and gzip, then a bare node:http script
+//   (floors/upload.mjs) asks for an upload URL and PUTs the file: what a Node program cannot
+//   do with less, as the start-up figures' floors are bare node:http scripts;
 // - the same with pigz (every core) where it is installed;
 // - the public clients (peers.mjs), where they could be built: their `deploy --remote`, which
 //   packs and uploads the same way, then goes on (the bench does not wait for that).
@@ -16,6 +17,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { startListening } from "./child.mjs";
 import { exchange } from "./emulator.mjs";
 import { benchEnv, command, median } from "./measure.mjs";
@@ -24,6 +26,7 @@ import { peakRss } from "./rss.mjs";
 import { writeSourceTree } from "./source-tree.mjs";
 
 const KEY = "bench-upload";
+const FLOORS = fileURLToPath(new URL("./floors/", import.meta.url));
 export const TREES = [
   { label: "50 files", files: 50, bytes: 400e3, goal: 1.2 },
   { label: "3,000 files / 29 MB", files: 3_000, bytes: 29e6, goal: 1.0 },
@@ -65,7 +68,7 @@ export async function uploadRows({ root, node, bin, home, cwd, work, runs, peers
       env: benchEnv(),
     });
     const id = await createDeployment(emulator.url);
-    const floorScript = writeFloorScript(work);
+    const floorScript = writeFloorScript(work, node);
     const pigz = hasCommand("pigz");
     console.log(
       `\npack + upload: tar -czf${pigz ? " and pigz" : ""} as floors; peers: ${peers.map((p) => p.name).join(", ") || "none"}`,
@@ -234,8 +237,8 @@ async function createDeployment(url) {
   return JSON.parse(answer.body).id;
 }
 
-/** The floor: an upload URL (curl), the tarball (tar with gzip or pigz), the PUT (curl). */
-function writeFloorScript(work) {
+/** The floor: the tarball (tar with gzip or pigz), then the upload URL and the PUT (node:http). */
+function writeFloorScript(work, node) {
   const path = join(work, "floor-upload.sh");
   mkdirSync(work, { recursive: true });
   writeFileSync(
@@ -243,13 +246,12 @@ function writeFloorScript(work) {
     `#!/bin/sh
 # usage: floor-upload.sh DEPLOYMENT_ID DIR ARCHIVE gzip|pigz
 set -e
-url=$(curl -sS -f -X POST -H "X-Api-Key: $CPCTL_API_KEY" "$CPCTL_BASE_URL/v2/deployments/$1/upload-url" | sed -E 's/.*"upload_url":"([^"]*)".*/\\1/')
 if [ "$4" = pigz ]; then
   tar -cf - -C "$2" --exclude=.git --exclude=node_modules . | pigz -6 > "$3"
 else
   tar -czf "$3" -C "$2" --exclude=.git --exclude=node_modules .
 fi
-curl -sS -f -T "$3" -H "Content-Type: application/gzip" "$url" > /dev/null
+exec ${JSON.stringify(node)} ${JSON.stringify(join(FLOORS, "upload.mjs"))} "$1" "$3"
 `,
   );
   return path;
