@@ -9,7 +9,20 @@
 //   On a terminal commander renders the help itself, for the terminal's width.
 // Everything else runs dist/cli.js, read from dist/modules.pack and loaded with a V8 code cache
 // (see loadDist).
+//
+// First of all, the Node.js version: an older Node gets one line naming the Node cpctl needs
+// and exit 1, not a stack trace from the bundle (Node 18, and 20 before 20.16, have no
+// process.getBuiltinModule). This file stays in syntax that such Nodes parse, for a file that
+// does not parse never runs this check.
 "use strict";
+
+if (!isSupportedNode(process.versions.node)) {
+  require("node:fs").writeSync(
+    2,
+    `cpctl needs Node.js 22 (22.12 or later), 24 or 26, or 20 (20.19 or later); this is Node.js ${process.version}\n`,
+  );
+  process.exit(1);
+}
 
 const fs = require("node:fs");
 const path = require("node:path");
@@ -28,6 +41,21 @@ if (only === "--version" || only === "-V") {
 }
 if (text === undefined) loadDist().main();
 else writeStdout(text);
+
+/**
+ * The Nodes package.json "engines" allows ("^20.19.0 || ^22.12.0 || ^24.0.0 || ^26.0.0"), and
+ * the odd majors after 22 and any later major, which npm warns about but which run cpctl: only
+ * a Node below what engines allows is refused. README.md, "Node.js versions", says why 20 is
+ * still among them.
+ */
+function isSupportedNode(version) {
+  const parts = version.split(".");
+  const major = Number(parts[0]);
+  const minor = Number(parts[1]);
+  if (major === 20) return minor >= 19;
+  if (major === 22) return minor >= 12;
+  return major > 22;
+}
 
 function packageVersion() {
   return JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")).version;

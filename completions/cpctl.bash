@@ -102,6 +102,7 @@ _cpctl_values() {
     'deploy diff|--deployment-type') words='dev_free dev prod' ;;
     'deploy diff|--secrets-file') _cpctl_files "$3"; return ;;
     'deploy revisions|--status') words='CREATING QUEUED AWAITING_BUILD BUILDING AWAITING_DEPLOY DEPLOYING CREATE_FAILED BUILD_FAILED DEPLOY_FAILED DEPLOYED SKIPPED INTERRUPTED UNKNOWN' ;;
+    'deploy logs|--level') words='DEBUG INFO WARNING ERROR CRITICAL' ;;
     'deploy rollback|--dotenv-report') _cpctl_files "$3"; return ;;
     'deploy redeploy|--dotenv-report') _cpctl_files "$3"; return ;;
     'deploy upload|--dotenv-report') _cpctl_files "$3"; return ;;
@@ -117,6 +118,8 @@ _cpctl_args() {
   case "$1" in
     'deploy push') if [[ "$2" -eq 0 ]]; then _cpctl_files "$3"; return; fi ;;
     'deploy upload') if [[ "$2" -eq 1 ]]; then _cpctl_files "$3"; return; fi ;;
+    'config get') if [[ "$2" -eq 0 ]]; then _cpctl_words 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile' "$3"; return; fi ;;
+    'config set') if [[ "$2" -eq 0 ]]; then _cpctl_words 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories' "$3"; return; fi ;;
     'completion') if [[ "$2" -eq 0 ]]; then _cpctl_words 'bash zsh fish' "$3"; return; fi ;;
   esac
 }

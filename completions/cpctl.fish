@@ -111,7 +111,7 @@ complete -c cpctl -l no-color -d 'no colour (also NO_COLOR, TERM=dumb)'
 complete -c cpctl -l no-input -d 'never prompt; a missing value is an error (also when CI is set)'
 complete -c cpctl -s y -l yes -d 'confirm mutations without asking'
 complete -c cpctl -l debug -d 'HTTP trace on stderr, credentials and secret values redacted (env CPCTL_DEBUG=1)'
-complete -c cpctl -l request-timeout -d 'timeout of each HTTP request, e.g. 500ms, 30s, 2m' -x
+complete -c cpctl -l request-timeout -d 'the most one HTTP request may take, its retries and the waits between them included, e.g. 500ms, 30s, 2m' -x
 complete -c cpctl -s h -l help -d 'show help'
 complete -c cpctl -n '__cpctl_at' -s V -l version -d 'print the version'
 
@@ -355,7 +355,7 @@ complete -c cpctl -n '__cpctl_at deploy logs' -l build -d 'the build log of a re
 complete -c cpctl -n '__cpctl_at deploy logs' -l revision -d 'this revision\'s log (default: --build reads the latest revision; the runtime log covers all)' -x
 complete -c cpctl -n '__cpctl_at deploy logs' -l follow -d 'keep printing new entries until Ctrl-C (a build log: until its revision ends)'
 complete -c cpctl -n '__cpctl_at deploy logs' -l all -d 'the whole log (every entry that matches), oldest first, printed as it arrives'
-complete -c cpctl -n '__cpctl_at deploy logs' -l level -d 'at least this level: DEBUG, INFO, WARNING, ERROR, CRITICAL' -x
+complete -c cpctl -n '__cpctl_at deploy logs' -l level -d 'at least this level: DEBUG, INFO, WARNING, ERROR, CRITICAL' -x -a 'DEBUG INFO WARNING ERROR CRITICAL'
 complete -c cpctl -n '__cpctl_at deploy logs' -l since -d 'entries from this time on: a duration (15m) or ISO 8601' -x
 complete -c cpctl -n '__cpctl_at deploy logs' -l until -d 'entries up to this time: a duration (5m) or ISO 8601' -x
 complete -c cpctl -n '__cpctl_at deploy logs' -l grep -d 'only entries whose message contains this text' -x
@@ -401,8 +401,10 @@ complete -c cpctl -n '__cpctl_at integrations list' -l alt -d 'list the alternat
 # cpctl config list
 
 # cpctl config get
+complete -c cpctl -n '__cpctl_arg \'config get\' 0' -a 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile'
 
 # cpctl config set
+complete -c cpctl -n '__cpctl_arg \'config set\' 0' -a 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories'
 
 # cpctl config path
 

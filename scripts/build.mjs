@@ -9,9 +9,9 @@
 //    require() costs about 0.1 ms per module; and bin/cpctl.cjs can give CommonJS code a V8
 //    code cache, which Node 20 has no way to do for ES modules.
 // Then dist/modules.pack: the same modules in one file, which bin/cpctl.cjs reads them from
-// (the package ships it instead of dist/*.js; see writeModulePack); and dist/help.txt: `cpctl
+// (the package ships it instead of dist/*.js; see writeModulePack); dist/help.txt: `cpctl
 // --help`, rendered by the CLI just built, which bin/cpctl.cjs prints without loading the
-// bundle.
+// bundle; and dist/THIRD-PARTY-NOTICES.txt: the licences of the libraries the bundle inlines.
 //
 // Start-up choices, each measured (docs/performance.md):
 // - Dynamic imports of our own chunks become require() in a resolved promise (see
@@ -34,6 +34,7 @@ import { builtinModules, createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { build } from "esbuild";
+import { writeThirdPartyNotices } from "./third-party-notices.mjs";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // For profiling (docs/performance.md): CPCTL_BUILD_OUTDIR=/tmp/x builds elsewhere (the help
@@ -185,6 +186,9 @@ const HELP_FILE = "help.txt";
 /** dist/modules.pack: every module of dist/ in one file, for bin/cpctl.cjs (writeModulePack). */
 const PACK_FILE = "modules.pack";
 
+/** The licences of the libraries the bundle inlines (scripts/third-party-notices.mjs). */
+const NOTICES_FILE = "THIRD-PARTY-NOTICES.txt";
+
 /** Packages a library names but cpctl never makes it load: left out of the bundle. */
 const NEVER_LOADED = ["typescript"];
 
@@ -233,8 +237,9 @@ try {
     logLevel: "warning",
   });
   writeFileSync(join(outdir, "package.json"), '{\n  "type": "commonjs"\n}\n');
-  pruneStaleOutputs(cjs.metafile, ["package.json", HELP_FILE, PACK_FILE]);
+  pruneStaleOutputs(cjs.metafile, ["package.json", HELP_FILE, PACK_FILE, NOTICES_FILE]);
   writeModulePack(cjs.metafile);
+  writeThirdPartyNotices(esm.metafile, root, join(outdir, NOTICES_FILE));
   if (process.env.CPCTL_BUILD_META) writeFileSync(process.env.CPCTL_BUILD_META, JSON.stringify(esm.metafile));
 } finally {
   rmSync(stage, { recursive: true, force: true });

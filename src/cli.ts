@@ -19,17 +19,18 @@ export async function main(): Promise<void> {
   }
   const controller = new AbortController();
   let interrupts = 0;
-  const onInterrupt = (signal: NodeJS.Signals) => {
+  const onInterrupt = () => {
     interrupts++;
     if (interrupts === 1) controller.abort();
     void import("./io.js").then(({ readsWaiting }) => {
-      // A read still waiting for its file (-f FIFO, -f /dev/stdin on a terminal) blocks one of
-      // libuv's threads, which neither the abort nor process.exit can stop (exit would wait
-      // for that thread for good); nothing has been sent yet. End by the signal itself, which
-      // a shell reports as 130 (128 + SIGINT) too.
+      // A FIFO, a pipe or a terminal is read through the event loop, so the abort ends its read
+      // and the run exits 130 as after any interruption, SIGTERM included (CLI.md, docs). Only
+      // a read of some other device may still hold one of libuv's threads, which neither the
+      // abort nor process.exit can stop (exit would wait for that thread for good); nothing has
+      // been sent yet. Then end by SIGINT, whichever signal came: a shell reports 130 for it.
       if (readsWaiting() > 0) {
-        process.removeAllListeners(signal);
-        process.kill(process.pid, signal);
+        process.removeAllListeners("SIGINT");
+        process.kill(process.pid, "SIGINT");
       } else if (interrupts > 1) {
         // A second Ctrl-C means "now": do not wait for the command to wind down.
         process.exit(130);

@@ -8,7 +8,7 @@ import { MAX_PAGE_WINDOW } from "./api/pages.js";
 import { commandWords } from "./argv.js";
 import { loadConfigLayers } from "./config/files.js";
 import { LOCAL_BASE_URL } from "./config/profiles.js";
-import { checkProjectAddress } from "./config/project-address.js";
+import { checkProjectFile } from "./config/project-address.js";
 import {
   defaultLayer,
   environmentLayer,
@@ -165,8 +165,9 @@ async function createApiClient(
       `no control plane address: give --base-url URL, set CPCTL_BASE_URL, or choose a profile with a baseUrl (--profile local for the emulator at ${LOCAL_BASE_URL})`,
     );
   }
-  // Before any request: nothing of the user's goes to an address a project file chose.
-  checkProjectAddress(settings, settings.config?.userPath ?? "your user config");
+  // Before any request: nothing of the user's goes to an address a project file chose, and a
+  // project file does not choose which of the user's credentials are used.
+  checkProjectFile(settings, settings.config?.userPath ?? "your user config");
   const [{ ApiClient }, { chooseTransport }] = await Promise.all([
     import("./api/client.js"),
     import("./api/transport-choice.js"),
@@ -195,7 +196,18 @@ async function createApiClient(
     now: () => ctx.clock.now(),
     signal: ctx.signal,
     pageWindow: pageWindow(ctx.env.CPCTL_PAGE_WINDOW),
+    maxResponseBytes: maxResponseBytes(ctx.env.CPCTL_MAX_RESPONSE_MB),
   });
+}
+
+/** CPCTL_MAX_RESPONSE_MB: the most of a control plane's answer read, in MiB (1 to 4096). */
+function maxResponseBytes(text: string | undefined): number | undefined {
+  if (text === undefined || text === "") return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 4096) {
+    throw new UsageError(`CPCTL_MAX_RESPONSE_MB: '${text}' is not a whole number of MiB from 1 to 4096`);
+  }
+  return n * 1024 * 1024;
 }
 
 /**

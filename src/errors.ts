@@ -82,15 +82,22 @@ function apiErrorCode(status: number): string {
 /** The server could not be reached, or the connection failed before a full answer. Exit 1. */
 export class NetworkError extends CliError {
   readonly code: string;
+  /**
+   * Asking again cannot help (a certificate not trusted, a proxy that refuses or wants
+   * credentials): never retried, whatever the method.
+   */
+  readonly permanent: boolean;
   constructor(
     message: string,
     /** "unreachable" | "timeout" | "connection_reset" | "bad_response" */
     readonly kind: "unreachable" | "timeout" | "connection_reset" | "bad_response",
     /** True when the request may have reached the server (so a create might have happened). */
     readonly mayHaveReachedServer: boolean,
+    options: { permanent?: boolean } = {},
   ) {
     super(message);
     this.code = kind === "timeout" ? "timeout" : "network";
+    this.permanent = options.permanent ?? false;
   }
 }
 

@@ -23,9 +23,10 @@ export function globalOptions(): Option[] {
     new Option("--no-input", "never prompt; a missing value is an error (also when CI is set)"),
     new Option("-y, --yes", "confirm mutations without asking"),
     new Option("--debug", "HTTP trace on stderr, credentials and secret values redacted (env CPCTL_DEBUG=1)"),
-    new Option("--request-timeout <duration>", "timeout of each HTTP request, e.g. 500ms, 30s, 2m").default(
-      "30s",
-    ),
+    new Option(
+      "--request-timeout <duration>",
+      "the most one HTTP request may take, its retries and the waits between them included, e.g. 500ms, 30s, 2m",
+    ).default("30s"),
   ];
 }
 

@@ -1,14 +1,24 @@
-// readTextFile: a regular file at once, anything else on libuv's thread pool, counted while
-// it waits (src/cli.ts ends a Ctrl-C'd run by the signal then, rather than wait for it).
+// readTextFile: a regular file at once, a FIFO or a terminal through the event loop, any other
+// device on libuv's thread pool, counted while it reads (src/cli.ts ends a Ctrl-C'd run by the
+// signal then, rather than wait for it). readRegularFile: regular files only, capped.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { failure } from "../test/helpers/failure.js";
 import { InterruptedError } from "./errors.js";
-import { InputTooLargeError, type ReadLimit, readAll, readsWaiting, readTextFile } from "./io.js";
+import {
+  FileTooLargeError,
+  InputTooLargeError,
+  NotRegularFileError,
+  type ReadLimit,
+  readAll,
+  readRegularFile,
+  readsWaiting,
+  readTextFile,
+} from "./io.js";
 
 const LIMIT: ReadLimit = { maxBytes: 1024, what: "a test file" };
 const options = { limit: LIMIT, label: "-f test" };
@@ -50,20 +60,31 @@ describe("readTextFile", () => {
     await expect(readTextFile(join(dir, "a-directory"), options)).rejects.toMatchObject({ code: "EISDIR" });
   });
 
-  it.skipIf(!hasFifo)("reads a FIFO off the main thread, counted as waiting until it is done", async () => {
-    // Another process writes, so that a blocking read would finish too rather than hang.
+  it.skipIf(!hasFifo)("reads a FIFO through the event loop: no thread waits for its writer", async () => {
+    const reading = readTextFile(fifo, options);
+    // Opened without waiting for a writer, and polled: nothing is blocked in a thread.
+    expect(readsWaiting()).toBe(0);
+    expect(await settledAtOnce(reading)).toBe(false);
+    // The writer comes later; what it writes is read whole.
     const writer = spawn("sh", ["-c", 'printf "name: from-a-pipe\\n" > "$0"', fifo], { stdio: "ignore" });
     try {
-      const reading = readTextFile(fifo, options);
-      expect(readsWaiting()).toBe(1);
-      // A synchronous read would have finished before the event loop turned.
-      expect(await settledAtOnce(reading)).toBe(false);
       await expect(reading).resolves.toBe("name: from-a-pipe\n");
-      expect(readsWaiting()).toBe(0);
     } finally {
       writer.kill();
     }
   });
+
+  it.skipIf(!hasFifo)(
+    "a FIFO nobody writes to: the signal ends the read, and nothing is left open",
+    async () => {
+      const controller = new AbortController();
+      const reading = readTextFile(fifo, { ...options, signal: controller.signal });
+      expect(await settledAtOnce(reading)).toBe(false);
+      controller.abort();
+      await failure(reading, InterruptedError);
+      expect(readsWaiting()).toBe(0);
+    },
+  );
 });
 
 /** A stream that never ends: `chunk` bytes at every read, or nothing at all (a silent pipe). */
@@ -115,5 +136,44 @@ describe("reads are bounded", () => {
     controller.abort();
     await expect(reading).rejects.toBeInstanceOf(InterruptedError);
     expect(stream.destroyed).toBe(true);
+  });
+});
+
+describe("readRegularFile: what cpctl finds by itself", () => {
+  it("reads a regular file, through a symbolic link too", () => {
+    writeFileSync(join(dir, "config.yaml"), "profiles: {}\n");
+    symlinkSync(join(dir, "config.yaml"), join(dir, "linked.yaml"));
+    expect(readRegularFile(join(dir, "linked.yaml"), 100).toString()).toBe("profiles: {}\n");
+  });
+
+  it("refuses, without reading or waiting, a FIFO, a device, a link to one, or a directory", () => {
+    const kinds: [string, string][] = [
+      ["/dev/zero", "a device"],
+      [dir, "a directory"],
+    ];
+    if (hasFifo) kinds.push([fifo, "a FIFO"]);
+    symlinkSync("/dev/urandom", join(dir, "package.json"));
+    kinds.push([join(dir, "package.json"), "a device"]);
+    for (const [path, kind] of kinds) {
+      let error: unknown;
+      try {
+        readRegularFile(path, 100);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error, path).toBeInstanceOf(NotRegularFileError);
+      expect(error).toMatchObject({
+        code: "ENOTREG",
+        kind,
+        message: `${path}: not a regular file (${kind})`,
+      });
+    }
+  });
+
+  it("refuses a file over the size, by its size, without reading it", () => {
+    const path = join(dir, "big.json");
+    writeFileSync(path, "x".repeat(101));
+    expect(() => readRegularFile(path, 100)).toThrow(FileTooLargeError);
+    expect(() => readRegularFile(path, 100)).toThrow(`${path}: 101 bytes`);
   });
 });

@@ -1,7 +1,16 @@
 // The streams a command writes to and reads from. Commands never touch process.stdout or
 // process.stdin directly, so tests run them in-process with captured streams that can
 // pretend to be a terminal or not.
-import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
+import {
+  closeSync,
+  createReadStream,
+  constants as fsConstants,
+  fstatSync,
+  openSync,
+  readSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import type { Readable } from "node:stream";
 import { InterruptedError, UsageError } from "./errors.js";
 import { formatBytes } from "./util/bytes.js";
@@ -85,24 +94,62 @@ export async function readAll(input: InStream, options: ReadOptions): Promise<st
   return (await readBounded(input.stream, options)).toString("utf8");
 }
 
-/** Reads of FIFOs and devices not finished yet: src/cli.ts must not wait for them at exit. */
+/** Reads of devices not finished yet: src/cli.ts must not wait for them at exit. */
 let waitingReads = 0;
 export const readsWaiting = (): number => waitingReads;
 
 /**
+ * open(2) flags for a file whose kind is not known yet: a FIFO opened without O_NONBLOCK waits
+ * for a writer inside open(), in a thread nothing can stop (not Ctrl-C, not process.exit); a
+ * terminal must not become the controlling one. Neither flag changes how a regular file reads.
+ */
+const OPEN_WITHOUT_WAITING =
+  fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOCTTY ?? 0);
+
+/**
  * A file the user named (-f, --secrets-file, --api-key-file) as UTF-8 text, up to the limit;
- * other errors are Node's (`code` ENOENT, EACCES, EISDIR...). A regular file is read at once:
- * reading through the event loop would start libuv's thread pool, about 1.5 ms of a short
- * command. Anything else (a FIFO, `/dev/stdin` on a terminal, a device) may wait for a writer
- * for good, so it is read on the thread pool, which keeps the main thread free for Ctrl-C; such
- * a read is counted while it waits (see readsWaiting).
+ * other errors are Node's (`code` ENOENT, EACCES, EISDIR...). Opened without waiting, then:
+ * - a regular file is read at once (reading through the event loop would start libuv's
+ *   thread pool, about 1.5 ms of a short command);
+ * - a FIFO or a pipe (`-f <(...)`, `-f /dev/stdin` in a pipeline) and a terminal are read
+ *   through the event loop (libuv polls them): nothing waits in a thread, so Ctrl-C and
+ *   SIGTERM end the read at once and the process exits as after any interruption (130);
+ * - any other device (/dev/zero, /dev/urandom) on the thread pool, stopped at the limit, and
+ *   counted while it reads (see readsWaiting).
  */
 export async function readTextFile(path: string, options: ReadOptions): Promise<string> {
-  if (statSync(path).isFile()) return readRegularFile(path, options).toString("utf8");
+  const fd = openSync(path, OPEN_WITHOUT_WAITING);
+  let info: Stats;
+  try {
+    info = fstatSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  if (info.isFile() || info.isDirectory()) {
+    try {
+      if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: ${path}`), { code: "EISDIR" });
+      return readWhole(fd, options).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const tty = process.getBuiltinModule("node:tty");
+  if (info.isFIFO() || info.isSocket() || tty.isatty(fd)) {
+    // libuv polls these (and sets O_NONBLOCK itself); the stream owns the descriptor.
+    const stream = tty.isatty(fd)
+      ? new tty.ReadStream(fd)
+      : new (process.getBuiltinModule("node:net").Socket)({ fd, readable: true, writable: false });
+    try {
+      return (await readBounded(stream, options)).toString("utf8");
+    } finally {
+      stream.destroy();
+    }
+  }
   waitingReads++;
-  const stream = createReadStream(path);
+  const stream = createReadStream("", { fd });
   // Counted until the file is closed, not until the read gives up: after Ctrl-C a read blocked
-  // in a thread (a FIFO nobody writes to) still holds the process, and src/cli.ts must know.
+  // in a thread still holds the process, and src/cli.ts must know.
   const closed = new Promise<void>((resolve) => stream.once("close", resolve)).then(() => {
     waitingReads--;
   });
@@ -111,22 +158,82 @@ export async function readTextFile(path: string, options: ReadOptions): Promise<
   return data.toString("utf8");
 }
 
-/** Synchronously, a chunk at a time: a file that grows (or lies about its size) stops at the limit. */
-function readRegularFile(path: string, options: ReadOptions): Buffer {
-  const fd = openSync(path, "r");
+/** Why a file is not read: it is not a regular file (`code` ENOTREG), and what it is instead. */
+export class NotRegularFileError extends Error {
+  readonly code = "ENOTREG";
+  constructor(
+    readonly path: string,
+    /** "a FIFO", "a device", "a socket", "a directory". */
+    readonly kind: string,
+  ) {
+    super(`${path}: not a regular file (${kind})`);
+  }
+}
+
+/** Why a file is not read: it is larger than the caller reads (`code` EFBIG). */
+export class FileTooLargeError extends Error {
+  readonly code = "EFBIG";
+  constructor(
+    readonly path: string,
+    readonly size: number,
+  ) {
+    super(`${path}: ${size} bytes`);
+  }
+}
+
+/**
+ * A file cpctl finds by itself (a config file, the "cpctl" field of a package.json):
+ * only a regular file, at most `maxBytes`, read at once. A FIFO, a device or a socket is never
+ * read (NotRegularFileError), even behind a symbolic link: git stores links, so a clone can
+ * ship `package.json -> /dev/zero`. It is opened without waiting, and checked again once open.
+ * Other errors are Node's (ENOENT, EACCES, ...).
+ */
+export function readRegularFile(path: string, maxBytes: number): Buffer {
+  refuseIrregular(path, statSync(path));
+  const fd = openSync(path, OPEN_WITHOUT_WAITING);
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(64 * 1024);
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) return Buffer.concat(chunks, total);
-      total += read;
-      if (total > options.limit.maxBytes) throw new InputTooLargeError(options);
-      chunks.push(chunk.subarray(0, read));
-    }
+    const info = fstatSync(fd);
+    refuseIrregular(path, info);
+    if (info.size > maxBytes) throw new FileTooLargeError(path, info.size);
+    return readWhole(fd, { limit: { maxBytes, what: "" }, label: path }, () => {
+      throw new FileTooLargeError(path, maxBytes + 1);
+    });
   } finally {
     closeSync(fd);
+  }
+}
+
+function refuseIrregular(path: string, info: Stats): void {
+  if (info.isFile()) return;
+  const kind = info.isFIFO()
+    ? "a FIFO"
+    : info.isSocket()
+      ? "a socket"
+      : info.isDirectory()
+        ? "a directory"
+        : info.isCharacterDevice() || info.isBlockDevice()
+          ? "a device"
+          : "not a file";
+  throw new NotRegularFileError(path, kind);
+}
+
+/** Synchronously, a chunk at a time: a file that grows (or lies about its size) stops at the limit. */
+function readWhole(
+  fd: number,
+  options: ReadOptions,
+  tooLarge = (): never => {
+    throw new InputTooLargeError(options);
+  },
+): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    const read = readSync(fd, chunk, 0, chunk.length, null);
+    if (read === 0) return Buffer.concat(chunks, total);
+    total += read;
+    if (total > options.limit.maxBytes) tooLarge();
+    chunks.push(chunk.subarray(0, read));
   }
 }
 

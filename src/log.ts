@@ -1,5 +1,7 @@
 // Messages for people: always on stderr, so that stdout carries only results. A message may
 // quote a server or a file: its control characters are made visible (output/safe-text.ts).
+// On GitHub Actions a warning is a `::warning::` annotation, which the log shows too.
+import { isGuarded, writeWorkflowCommand } from "./ci/workflow-commands.js";
 import type { OutStream } from "./io.js";
 import { visibleLines } from "./output/safe-text.js";
 
@@ -30,7 +32,10 @@ export const NO_PAINT: Paint = {
 export function createLogger(stderr: OutStream, paint: Paint, debugEnabled: boolean): Logger {
   return {
     info: (message) => stderr.write(`${visibleLines(message)}\n`),
-    warn: (message) => stderr.write(`${paint.yellow("warning:")} ${visibleLines(message)}\n`),
+    warn: (message) => {
+      if (isGuarded(stderr)) writeWorkflowCommand(stderr, "warning", visibleLines(message));
+      else stderr.write(`${paint.yellow("warning:")} ${visibleLines(message)}\n`);
+    },
     debug: (message) => {
       if (debugEnabled) stderr.write(`${paint.dim(visibleLines(message))}\n`);
     },

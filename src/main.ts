@@ -4,6 +4,7 @@
 // arguments so that tests run the CLI in-process.
 import { CommanderError } from "@commander-js/extra-typings";
 import { guessFormat, joinDashedValues, withHelpCommand } from "./argv.js";
+import { onGitHubActions } from "./ci/detect.js";
 import type { RunDeps } from "./context.js";
 import type { SecretRegistry } from "./context-factory.js";
 import type { OutputFormat } from "./output/format.js";
@@ -14,6 +15,11 @@ export type { RunDeps } from "./context.js";
 
 export async function run(given: RunDeps): Promise<number> {
   const deps = { ...given, argv: withHelpCommand(given.argv) };
+  // On GitHub Actions nothing cpctl writes may become a workflow command (ci/workflow-commands.ts).
+  if (onGitHubActions(deps.env)) {
+    const { guardStreams } = await import("./ci/workflow-commands.js");
+    deps.io = guardStreams(deps.io);
+  }
   const secrets: SecretRegistry = new Set();
   let format: OutputFormat = guessFormat(deps.argv, deps.env);
   let program: Awaited<ReturnType<typeof buildProgram>> | undefined;

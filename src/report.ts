@@ -3,7 +3,7 @@
 // value at once), and a bug of ours (no stack unless --debug). Secrets never reach stderr.
 import type { Command, CommanderError } from "@commander-js/extra-typings";
 import { commandWords } from "./argv.js";
-import { errorAnnotation, onGitHubActions } from "./ci/detect.js";
+import { onGitHubActions } from "./ci/detect.js";
 import type { RunDeps } from "./context.js";
 import type { SecretRegistry } from "./context-factory.js";
 import { CliError, UsageError } from "./errors.js";
@@ -14,20 +14,45 @@ import { visibleLines } from "./output/safe-text.js";
 import { createRedactor, MASK, maskSecretValues } from "./secrets.js";
 import { closest } from "./util/did-you-mean.js";
 
-/** A GitHub Actions annotation for the failure (CLI.md "In CI"), secrets redacted as in every message. */
-function annotate(error: unknown, deps: RunDeps, secrets: SecretRegistry): void {
+/**
+ * On GitHub Actions (CLI.md "In CI"), the error as annotations, in place of the plain message:
+ * the runner shows an annotation in the log as well, and a plain copy, with its real line
+ * breaks, was text a file or a server wrote (ci/workflow-commands.ts keeps that from becoming
+ * a command, but once is enough). A problem cpctl places in a file (`deploy.yaml:12: ...`) is
+ * annotated at that file and line.
+ */
+async function annotate(error: unknown, deps: RunDeps, text: (message: string) => string): Promise<void> {
+  const { annotateError } = await import("./ci/annotations.js");
   const words = commandWords(deps.argv).join(" ");
-  const message = error instanceof CliError ? [error.message, ...error.hints].join("\n") : String(error);
-  const redacted = createRedactor(secrets, { marker: MASK, minLength: 4 })(message);
-  deps.io.stderr.write(errorAnnotation(`cpctl${words ? ` ${words}` : ""} failed`, visibleLines(redacted)));
+  const lines =
+    error instanceof CliError
+      ? [error.message, ...error.hints]
+      : [
+          `internal error: ${error instanceof Error ? error.message : String(error)}`,
+          internalHint(error, deps),
+        ];
+  annotateError(deps.io.stderr, {
+    title: `cpctl${words ? ` ${words}` : ""} failed`,
+    message: text(lines.join("\n")),
+    cwd: deps.cwd,
+    workspace: deps.env.GITHUB_WORKSPACE,
+  });
 }
 
-export function reportCommanderError(
+/** After a bug of ours: the stack with --debug, else how to get it. */
+function internalHint(error: unknown, deps: RunDeps): string {
+  const debug = deps.argv.includes("--debug") || deps.env.CPCTL_DEBUG === "1";
+  return debug && error instanceof Error && error.stack
+    ? error.stack
+    : "Run again with --debug for details, and report it if it persists.";
+}
+
+export async function reportCommanderError(
   error: CommanderError,
   deps: RunDeps,
   format: OutputFormat,
   built?: { program: Command; matched: Command | undefined },
-): number {
+): Promise<number> {
   // Help and version were printed on stdout; they are successes.
   if (
     error.code === "commander.helpDisplayed" ||
@@ -97,10 +122,14 @@ function plainReason(message: string): string {
   return choices ? `expected one of ${choices[1]}` : text;
 }
 
-export function report(error: unknown, deps: RunDeps, format: OutputFormat, secrets: SecretRegistry): number {
+export async function report(
+  error: unknown,
+  deps: RunDeps,
+  format: OutputFormat,
+  secrets: SecretRegistry,
+): Promise<number> {
   const code = exitCodeOf(error);
   if (error instanceof CliError && error.quiet) return code;
-  if (onGitHubActions(deps.env)) annotate(error, deps, secrets);
   // Last net: any credential or secret value this run handled, wherever a message (even one
   // quoted back by a server) would show it. Values of 4 characters or more: a user's own
   // short secret is still one, and error messages are few enough not to be garbled.
@@ -110,19 +139,19 @@ export function report(error: unknown, deps: RunDeps, format: OutputFormat, secr
   const text = (message: string) => visibleLines(redact(message));
   const json = (body: unknown) => jsonText(maskSecretValues(body, redact));
   const stderr = deps.io.stderr;
+  // In json/ndjson mode stderr holds the JSON error object alone, GitHub Actions or not.
+  if (!isMachineFormat(format) && onGitHubActions(deps.env)) {
+    await annotate(error, deps, text);
+    return code;
+  }
   if (!(error instanceof CliError)) {
     // A bug of ours: say so plainly; the stack only with --debug.
     const message = error instanceof Error ? error.message : String(error);
-    const debug = deps.argv.includes("--debug") || deps.env.CPCTL_DEBUG === "1";
     if (isMachineFormat(format)) {
       stderr.write(`${json({ error: { code: "internal", status: null, message, details: null } })}\n`);
     } else {
       stderr.write(`error: internal error: ${text(message)}\n`);
-      stderr.write(
-        debug && error instanceof Error && error.stack
-          ? `${text(error.stack)}\n`
-          : "Run again with --debug for details, and report it if it persists.\n",
-      );
+      stderr.write(`${text(internalHint(error, deps))}\n`);
     }
     return code;
   }

@@ -8,6 +8,32 @@ export const MASK = "****";
 export const REDACTED = "[redacted]";
 
 /**
+ * Whether a secret value is one a server (or cpctl) shows in place of the real one: nothing
+ * (null, empty), only `*` or bullets (`****`, `********`), a run of three or more of them
+ * around a few characters (`sk-****abcd`), a bracketed word such as `[REDACTED]`, `<hidden>`
+ * or `(masked)`, or a few characters around `...` or `…` (`sk-...abcd`). Such a value is
+ * never sent as if it were the real one: kept from a deployment, it would overwrite the real
+ * value with the mask (model/merge.ts refuses); given by the user, it is almost surely a copy
+ * of one (manifest/build.ts refuses). A real secret of these shapes is very unlikely; one
+ * that has one can still be set with the whole set given (`--replace-secrets`).
+ */
+export function looksMasked(value: unknown): boolean {
+  if (value === null || value === undefined || value === "") return true;
+  if (typeof value !== "string") return false;
+  const text = value.trim();
+  return (
+    text === "" ||
+    /^[*•●]+$/.test(text) ||
+    (text.length <= 64 && /[*•●]{3}/.test(text) && !/\s/.test(text)) ||
+    /^[[<({]\s*[*•●_-]*\s*(redacted|hidden|masked|secret|sensitive|filtered|removed|obfuscated|censored|omitted)\s*[*•●_-]*\s*[\]>)}]$/i.test(
+      text,
+    ) ||
+    /^\*+\s*(redacted|hidden|masked)\s*\*+$/i.test(text) ||
+    /^[^\s.…]{0,12}(\.{3,}|…)[^\s.…]{0,12}$/.test(text)
+  );
+}
+
+/**
  * The JSON value with every secret value replaced by `****`: any `value` key (at any depth)
  * inside an array named `secrets`, the string values of an object named `secrets` used as a
  * name -> value map, and the `input` a 422 item echoes back when its `loc` points into

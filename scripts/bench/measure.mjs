@@ -12,8 +12,8 @@ import { closeSync, openSync } from "node:fs";
 export function benchEnv(extra = {}) {
   const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
-  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"])
-    delete env[name];
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"])
+    for (const variable of [name, name.toLowerCase()]) delete env[variable];
   return Object.assign(env, extra);
 }
 

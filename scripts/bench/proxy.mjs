@@ -9,7 +9,16 @@ import { join } from "node:path";
 import { startListening } from "./child.mjs";
 import { benchEnv, command } from "./measure.mjs";
 
-const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"];
+const PROXY_VARIABLES = [
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "all_proxy",
+  "no_proxy",
+];
 
 /** Starts the forward proxy; resolves { url, count(), close() }. */
 export async function startForwardProxy({ root, node = process.execPath }) {

@@ -123,10 +123,17 @@ function nonJsonMessage(
 function authMessage(status: number, fromBody: string | null, sent: SentCredentials): string {
   const what = status === 401 ? "authentication failed" : "permission denied";
   const first = fromBody ? `${what}: ${fromBody}` : `${what} (HTTP ${status})`;
-  return `${first}\n${authAdvice(status, sent)}`;
+  return `${first}\n${authAdvice(status, fromBody, sent)}`;
 }
 
-function authAdvice(status: number, sent: SentCredentials): string {
+/**
+ * The hosted service's words when an organisation-scoped key comes without a tenant
+ * (service-facts.md): only then is the tenant what to fix. Any other 403 is about what the
+ * credentials may do.
+ */
+const NEEDS_WORKSPACE = /requires workspace specification/i;
+
+function authAdvice(status: number, fromBody: string | null, sent: SentCredentials): string {
   if (!sent.keyOrToken) {
     return (
       "no credentials were sent: set CPCTL_API_KEY (or --api-key-file PATH) or CPCTL_BEARER_TOKEN, " +
@@ -136,9 +143,12 @@ function authAdvice(status: number, sent: SentCredentials): string {
   if (status === 401) {
     return "the credentials were refused: check CPCTL_API_KEY / --api-key-file or CPCTL_BEARER_TOKEN, and the profile in use";
   }
-  if (!sent.tenant)
-    return "an organisation-scoped API key also needs a tenant: set --tenant-id or CPCTL_TENANT_ID";
-  return "check --tenant-id / CPCTL_TENANT_ID and what the API key or token is allowed to do";
+  if (fromBody !== null && NEEDS_WORKSPACE.test(fromBody)) {
+    return sent.tenant
+      ? "a tenant ID was sent, but the server still asks for one: check --tenant-id / CPCTL_TENANT_ID and the header that carries it (CPCTL_TENANT_HEADER)"
+      : "an organisation-scoped API key also needs a tenant: set --tenant-id or CPCTL_TENANT_ID";
+  }
+  return `the credentials were accepted but may not do this: check what the API key or token is allowed to do${sent.tenant ? ", and --tenant-id / CPCTL_TENANT_ID" : ""}`;
 }
 
 const MAX_DETAIL_CHARS = 500;

@@ -236,12 +236,34 @@ describe("error answers", () => {
     expect(error.message).toContain("the credentials were refused");
   });
 
-  it("403 with a key but no tenant: asks for --tenant-id", async () => {
-    const body = JSON.stringify({ detail: "Organization-scoped key requires a workspace" });
+  it("the hosted service's 403 for an organisation key without a tenant: asks for --tenant-id", async () => {
+    const body = JSON.stringify({ detail: "This API key requires workspace specification" });
     const error = await apiError(403, body, "application/json", { credentials: { apiKey: "k" } });
     expect(error.code).toBe("forbidden");
-    expect(error.message).toContain("permission denied: Organization-scoped key requires a workspace");
-    expect(error.message).toContain("--tenant-id or CPCTL_TENANT_ID");
+    expect(error.message).toBe(
+      "permission denied: This API key requires workspace specification\nan organisation-scoped API key also needs a tenant: set --tenant-id or CPCTL_TENANT_ID",
+    );
+    // With a tenant sent, it is the tenant (or its header) to check.
+    const sent = await apiError(403, body, "application/json", {
+      credentials: { apiKey: "k", tenantId: "t" },
+    });
+    expect(sent.message).toContain(
+      "a tenant ID was sent, but the server still asks for one: check --tenant-id / CPCTL_TENANT_ID and the header that carries it (CPCTL_TENANT_HEADER)",
+    );
+  });
+
+  it("any other 403: no word of organisation keys, whatever was sent", async () => {
+    for (const body of ["", JSON.stringify({ detail: "Forbidden" }), "<html>403</html>"]) {
+      for (const credentials of [{ apiKey: "k" }, { apiKey: "k", tenantId: "t" }]) {
+        const error = await apiError(403, body, body.startsWith("<") ? "text/html" : "application/json", {
+          credentials,
+        });
+        expect(error.message).not.toMatch(/organisation|organization/i);
+        expect(error.message).toContain(
+          "the credentials were accepted but may not do this: check what the API key or token is allowed to do",
+        );
+      }
+    }
   });
 
   it("401 with an HTML page from a proxy: still says how to provide credentials", async () => {

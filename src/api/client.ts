@@ -5,6 +5,7 @@
 import { NetworkError, UsageError } from "../errors.js";
 import { DEFAULT_TENANT_HEADER } from "../model/enums.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
+import { formatBytes } from "../util/bytes.js";
 import { apiErrorOf, type FailedRequest, type SentCredentials } from "./api-error.js";
 import { isJsonType, mediaType } from "./media-type.js";
 import { DEFAULT_PAGE_WINDOW, type Query, readPages } from "./pages.js";
@@ -13,12 +14,14 @@ import {
   DEFAULT_RETRY_POLICY,
   defaultSleep,
   isRetrySafeMethod,
+  ResponseTooLargeError,
   type RetryPolicy,
   type Sleep,
   UnreadableBodyError,
   withRetry,
 } from "./retry.js";
 import {
+  BodyLimitExceeded,
   nodeTransport,
   parseHttpUrl,
   type StreamedBody,
@@ -55,7 +58,21 @@ export interface ApiClientOptions {
   transport?: Transport;
   /** Pages of a list in flight at once, at most (see pages.ts). */
   pageWindow?: number;
+  /** The most of a control plane's 2xx answer that is read (default DEFAULT_RESPONSE_LIMIT). */
+  maxResponseBytes?: number;
 }
+
+const MiB = 1024 * 1024;
+/**
+ * The most of a control plane's answer cpctl reads: far above any real one (a page of 100
+ * deployments, each made from a request body of at most 1 MiB), far below what would strain
+ * memory. CPCTL_MAX_RESPONSE_MB changes it (context-factory.ts).
+ */
+export const DEFAULT_RESPONSE_LIMIT = 64 * MiB;
+/** The largest request body the control plane takes (larger: 413, or a closed connection). */
+const API_BODY_LIMIT = 1 * MiB;
+/** The most of another service's answer (an upload URL's storage) that is read: it says "stored". */
+const STORAGE_ANSWER_LIMIT = 1 * MiB;
 
 export type { Query, QueryValue } from "./pages.js";
 
@@ -81,7 +98,10 @@ export interface RequestOptions {
    * bounded look-up after an interrupted create, which must still run once Ctrl-C was pressed.
    */
   detached?: boolean;
-  /** Deadline of each attempt; default: the client's requestTimeoutMs (--request-timeout). */
+  /**
+   * Deadline of the whole request, its attempts and the waits between them included; default:
+   * the client's requestTimeoutMs (--request-timeout).
+   */
   timeoutMs?: number;
   /** Attempts in all for this request; default: the client's retry policy. */
   maxAttempts?: number;
@@ -123,6 +143,8 @@ interface PreparedRequest extends FailedRequest {
   policy: RetryPolicy;
   doneOnRetry: readonly number[];
   parseLater: boolean;
+  /** The most of a 2xx answer's body read (transport.ts). */
+  maxBodyBytes: number;
 }
 
 export class ApiClient {
@@ -154,7 +176,21 @@ export class ApiClient {
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
     const prepared = this.prepare(method.toUpperCase(), path, opts);
-    return withRetry((attempt) => this.attempt<T>(prepared, attempt), {
+    // --request-timeout is the request's deadline, its retries and the waits between them
+    // included: each attempt gets what is left of it (monotonic time: attempts are real time,
+    // whatever clock the sleeps run on). It starts with the first attempt, which gets all of it.
+    const total = prepared.timeoutMs;
+    let started: number | undefined;
+    const deadline =
+      total > 0 && Number.isFinite(total)
+        ? { total, left: () => total - (performance.now() - (started ?? performance.now())) }
+        : undefined;
+    const attemptTimeout = () => {
+      started ??= performance.now();
+      return deadline ? Math.max(1, Math.round(deadline.left())) : total;
+    };
+    return withRetry((attempt) => this.attempt<T>(prepared, attempt, attemptTimeout()), {
+      deadline,
       policy: prepared.policy,
       retrySafe: prepared.retrySafe,
       sleep: this.sleep,
@@ -236,6 +272,9 @@ export class ApiClient {
       timeoutMs: opts.timeoutMs ?? this.options.requestTimeoutMs,
       doneOnRetry: opts.doneOnRetry ?? [],
       parseLater: opts.parseLater === true,
+      maxBodyBytes: absolute
+        ? STORAGE_ANSWER_LIMIT
+        : (this.options.maxResponseBytes ?? DEFAULT_RESPONSE_LIMIT),
       policy:
         opts.maxAttempts === undefined
           ? this.policy
@@ -243,7 +282,7 @@ export class ApiClient {
     };
   }
 
-  private async attempt<T>(p: PreparedRequest, attempt: number): Promise<ApiResponse<T>> {
+  private async attempt<T>(p: PreparedRequest, attempt: number, timeoutMs: number): Promise<ApiResponse<T>> {
     const url = p.url.toString();
     this.tracer?.request({
       method: p.method,
@@ -262,13 +301,25 @@ export class ApiClient {
         url,
         headers: p.headers,
         body: p.body,
-        timeoutMs: p.timeoutMs,
+        timeoutMs,
         signal: p.signal,
         // A request we may not repeat gets its own connection: see transport.ts.
         reuseConnection: p.retrySafe,
+        maxBodyBytes: p.maxBodyBytes,
       });
     } catch (error) {
       this.tracer?.failure(error as Error, Date.now() - started);
+      if (error instanceof BodyLimitExceeded) throw this.tooLarge(p, error);
+      if (
+        error instanceof NetworkError &&
+        error.kind === "connection_reset" &&
+        !error.mayHaveReachedServer &&
+        (p.body?.length ?? 0) > API_BODY_LIMIT &&
+        !p.absolute
+      )
+        error.withHint(
+          `a request body of ${formatBytes(p.body!.length)}: the control plane takes at most ${formatBytes(API_BODY_LIMIT)} (it answers 413, or closes the connection)`,
+        );
       throw error;
     }
     this.tracer?.response({ ...res, elapsedMs: Date.now() - started });
@@ -283,6 +334,18 @@ export class ApiClient {
       return { status: res.status, headers: res.headers, body: null as T };
     }
     throw apiErrorOf(res, p, this.sentCredentials(p), this.now(), this.secrets());
+  }
+
+  private tooLarge(p: PreparedRequest, exceeded: BodyLimitExceeded): ResponseTooLargeError {
+    const done = p.retrySafe ? "" : ` (HTTP ${exceeded.status}, so it was carried out)`;
+    const error = new ResponseTooLargeError(
+      `the answer to ${p.display}${done} is larger than ${formatBytes(exceeded.limit)}, the most cpctl reads from ${p.absolute ? "a storage service" : "the control plane"}; it was not read whole`,
+    );
+    if (!p.absolute)
+      error.withHint(
+        `If such an answer is expected, raise the limit: CPCTL_MAX_RESPONSE_MB=${Math.ceil((exceeded.limit * 2) / MiB)}`,
+      );
+    return error;
   }
 
   private sentCredentials(p: PreparedRequest): SentCredentials {

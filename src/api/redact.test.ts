@@ -188,6 +188,28 @@ describe("createTracer", () => {
     expect(lines[2]).toMatch(/^< \{"id":"x{13}… \[truncated, 1209 characters in all\]$/);
   });
 
+  it("never shows the user info of a URL in a body or a Location header (a signed upload URL)", () => {
+    const lines: string[] = [];
+    createTracer((line) => lines.push(line)).response({
+      status: 200,
+      headers: {
+        "content-type": "application/json",
+        location: "https://uploader:l0cation-s3cret@storage.example/next",
+      },
+      body: Buffer.from(
+        JSON.stringify({
+          upload_url: "https://uploader:b0dy-s3cret@storage.example/bucket/object",
+          object_path: "uploads/x.tar.gz",
+        }),
+      ),
+      elapsedMs: 3,
+    });
+    const trace = lines.join("\n");
+    expect(trace).toContain('"upload_url":"https://storage.example/bucket/object"');
+    expect(trace).toContain("< location: https://storage.example/next");
+    expect(trace).not.toMatch(/s3cret|uploader/);
+  });
+
   it("hides credentials a body carries under their own names (a push token, a token service's answer)", () => {
     const lines: string[] = [];
     const tracer = createTracer((line) => lines.push(line));

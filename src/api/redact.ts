@@ -42,15 +42,22 @@ export function redactHeaders(
     if (value === undefined) continue;
     const lower = name.toLowerCase();
     const shown = !isSecretHeaderName(name) || (visible.has(lower) && !ALWAYS_SECRET.has(lower));
-    out[name] = shown ? (Array.isArray(value) ? value.join(", ") : value) : REDACTED;
+    const text = Array.isArray(value) ? value.join(", ") : value;
+    out[name] = !shown ? REDACTED : URL_HEADERS.has(lower) ? redactUrlIn(text) : text;
   }
   return out;
 }
 
-/** A string with a query that may carry a credential (a signed upload URL), redacted; any other as it is. */
+/**
+ * A string that is a URL which may carry a credential (a signed upload URL: user info, or a
+ * query), redacted; any other as it is.
+ */
 export function redactUrlIn(text: string): string {
-  return /^https?:\/\/[^\s]*\?/.test(text) ? redactUrl(text) : text;
+  return /^https?:\/\/([^\s/?#]*@|[^\s]*\?)/.test(text) ? redactUrl(text) : text;
 }
+
+/** Headers whose value is a URL, which may carry user info or a signature. */
+const URL_HEADERS = new Set(["location", "content-location"]);
 
 /** A URL for display: no user info, secret-looking query parameter values redacted. */
 export function redactUrl(raw: string): string {

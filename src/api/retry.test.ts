@@ -13,7 +13,8 @@ function clientFor(baseUrl: string, overrides: Partial<ApiClientOptions> = {}) {
   const client = new ApiClient({
     baseUrl,
     credentials: { apiKey: "k" },
-    requestTimeoutMs: 5000,
+    // Long enough for every Retry-After below: the deadline covers the waits too.
+    requestTimeoutMs: 120_000,
     userAgent: "cpctl-test",
     random: () => 0.5,
     sleep: async (ms) => {

@@ -6,6 +6,7 @@
 // can be retried goes through the injected `sleep`, so tests never wait on the clock.
 import { setTimeout as delay } from "node:timers/promises";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
+import { formatDuration } from "../util/duration.js";
 
 export interface RetryPolicy {
   /** Attempts in all, the first one included. */
@@ -36,6 +37,18 @@ export class UnreadableBodyError extends NetworkError {
     /** The 2xx status the server answered with. */
     readonly httpStatus: number,
   ) {
+    super(message, "bad_response", true);
+  }
+}
+
+/**
+ * A 2xx answer larger than cpctl reads (client.ts's limits): not read whole, and never asked
+ * for again (it would be as large the next time). For a POST or PATCH the 2xx status says it
+ * was carried out.
+ */
+export class ResponseTooLargeError extends NetworkError {
+  override readonly code = "response_too_large";
+  constructor(message: string) {
     super(message, "bad_response", true);
   }
 }
@@ -76,9 +89,23 @@ export function backoffDelayMs(failures: number, policy: RetryPolicy, random: ()
   return Math.floor(random() * ceiling);
 }
 
+/**
+ * Whether a failed request may still have been carried out: it may have reached the server
+ * and its answer, if any, does not say it was refused. A 5xx says only that something went
+ * wrong, perhaps after the work (a server that failed half-way, a proxy whose upstream went
+ * away after taking the request); a 4xx, 429 included, says it was not done. The one rule for
+ * the retry hints below, an uncertain change (operations/uncertain.ts) and an uncertain create
+ * (operations/create-guard.ts).
+ */
+export function mayHaveBeenApplied(error: unknown): boolean {
+  if (error instanceof NetworkError) return error.mayHaveReachedServer;
+  return error instanceof ApiError && error.status >= 500;
+}
+
 /** Whether this failure may be retried, given whether the request is safe to repeat. */
 export function isRetryable(error: unknown, retrySafe: boolean): boolean {
   if (error instanceof NetworkError) {
+    if (error.permanent) return false;
     if (error.kind === "bad_response") return retrySafe && error instanceof UnreadableBodyError;
     return retrySafe || !error.mayHaveReachedServer;
   }
@@ -94,6 +121,11 @@ interface RetryOptions {
   signal?: AbortSignal;
   /** "POST /v2/deployments", for hints. */
   describe: string;
+  /**
+   * The request's deadline (--request-timeout), which covers every attempt and the waits
+   * between them: `total` in all, `left()` of it now. None: attempts are bounded by count only.
+   */
+  deadline?: { total: number; left: () => number };
   onRetry?: (info: { attempt: number; delayMs: number; error: Error }) => void;
 }
 
@@ -127,8 +159,7 @@ function nextDelay(error: unknown, attempt: number, options: RetryOptions): numb
     return null;
   }
   const retryAfter = error instanceof ApiError ? error.retryAfterSeconds : null;
-  if (retryAfter === null) return backoffDelayMs(attempt, options.policy, options.random);
-  if (retryAfter * 1000 > options.policy.maxRetryAfterMs) {
+  if (retryAfter !== null && retryAfter * 1000 > options.policy.maxRetryAfterMs) {
     error.withHint(
       `the server asked to retry after ${retryAfter}s, longer than the ` +
         `${options.policy.maxRetryAfterMs / 1000}s this command waits; try again later ` +
@@ -136,27 +167,52 @@ function nextDelay(error: unknown, attempt: number, options: RetryOptions): numb
     );
     return null;
   }
-  return retryAfter * 1000;
+  const delayMs =
+    retryAfter === null ? backoffDelayMs(attempt, options.policy, options.random) : retryAfter * 1000;
+  if (options.deadline && !fitsDeadline(delayMs, options.deadline)) {
+    const total = formatDuration(options.deadline.total, { exact: true });
+    if (retryAfter !== null)
+      error.withHint(
+        `the server asked to retry after ${retryAfter}s, more than is left of --request-timeout (${total}), ` +
+          "which covers a request's retries and the waits between them; try again later, or raise --request-timeout",
+      );
+    else if (attempt > 1 || !(error instanceof NetworkError && error.kind === "timeout"))
+      error.withHint(
+        `gave up after ${attempt} ${attempt === 1 ? "attempt" : "attempts"} (${options.describe}): --request-timeout (${total}) covers a request's retries and the waits between them`,
+      );
+    return null;
+  }
+  return delayMs;
+}
+
+/**
+ * Whether another attempt after `delayMs` still has time worth having: a quarter of the
+ * request's deadline, or a second, whichever is less. A hung server spends the whole deadline
+ * in one attempt, so a request gives up at --request-timeout, not at four times it.
+ */
+function fitsDeadline(delayMs: number, deadline: { total: number; left: () => number }): boolean {
+  return deadline.left() - delayMs >= Math.min(1000, deadline.total / 4);
 }
 
 /** Explains why a failed POST/PATCH was not sent again, and what that means for the user. */
 function addNotRepeatedHint(error: ApiError | NetworkError, options: RetryOptions): void {
-  if (options.retrySafe || !isRetryable(error, true)) return;
+  if (options.retrySafe) return;
   if (error instanceof UnreadableBodyError) {
     error.withHint(
       `${options.describe} was carried out (HTTP ${error.httpStatus}) but its answer arrived unreadable; ` +
         `it was not repeated: check the current state before running the command again`,
     );
-    return;
+  } else if (error instanceof NetworkError && error.kind === "bad_response") {
+    // Its own message says what the answer was (too large: carried out; not the API's).
+  } else if (mayHaveBeenApplied(error)) {
+    error.withHint(
+      `${options.describe} may have been applied by the server; it was not repeated automatically, ` +
+        `so check the current state before running the command again`,
+    );
+  } else if (isRetryable(error, true)) {
+    error.withHint(
+      `${options.describe} was not repeated automatically because it is not safe to send twice; ` +
+        `run the command again`,
+    );
   }
-  const mayHaveApplied =
-    error instanceof NetworkError ||
-    (error instanceof ApiError && (error.status === 502 || error.status === 504));
-  error.withHint(
-    mayHaveApplied
-      ? `${options.describe} may have been applied by the server; it was not repeated automatically, ` +
-          `so check the current state before running the command again`
-      : `${options.describe} was not repeated automatically because it is not safe to send twice; ` +
-          `run the command again`,
-  );
 }

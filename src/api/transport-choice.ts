@@ -1,10 +1,11 @@
-// Which transport a run's requests take: node:http(s) directly, the same with a profile's
-// caFile trusted too, or the proxy transport when HTTP_PROXY/HTTPS_PROXY is set (only then is
-// undici loaded). A run with neither pays for nothing here but two environment look-ups.
+// Which transport a run's requests take: node:http(s) directly (with a profile's caFile
+// trusted too, when it names one), or, for the requests a proxy variable applies to, the proxy
+// transport (only then is undici loaded). A run with neither pays for nothing here but a few
+// environment look-ups.
 import { UsageError } from "../errors.js";
 import { readTextFile, unreadableFile } from "../io.js";
-import { type ProxySettings, proxySettings, shownProxy } from "./proxy-env.js";
-import { nodeTransportWithCa, type Transport } from "./transport.js";
+import { type ProxyEnvironment, proxyEnvironment } from "./proxy-env.js";
+import { nodeTransport, nodeTransportWithCa, parseHttpUrl, type Transport } from "./transport.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -21,20 +22,31 @@ interface TransportChoice {
 
 /** undefined: the default transport (node:http(s), Node's own trust). */
 export async function chooseTransport(choice: TransportChoice): Promise<Transport | undefined> {
-  const proxy = proxySettings(choice.env);
+  const proxies = proxyEnvironment(choice.env);
   const ca = choice.caFile ? await trustedAuthorities(choice) : undefined;
-  if (proxy) {
-    choice.trace?.(describeProxy(proxy));
-    const { proxyTransport } = await import("./proxy-transport.js");
-    return proxyTransport(proxy, { ca });
-  }
-  return ca ? nodeTransportWithCa(ca) : undefined;
+  const direct = ca ? nodeTransportWithCa(ca) : undefined;
+  if (!proxies) return direct;
+  choice.trace?.(proxies.describe());
+  return routed(proxies, direct ?? nodeTransport, ca);
 }
 
-function describeProxy(proxy: ProxySettings): string {
-  const shown = (url: string | null, from: string | null) =>
-    url ? `${shownProxy(url)} (${from})` : "direct";
-  return `* proxy: https:// ${shown(proxy.https, proxy.from.https)}, http:// ${shown(proxy.http, proxy.from.http)}; NO_PROXY=${proxy.noProxy || "(unset)"}`;
+/**
+ * Each request through the proxy its URL takes, or direct: NO_PROXY's hosts, and a scheme with
+ * no proxy variable, never touch the proxy transport (nor load undici).
+ */
+function routed(proxies: ProxyEnvironment, direct: Transport, ca: string[] | undefined): Transport {
+  const throughProxy = new Map<string, Transport>();
+  return async (request) => {
+    const route = proxies.routeFor(parseHttpUrl(request.url));
+    if (!route) return direct(request);
+    let transport = throughProxy.get(route.url.href);
+    if (!transport) {
+      const { proxyTransport } = await import("./proxy-transport.js");
+      transport = proxyTransport(route, { ca });
+      throughProxy.set(route.url.href, transport);
+    }
+    return transport(request);
+  };
 }
 
 const CA_FILE_LIMIT = { maxBytes: 1024 * 1024, what: "a certificate file" };

@@ -63,6 +63,25 @@ export interface TransportRequest {
   signal?: AbortSignal;
   /** false: open a new connection instead of taking one from the keep-alive pool. Default true. */
   reuseConnection?: boolean;
+  /**
+   * The most of a 2xx answer's body that is read: one announced or found larger fails with
+   * BodyLimitExceeded, and the rest is never read. Default: no limit. The body of any other
+   * answer is cut at ERROR_BODY_LIMIT (its status is what matters).
+   */
+  maxBodyBytes?: number;
+}
+
+/** The most of a non-2xx answer's body kept: its first MiB says all a message needs. */
+export const ERROR_BODY_LIMIT = 1024 * 1024;
+
+/** A 2xx answer larger than the request's maxBodyBytes: the client says what it means. */
+export class BodyLimitExceeded extends Error {
+  constructor(
+    readonly limit: number,
+    readonly status: number,
+  ) {
+    super(`the answer is larger than ${limit} bytes`);
+  }
 }
 
 export interface TransportResponse {
@@ -70,6 +89,8 @@ export interface TransportResponse {
   /** Lower-case header names; repeated headers joined with ", ". */
   headers: Record<string, string>;
   body: Buffer;
+  /** The body was cut at ERROR_BODY_LIMIT (a non-2xx answer only). */
+  bodyCut?: boolean;
 }
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
@@ -237,7 +258,17 @@ function runExchange(
   });
   req.on("error", (error: NodeJS.ErrnoException) => fail(networkErrorOf(error, target, state)));
   req.on("response", (res) => {
-    readResponse(res, target, (response) => settle() && resolve(response), fail);
+    readResponse(
+      res,
+      target,
+      request.maxBodyBytes,
+      (response) => {
+        if (settle()) resolve(response);
+        // A cut body: the rest is not read, and the connection is not reused.
+        if (response.bodyCut) req.destroy();
+      },
+      fail,
+    );
   });
   if (request.body === undefined || Buffer.isBuffer(request.body)) {
     req.end(request.body);
@@ -289,23 +320,88 @@ function trackConnection(socket: Socket, state: ExchangeState): void {
 function readResponse(
   res: http.IncomingMessage,
   target: Target,
+  maxBodyBytes: number | undefined,
   done: (response: TransportResponse) => void,
   fail: (error: Error) => void,
 ): void {
+  const status = res.statusCode ?? 0;
+  const success = status >= 200 && status < 300;
+  const limit = success ? (maxBodyBytes ?? Number.POSITIVE_INFINITY) : ERROR_BODY_LIMIT;
+  const answer = (body: Buffer, bodyCut: boolean): void =>
+    done({ status, headers: flattenHeaders(res.headers), body, ...(bodyCut ? { bodyCut } : {}) });
+  // Announced larger than the limit: not one byte of the body is read.
+  const declared = Number(res.headers["content-length"]);
+  if (success && Number.isFinite(declared) && declared > limit) {
+    fail(new BodyLimitExceeded(limit, status));
+    return;
+  }
   const chunks: Buffer[] = [];
+  let total = 0;
+  let over = false;
   // The server closing the socket in the middle of the body shows up as 'aborted' and/or
   // 'error' (ECONNRESET "aborted"), or as an 'end'/'close' with res.complete still false.
-  const truncated = (): void => fail(truncatedError(target));
-  res.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const truncated = (): void => {
+    if (!over) fail(truncatedError(target));
+  };
+  res.on("data", (chunk: Buffer) => {
+    if (over) return;
+    total += chunk.length;
+    if (total <= limit) {
+      chunks.push(chunk);
+      return;
+    }
+    over = true;
+    if (success) {
+      fail(new BodyLimitExceeded(limit, status));
+      return;
+    }
+    chunks.push(chunk.subarray(0, chunk.length - (total - limit)));
+    answer(Buffer.concat(chunks, limit), true);
+  });
   res.on("aborted", truncated);
   res.on("error", truncated);
   res.on("close", () => {
     if (!res.complete) truncated();
   });
   res.on("end", () => {
-    if (!res.complete) return truncated();
-    done({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks) });
+    if (over) return;
+    if (res.complete) answer(Buffer.concat(chunks, total), false);
+    else truncated();
   });
+}
+
+/**
+ * The same limits for a body that comes as a stream (the proxy transport's undici answer):
+ * a 2xx body over `maxBodyBytes` (or announced so) is BodyLimitExceeded, another is cut at
+ * ERROR_BODY_LIMIT; either way the rest is not read (the stream is destroyed).
+ */
+export async function readLimitedBody(
+  stream: AsyncIterable<Uint8Array> & { destroy(): unknown },
+  status: number,
+  contentLength: string | undefined,
+  maxBodyBytes: number | undefined,
+): Promise<{ body: Buffer; bodyCut?: boolean }> {
+  const success = status >= 200 && status < 300;
+  const limit = success ? (maxBodyBytes ?? Number.POSITIVE_INFINITY) : ERROR_BODY_LIMIT;
+  const declared = Number(contentLength);
+  if (success && Number.isFinite(declared) && declared > limit) {
+    stream.destroy();
+    throw new BodyLimitExceeded(limit, status);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.length;
+    if (total <= limit) {
+      chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      continue;
+    }
+    stream.destroy();
+    if (success) throw new BodyLimitExceeded(limit, status);
+    chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength - (total - limit)));
+    return { body: Buffer.concat(chunks, limit), bodyCut: true };
+  }
+  return { body: Buffer.concat(chunks, total) };
 }
 
 function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
@@ -344,12 +440,13 @@ function networkErrorOf(error: NodeJS.ErrnoException, target: Target, state: Exc
     return new NetworkError(`${unreachable} ${target.hostPort}: ${checkHint(target)}`, "unreachable", false);
   }
   if (isTlsError(code)) {
-    // The handshake failed, so no byte of the request was sent.
+    // The handshake failed, so no byte of the request was sent; the next one would fail alike.
     return new NetworkError(
       `TLS handshake with ${target.hostPort} failed (${error.message}): check the certificate ` +
         `(a profile's caFile, or NODE_EXTRA_CA_CERTS, adds a certificate authority) and that the server speaks HTTPS on that port`,
       "unreachable",
       false,
+      { permanent: true },
     );
   }
   if (code === "ETIMEDOUT") return timeoutError(target, state, null);
@@ -358,6 +455,15 @@ function networkErrorOf(error: NodeJS.ErrnoException, target: Target, state: Exc
       `${target.hostPort} did not answer with valid HTTP (${target.request}): ${checkHint(target)}`,
       "bad_response",
       state.written,
+    );
+  }
+  // Reset before the whole request was handed to the system (a server that refuses a body
+  // too large and closes, say): it never had the request whole, so it cannot have acted on it.
+  if (RESET_CODES.has(code) && state.connected && !state.written) {
+    return new NetworkError(
+      `the connection to ${target.hostPort} was reset while cpctl was still sending the request (${target.request}): the server did not take it whole`,
+      "connection_reset",
+      false,
     );
   }
   // ECONNRESET, EPIPE, "socket hang up" and anything unknown: the server may have seen the
@@ -370,7 +476,8 @@ function networkErrorOf(error: NodeJS.ErrnoException, target: Target, state: Exc
   );
 }
 
-function isTlsError(code: string): boolean {
+/** A TLS handshake that failed: a certificate not trusted or not for that host, or no TLS there. */
+export function isTlsError(code: string): boolean {
   return (
     code.startsWith("ERR_TLS_") ||
     code.startsWith("ERR_SSL_") ||

@@ -16,9 +16,11 @@ import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
 import { changeLines } from "../output/changes.js";
 import { logLine } from "../output/log-lines.js";
+import { visible } from "../output/safe-text.js";
 import { MASK, redactText } from "../secrets.js";
 import { formatDuration } from "../util/duration.js";
 import { onGitHubActions } from "./detect.js";
+import * as md from "./markdown.js";
 import { rememberedChanges } from "./previewed.js";
 
 export type OutcomeResult =
@@ -94,8 +96,13 @@ function outputLine(name: string, value: string): string {
   return `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
 }
 
+/**
+ * A dotenv report's value, as it is: GitLab (like docker's --env-file) keeps quotes as part of
+ * the value, and has no escapes, so a URL with `?`, `&` or `%` is written bare. A line break
+ * or another control character cannot be written at all: it is shown as an escape (`\x0a`).
+ */
 function dotenvValue(value: string): string {
-  return /^[\w./:@-]*$/.test(value) ? value : JSON.stringify(value);
+  return visible(value);
 }
 
 const RESULT_MARK: Record<OutcomeResult, string> = {
@@ -108,21 +115,25 @@ const RESULT_MARK: Record<OutcomeResult, string> = {
   unchanged: "➖ no new revision",
 };
 
+/**
+ * The Markdown summary. Every value that came from a server or a file goes through
+ * ./markdown.ts: escaped as text, a link only to an http(s) URL, code blocks no line can close.
+ */
 function summaryOf(outcome: Outcome): string {
   const d = outcome.deployment;
   const rows: [string, string][] = [
-    ["Deployment", `\`${d.name}\` (\`${d.id}\`)`],
+    ["Deployment", `${md.code(d.name)} (${md.code(d.id)})`],
     [
       "Revision",
       outcome.revisionId
-        ? `\`${outcome.revisionId}\`${outcome.status ? `: ${outcome.status}` : ""}${outcome.elapsedSeconds !== undefined ? ` after ${formatDuration(outcome.elapsedSeconds * 1000)}` : ""}`
+        ? `${md.code(outcome.revisionId)}${outcome.status ? `: ${md.text(outcome.status)}` : ""}${outcome.elapsedSeconds !== undefined ? ` after ${formatDuration(outcome.elapsedSeconds * 1000)}` : ""}`
         : "none",
     ],
   ];
   const url = d.source_config?.custom_url;
-  if (url) rows.push(["URL", `[${url}](${url})`]);
+  if (url) rows.push(["URL", md.link(url)]);
   const parts = [
-    `### cpctl ${outcome.command}: ${d.name} ${RESULT_MARK[outcome.result]}`,
+    `### cpctl ${outcome.command}: ${md.text(d.name)} ${RESULT_MARK[outcome.result]}`,
     "",
     "| | |",
     "|---|---|",
@@ -133,9 +144,7 @@ function summaryOf(outcome: Outcome): string {
     parts.push(
       "**What changed**",
       "",
-      "```diff",
-      ...changeLines(outcome.changes, { showSecrets: false, paint: NO_PAINT }),
-      "```",
+      ...md.codeBlock("diff", changeLines(outcome.changes, { showSecrets: false, paint: NO_PAINT })),
       "",
     );
   }
@@ -143,9 +152,10 @@ function summaryOf(outcome: Outcome): string {
     parts.push(
       `**The last ${outcome.logTail.length} lines of the revision's log**`,
       "",
-      "```text",
-      ...outcome.logTail.map((entry) => logLine(entry, NO_PAINT).replace(/```/g, "'''")),
-      "```",
+      ...md.codeBlock(
+        "text",
+        outcome.logTail.map((entry) => logLine(entry, NO_PAINT)),
+      ),
       "",
     );
   }

@@ -8,6 +8,7 @@ import { Argument, Command, Option } from "@commander-js/extra-typings";
 import { describe, expect, test } from "vitest";
 import { completionScript, SHELLS } from "./index.js";
 import { treeFromProgram } from "./tree.js";
+import { completes } from "./values.js";
 
 const NASTY = `it's "quoted" [bracketed] a:b \\back $HOME \`tick\` (paren) 100%`;
 
@@ -28,6 +29,17 @@ function program(): Command {
       .addArgument(new Argument("<mode>").choices(["fast", "slow"]))
       .argument("[source]", "a directory"),
   );
+  // Values a parser of its own checks (case aside, say): completed all the same.
+  group.addCommand(
+    new Command("tune")
+      .addOption(
+        completes(
+          new Option("--level <level>", "a level").argParser((v) => v.toUpperCase()),
+          ["LOW", "HIGH"],
+        ),
+      )
+      .addArgument(completes(new Argument("<key>", "a key"), ["alpha", "beta"])),
+  );
   root.addCommand(group);
   root.addCommand(new Command("solo").description("alone"));
   return root;
@@ -36,6 +48,15 @@ function program(): Command {
 describe("treeFromProgram", () => {
   const tree = treeFromProgram(program());
   const make = tree.children[0]!.children[0]!;
+
+  test("reads the values a flag or an argument completes with, where no choices restrict them", () => {
+    const tune = tree.children[0]!.children[1]!;
+    expect(tune.flags.find((f) => f.long === "--level")).toMatchObject({
+      values: ["LOW", "HIGH"],
+      files: false,
+    });
+    expect(tune.args).toEqual([{ name: "key", values: ["alpha", "beta"], files: false, variadic: false }]);
+  });
 
   test("reads flags, values, files and arguments; leaves hidden flags out", () => {
     expect(tree.children.map((c) => c.name)).toEqual(["things", "solo"]);

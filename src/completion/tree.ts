@@ -1,7 +1,9 @@
 // The command tree as plain data for the completion scripts: every command and subcommand,
 // its flags (which take a value, and which values), and its positional arguments. Read from
-// commander's own definitions, so a flag or an allowed value is written once, in its command.
+// commander's own definitions (its choices, and the values ./values.ts attached), so a flag or
+// an allowed value is written once, in its command.
 import type { Argument, Command, Option } from "@commander-js/extra-typings";
+import { completionsOf } from "./values.js";
 
 export interface FlagSpec {
   /** "--output", or null for a short-only flag. */
@@ -71,7 +73,7 @@ function node(command: AnyCommand, path: string[]): CommandNode {
 function flagSpec(option: Option): FlagSpec {
   const placeholder = /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1] ?? "";
   const takesValue = Boolean(option.required || option.optional);
-  const values = option.argChoices ? [...option.argChoices] : null;
+  const values = option.argChoices ? [...option.argChoices] : completionsOf(option);
   return {
     long: option.long ?? null,
     short: option.short ?? null,
@@ -83,7 +85,7 @@ function flagSpec(option: Option): FlagSpec {
 }
 
 function argSpec(argument: Argument): ArgSpec {
-  const values = argument.argChoices ? [...argument.argChoices] : null;
+  const values = argument.argChoices ? [...argument.argChoices] : completionsOf(argument);
   return {
     name: argument.name(),
     values,

@@ -1,29 +1,23 @@
 // Config files: the user file ($XDG_CONFIG_HOME/cpctl/config.yaml) and the nearest project
 // file (.cpctlrc, .cpctlrc.yaml, .cpctlrc.json, cpctl.config.mjs, package.json "cpctl"),
-// read with cosmiconfig. They become the "project" and "user" layers of settings.ts for the
-// profile in use (which one, profiles.ts chooses). With no file present this costs a few
-// stat calls and no imports.
-import { readFileSync, statSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+// read by cpctl itself (regular files only, bounded) and parsed with cosmiconfig's loaders.
+// They become the "project" and "user" layers of settings.ts for the profile in use (which
+// one, profiles.ts chooses). With no file present this costs a few stat calls and no imports.
+import { statSync } from "node:fs";
+import { basename, dirname, extname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
+import { FileTooLargeError, NotRegularFileError, readRegularFile } from "../io.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import {
   type Env,
-  isFile,
-  PACKAGE_FIELD,
-  PROJECT_FILE_NAMES,
+  isPresent,
+  MAX_CONFIG_BYTES,
+  packageField,
   projectFileCandidates,
-  searchedDirectories,
   userConfigPath,
 } from "./paths.js";
 import { chooseProfile, LOCAL_API_KEY, LOCAL_BASE_URL, LOCAL_PROFILE } from "./profiles.js";
-import {
-  type ConfigFile,
-  type ConfigFiles,
-  type ConfigLocations,
-  parseConfig,
-  type Scope,
-} from "./schema.js";
+import { type ConfigFile, type ConfigFiles, type ConfigLocations, parseConfig } from "./schema.js";
 import { CREDENTIAL_KEYS, type Layer, type RawValues, SETTING_KEYS, type SettingKey } from "./settings.js";
 import { isTrustedDirectory, untrustedCodeConfig } from "./trust.js";
 import { checkValue, isLiteral, type ProfileValues } from "./values.js";
@@ -85,9 +79,9 @@ function locateConfigFiles(options: { cwd: string; homeDir: string; env: Env }):
   const candidates = projectFileCandidates(options.cwd, options.homeDir);
   return {
     userPath,
-    userPresent: isFile(userPath),
-    // The nearest place that exists; cosmiconfig's search has the last word (it passes over
-    // an empty file, say) once it is loaded.
+    userPresent: isPresent(userPath),
+    // The nearest place that exists; reading has the last word (it passes over an empty
+    // file, say).
     projectPath: candidates[0] ?? null,
     cwd: options.cwd,
     homeDir: options.homeDir,
@@ -96,105 +90,112 @@ function locateConfigFiles(options: { cwd: string; homeDir: string; env: Env }):
 }
 
 /**
- * Reads the files, with cosmiconfig (loaded only when a file can exist): the user file by its
- * path, the project file by cosmiconfig's search from the working directory up to home. The
- * user file comes first: it says whether a project's cpctl.config.mjs may run
- * (config/trust.ts), and the .mjs loader asks before importing anything. An untrusted one is
- * not run: a ConfigError that still carries the user file, so that `config path`, `config
- * list` and `config set trustedDirectories` work in that directory.
+ * Reads the files: the user file by its path, then the nearest project file from the working
+ * directory up to home (paths.ts lists them by cosmiconfig's rules: each directory's names in
+ * order, an empty file or one that holds nothing passed over, a package.json only with a
+ * "cpctl" field). cpctl reads each itself, a regular file only, at most 1 MiB (io.ts's
+ * readRegularFile: a FIFO or a link to /dev/zero in a clone is refused, never read), and parses
+ * it with cosmiconfig's loaders (loaded only when a file needs one). cosmiconfig's own search
+ * is not used: it reads any file in its way with no bound, and follows a file's `$import` to
+ * any other file (even the user's, whose credentials would then count as the project's own);
+ * here `$import` is an unknown key like any other. The user file comes first: it says whether
+ * a project's cpctl.config.mjs may run (config/trust.ts). An untrusted one is not run: a
+ * ConfigError that still carries the user file, so that `config path`, `config list` and
+ * `config set trustedDirectories` work in that directory.
  */
 async function readConfigFiles(locations: ConfigLocations): Promise<ConfigFiles> {
   const { userPath, userPresent } = locations;
   const files: ConfigFiles = { ...locations, user: null, project: null };
-  if (!userPresent && locations.candidates.length === 0) return files;
-  for (const path of [...(userPresent ? [userPath] : []), ...locations.candidates]) checkConfigSize(path);
-  const loaded = await import("cosmiconfig");
-  // A CommonJS package: in the esbuild bundle its exports come only as `default`.
-  const { cosmiconfig, defaultLoaders } = loaded.default ?? loaded;
-  let trusted: readonly string[] = [];
-  const explorer = cosmiconfig("cpctl", {
-    searchPlaces: [...PROJECT_FILE_NAMES],
-    packageProp: PACKAGE_FIELD,
-    searchStrategy: "global",
-    stopDir: locations.homeDir,
-    cache: false,
-    // Only the formats cpctl reads; a module only from a trusted directory.
-    loaders: {
-      ".json": defaultLoaders[".json"],
-      ".yaml": defaultLoaders[".yaml"],
-      ".yml": defaultLoaders[".yml"],
-      noExt: defaultLoaders.noExt,
-      ".mjs": (path: string) => {
-        if (!isTrustedDirectory(dirname(path), trusted)) throw new UntrustedCode(path);
-        return importModule(path);
-      },
-    },
-  });
-  const parse = (path: string, config: unknown, scope: Scope): ConfigFile => {
-    const isPackage = basename(path) === "package.json";
-    const sourceText = isCode(path) ? readFileSync(path, "utf8") : null;
-    return parseConfig(config, path, scope, isPackage ? "cpctl." : "", sourceText);
-  };
-  const unreadable = (path: string, error: unknown) =>
-    new UsageError(`${path}: cannot read this config file: ${loadErrorMessage(error, path)}`).withHint(
-      "Fix the file, or move it aside; `cpctl config path` lists the files cpctl reads.",
-    );
-
   if (userPresent) {
-    try {
-      files.user = parse(userPath, (await explorer.load(userPath))?.config, "user");
-    } catch (error) {
-      if (error instanceof UsageError) throw error;
-      throw unreadable(userPath, error);
-    }
-    trusted = files.user.trustedDirectories ?? [];
+    const user = await loadFile(userPath);
+    files.user = parseConfig(user?.config, userPath, "user", "", null);
   }
-  if (locations.candidates.length === 0) return files;
-  let found: { filepath: string; config: unknown } | null;
-  try {
-    found = await explorer.search(locations.cwd);
-  } catch (error) {
-    if (error instanceof UntrustedCode)
-      throw new ConfigError(untrustedCodeConfig(error.path, dirname(error.path), userPath), locations, files);
-    throw unreadable((error as { filepath?: string }).filepath ?? locations.projectPath ?? "", error);
-  }
-  // The search ends in cosmiconfig's global directory, which is the user file: not a project's.
-  const projectDirs = searchedDirectories(locations.cwd, locations.homeDir);
-  if (!found || !projectDirs.has(dirname(found.filepath))) {
-    files.projectPath = null;
+  const trusted = files.user?.trustedDirectories ?? [];
+  files.projectPath = null;
+  for (const path of locations.candidates) {
+    if (isCode(path) && !isTrustedDirectory(dirname(path), trusted))
+      throw new ConfigError(untrustedCodeConfig(path, dirname(path), userPath), locations, files);
+    const loaded = await loadFile(path, { passOverUnreadable: true });
+    if (loaded === null) continue; // empty, holds nothing, or gone: the search goes on up
+    const isPackage = basename(path) === "package.json";
+    files.projectPath = path;
+    files.project = parseConfig(loaded.config, path, "project", isPackage ? "cpctl." : "", loaded.sourceText);
     return files;
   }
-  files.projectPath = found.filepath;
-  files.project = parse(found.filepath, found.config, "project");
   return files;
 }
 
-/** A cpctl.config.mjs in a directory the user has not trusted: not imported. */
-class UntrustedCode extends Error {
-  constructor(readonly path: string) {
-    super(`${path} is in a directory the user has not trusted`);
+/** What the search passes over, as cosmiconfig's does: a place gone or not to be read. */
+const PASSED_OVER = new Set(["ENOENT", "ENOTDIR", "EISDIR", "EACCES"]);
+
+/**
+ * One config file's value, or null when it holds nothing (empty, only comments, `null`, a
+ * package.json without the field, a module without a default export), or, for a project
+ * file with `passOverUnreadable`, when it is gone or may not be read.
+ */
+async function loadFile(
+  path: string,
+  { passOverUnreadable = false } = {},
+): Promise<{ config: unknown; sourceText: string | null } | null> {
+  let text: string;
+  try {
+    text = readRegularFile(path, MAX_CONFIG_BYTES).toString("utf8");
+  } catch (error) {
+    if (passOverUnreadable && PASSED_OVER.has((error as NodeJS.ErrnoException).code ?? "")) return null;
+    throw unreadable(path, error);
   }
+  if (text.trim() === "") return null;
+  let config: unknown;
+  try {
+    if (basename(path) === "package.json") config = packageField(text);
+    else if (isCode(path)) config = await importModule(path);
+    else config = await (await loaders())[extname(path) || "noExt"]!(path, text);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${path}: cannot read this config file: ${loadErrorMessage(error, path)}`).withHint(
+      FIX_HINT,
+    );
+  }
+  if (config === null || config === undefined) return null;
+  return { config, sourceText: isCode(path) ? text : null };
+}
+
+const FIX_HINT = "Fix the file, or move it aside; `cpctl config path` lists the files cpctl reads.";
+
+/** A file that could not be read at all: not a regular file, too large, or Node's error. */
+function unreadable(path: string, error: unknown): UsageError {
+  if (error instanceof FileTooLargeError)
+    return new UsageError(
+      `${path}: the config file is ${error.size} bytes, more than the ${MAX_CONFIG_BYTES / 1024 / 1024} MiB cpctl reads from one`,
+    );
+  if (error instanceof NotRegularFileError)
+    return new UsageError(
+      `${path}: not a regular file (${error.kind}); cpctl reads config files only from regular files`,
+    ).withHint(FIX_HINT);
+  const code = (error as NodeJS.ErrnoException).code;
+  return new UsageError(`${path}: cannot read this config file (${code ?? String(error)})`).withHint(
+    FIX_HINT,
+  );
+}
+
+type Loader = (path: string, text: string) => unknown;
+
+/** cosmiconfig's parsers for the data formats (its YAML and JSON, with their messages). */
+async function loaders(): Promise<Record<string, Loader>> {
+  const loaded = await import("cosmiconfig");
+  // A CommonJS package: in the esbuild bundle its exports come only as `default`.
+  const { defaultLoaders } = loaded.default ?? loaded;
+  return {
+    ".json": defaultLoaders[".json"],
+    ".yaml": defaultLoaders[".yaml"],
+    ".yml": defaultLoaders[".yml"],
+    noExt: defaultLoaders.noExt,
+  };
 }
 
 /** A project file that is a module: importing it runs it. */
 function isCode(path: string): boolean {
   return path.endsWith(".mjs");
-}
-
-/** Far more than any config file needs; a bigger one is a mistake or an attack (a slow start). */
-const MAX_CONFIG_BYTES = 1024 * 1024;
-
-function checkConfigSize(path: string): void {
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    return; // cosmiconfig reports it
-  }
-  if (size > MAX_CONFIG_BYTES)
-    throw new UsageError(
-      `${path}: the config file is ${size} bytes, more than the ${MAX_CONFIG_BYTES / 1024 / 1024} MiB cpctl reads from one`,
-    );
 }
 
 /** A cpctl.config.mjs file, through a module loaded only then (see config/import-module.ts). */

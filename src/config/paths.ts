@@ -1,7 +1,8 @@
 // Where config files live. Finding them costs a handful of stat calls and no imports, so
 // that a run with no config file pays nothing for configuration.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { readRegularFile } from "../io.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -34,28 +35,41 @@ export function isFile(path: string): boolean {
 }
 
 /**
- * Whether a project file can exist from `cwd` upward: a stat call per place, and no imports,
- * so that a run with no config file never loads cosmiconfig (which then does the search
- * itself, by its own rules). The walk is the one cosmiconfig's "global" strategy takes: up to
- * the home directory when `cwd` is inside it, else up to the root. A package.json counts only
- * when it has a `cpctl` field. Returns the places that exist, for the size check.
+ * Something other than a directory is there (a regular file, or a FIFO or a device that the
+ * reading then refuses, naming it: a clone can ship `.cpctlrc.yaml -> /dev/zero`).
  */
-export function projectFileCandidates(cwd: string, homeDir: string): string[] {
-  const home = resolve(homeDir);
-  let dir = resolve(cwd);
-  const found: string[] = [];
-  for (;;) {
-    for (const name of PROJECT_FILE_NAMES) {
-      const path = join(dir, name);
-      if (isFile(path) && (name !== "package.json" || packageHasField(path))) found.push(path);
-    }
-    const parent = dirname(dir);
-    if (dir === home || parent === dir) return found;
-    dir = parent;
+export function isPresent(path: string): boolean {
+  try {
+    const info = statSync(path, { throwIfNoEntry: false });
+    return info !== undefined && !info.isDirectory();
+  } catch {
+    return false;
   }
 }
 
-/** The directories cosmiconfig searches from `cwd`: a project file is in one of them. */
+/** The most cpctl reads from a config file (and from a package.json, looking for its field). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * Whether a project file can exist from `cwd` upward: a stat call per place, and no imports,
+ * so that a run with no config file never loads cosmiconfig's loaders. The walk is the one
+ * cosmiconfig's "global" strategy takes: up to the home directory when `cwd` is inside it,
+ * else up to the root. A package.json counts only when it is a regular file with a `cpctl`
+ * field. Returns the places that exist, nearest first, each directory's in the order of
+ * PROJECT_FILE_NAMES.
+ */
+export function projectFileCandidates(cwd: string, homeDir: string): string[] {
+  const found: string[] = [];
+  for (const dir of searchedDirectories(cwd, homeDir)) {
+    for (const name of PROJECT_FILE_NAMES) {
+      const path = join(dir, name);
+      if (name === "package.json" ? packageHasField(path) : isPresent(path)) found.push(path);
+    }
+  }
+  return found;
+}
+
+/** The directories searched from `cwd`, nearest first: a project file is in one of them. */
 export function searchedDirectories(cwd: string, homeDir: string): Set<string> {
   const home = resolve(homeDir);
   const dirs = new Set<string>();
@@ -68,12 +82,20 @@ export function searchedDirectories(cwd: string, homeDir: string): Set<string> {
   }
 }
 
+/** The parsed `cpctl` field of a package.json, or undefined when it has none. */
+export function packageField(text: string): unknown {
+  const parsed: unknown = JSON.parse(text);
+  return parsed !== null && typeof parsed === "object" && Object.hasOwn(parsed, PACKAGE_FIELD)
+    ? (parsed as Record<string, unknown>)[PACKAGE_FIELD]
+    : undefined;
+}
+
 function packageHasField(path: string): boolean {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return parsed !== null && typeof parsed === "object" && Object.hasOwn(parsed, PACKAGE_FIELD);
+    return packageField(readRegularFile(path, MAX_CONFIG_BYTES).toString("utf8")) !== undefined;
   } catch {
-    // An unreadable or broken package.json is not ours to report.
+    // Not cpctl's file to report: missing, unreadable, broken, not a regular file (a FIFO, a
+    // link to /dev/zero), or over the size cpctl reads looking for its field.
     return false;
   }
 }

@@ -38,6 +38,11 @@ export function defaultProfile(files: ConfigFiles): { name: string; file: Config
   return null;
 }
 
+/** How a profile chosen by a file's defaultProfile says where it came from. */
+export function defaultProfileOrigin(file: ConfigFile): string {
+  return `defaultProfile in ${file.path}`;
+}
+
 /** --profile > CPCTL_PROFILE > project defaultProfile > user defaultProfile, known or not. */
 export function pickProfile(files: ConfigFiles, profileFlag: string | undefined, env: Env): ProfileChoice {
   if (profileFlag !== undefined) {
@@ -46,7 +51,7 @@ export function pickProfile(files: ConfigFiles, profileFlag: string | undefined,
   }
   if (env.CPCTL_PROFILE) return { name: env.CPCTL_PROFILE, origin: "environment variable CPCTL_PROFILE" };
   const fallback = defaultProfile(files);
-  if (fallback) return { name: fallback.name, origin: `defaultProfile in ${fallback.file.path}` };
+  if (fallback) return { name: fallback.name, origin: defaultProfileOrigin(fallback.file) };
   return { name: null, origin: null };
 }
 
@@ -100,14 +105,15 @@ export function summarizeProfiles(files: ConfigFiles, choice: ProfileChoice, env
     const sources = defined.map(({ file }) => file.path);
     if (name === LOCAL_PROFILE) sources.push("built-in");
     const rawUrl = defined.map(({ values }) => values.baseUrl).find((v) => typeof v === "string" && v !== "");
-    const rawConfirm = defined.map(({ values }) => values.confirm).find((v) => v !== undefined);
+    // Either file may turn confirm on; neither can turn it off (settings.ts).
+    const confirms = defined.map(({ values }) => values.confirm);
     return {
       name,
       selected: choice.name === name,
       default: fallback === name,
       baseUrl:
         typeof rawUrl === "string" ? shown(rawUrl, env) : name === LOCAL_PROFILE ? LOCAL_BASE_URL : null,
-      confirm: rawConfirm === true || (typeof rawConfirm === "string" && shown(rawConfirm, env) === "true"),
+      confirm: confirms.some((v) => v === true || (typeof v === "string" && shown(v, env) === "true")),
       sources,
     };
   });

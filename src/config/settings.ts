@@ -1,5 +1,6 @@
 // Resolves the effective settings from layers in precedence order:
-// flag > environment > project config > user config > built-in default (CLI.md).
+// flag > environment > project config > user config > built-in default (CLI.md), except for
+// `confirm`, which any file can turn on and none can turn off.
 // Every value remembers where it came from, for `cpctl config show` and for error messages
 // that name the place to fix.
 import { UsageError } from "../errors.js";
@@ -119,7 +120,9 @@ export function resolveSettings(
       `${origin.output}: '${output}' is not an output format; use one of ${OUTPUT_FORMATS.join(", ")}`,
     );
   }
-  const confirm = pick("confirm");
+  // A safety setting: any file may turn it on, none can turn it off. A project file comes with
+  // a checkout, and its `confirm: false` must not undo the user's own `confirm: true`.
+  const confirm = pickTrue(layers, "confirm", origin, originKind) ?? pick("confirm");
   return {
     profile,
     profileOrigin,
@@ -135,6 +138,20 @@ export function resolveSettings(
     originKind,
     fromEnvReference,
   };
+}
+
+/** The first layer that sets `key` to true (and records it as the origin), or undefined. */
+function pickTrue(
+  layers: Layer[],
+  key: SettingKey,
+  origin: Partial<Record<SettingKey, string>>,
+  originKind: Partial<Record<SettingKey, Layer["kind"]>>,
+): true | undefined {
+  const layer = layers.find((l) => l.values[key] === true || l.values[key] === "true");
+  if (!layer) return undefined;
+  origin[key] = layer.describe(key);
+  originKind[key] = layer.kind;
+  return true;
 }
 
 function checkBaseUrl(value: string, source: string): void {

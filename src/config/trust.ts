@@ -3,39 +3,52 @@
 // cpctl.config.mjs may run. A project file comes with a repository anyone may have written;
 // it may say where to send requests, but not with the user's key unless the user agreed.
 //
-//   trustedHosts: [cp.example.com, "127.0.0.1:8124"]   # a port: that port only
-//   trustedDirectories: [/home/me/src]                  # that directory and everything below it
+//   trustedHosts: [cp.example.com, "http://127.0.0.1:8124"]  # a port: that port only
+//   trustedDirectories: [/home/me/src]                        # that directory and everything below it
+//
+// A host entry carries its scheme: written bare it means https:// only, so that a project
+// file cannot point a trusted host at plain http:// (where anyone on the way reads the key);
+// plain http must be trusted by name, `http://HOST[:PORT]`.
 import { realpathSync } from "node:fs";
 import { isAbsolute, resolve, sep } from "node:path";
 import { UsageError } from "../errors.js";
 import { shellQuote } from "../util/shell.js";
 
 interface HostEntry {
+  scheme: "https:" | "http:";
   hostname: string;
   /** null: any port. */
   port: string | null;
 }
 
-/** `host` or `host:port` (an IPv6 address in brackets), as written in trustedHosts. */
+/**
+ * `host`, `host:port` (an IPv6 address in brackets), or either after `https://` or
+ * `http://`, as written in trustedHosts. Null when it is anything else (a path, a user, another
+ * scheme).
+ */
 function parseHostEntry(text: string): HostEntry | null {
-  const trimmed = text.trim();
+  const match = /^(?:(https?):\/\/)?([^/?#@\s]+?)\/?$/i.exec(text.trim());
+  if (!match) return null;
+  const hostPort = match[2]!;
   let url: URL;
   try {
-    url = new URL(`http://${trimmed}`);
+    url = new URL(`http://${hostPort}`);
   } catch {
     return null;
   }
-  if (url.username || url.password || url.pathname !== "/" || url.search || url.hash || !url.hostname)
-    return null;
-  if (trimmed.includes("/") || trimmed.includes("?") || trimmed.includes("#")) return null;
-  const port = /:(\d+)$/.exec(trimmed)?.[1];
-  return { hostname: url.hostname, port: port === undefined ? null : String(Number(port)) };
+  if (!url.hostname) return null;
+  const port = /:(\d+)$/.exec(hostPort)?.[1];
+  return {
+    scheme: match[1]?.toLowerCase() === "http" ? "http:" : "https:",
+    hostname: url.hostname,
+    port: port === undefined ? null : String(Number(port)),
+  };
 }
 
 export function hostEntryProblem(entry: string): string | null {
   return parseHostEntry(entry)
     ? null
-    : `'${entry}' is not a host name (e.g. cp.example.com or 127.0.0.1:8124)`;
+    : `'${entry}' is not a host (e.g. cp.example.com, cp.example.com:8443, or http://127.0.0.1:8124 for plain http)`;
 }
 
 export function directoryEntryProblem(entry: string): string | null {
@@ -43,26 +56,33 @@ export function directoryEntryProblem(entry: string): string | null {
 }
 
 /**
- * What `cpctl config set trustedHosts VALUE` stores: a host, `host:port`, or the host of a URL
- * (`https://cp.example.com` trusts cp.example.com on any port). Null when it is none of these.
+ * What `cpctl config set trustedHosts VALUE` stores: a host or `host:port` (https:// only), or
+ * a URL's scheme, host and port as written (`http://127.0.0.1:8124`). Null when it is none of
+ * these.
  */
 export function hostToTrust(value: string): string | null {
   let text = value.trim();
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    let url: URL;
     try {
-      text = new URL(text).host;
+      url = new URL(text);
     } catch {
       return null;
     }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    if (url.username || url.password) return null;
+    text = `${url.protocol}//${url.host}`;
   }
   const entry = parseHostEntry(text);
   if (!entry) return null;
-  return entry.port === null ? entry.hostname : `${entry.hostname}:${entry.port}`;
+  const host = entry.port === null ? entry.hostname : `${entry.hostname}:${entry.port}`;
+  return entry.scheme === "http:" ? `http://${host}` : host;
 }
 
-/** The host part of an address, as `config set trustedHosts` would take it. */
-export function hostOf(baseUrl: string): string {
-  return new URL(baseUrl).host;
+/** The trustedHosts entry that trusts exactly this address's scheme, host and port, as `config set` takes it. */
+export function trustEntryFor(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return url.protocol === "http:" ? `http://${url.host}` : url.host;
 }
 
 export function isTrustedHost(baseUrl: string, entries: readonly string[]): boolean {
@@ -75,7 +95,12 @@ export function isTrustedHost(baseUrl: string, entries: readonly string[]): bool
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   return entries.some((text) => {
     const entry = parseHostEntry(text);
-    return entry !== null && entry.hostname === url.hostname && (entry.port === null || entry.port === port);
+    return (
+      entry !== null &&
+      entry.scheme === url.protocol &&
+      entry.hostname === url.hostname &&
+      (entry.port === null || entry.port === port)
+    );
   });
 }
 

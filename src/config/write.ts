@@ -1,12 +1,15 @@
 // `cpctl config set`: changes one key of one profile in the user config file and keeps the
 // rest of the file (other keys, comments, order) as it was. The new text goes to a temporary
 // file beside it that is then renamed over it, so a crash never leaves a torn file. A new
-// file (and its directory) is created readable by its owner only.
+// file (and its directory) is created readable by its owner only. The read, the edit and the
+// rename happen under the file's lock (lock.ts), so that two writers at once never start
+// from the same old text: the second rename would drop the first one's change.
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, open, realpath, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Document } from "yaml";
 import { OperationError, UsageError } from "../errors.js";
+import { withFileLock } from "./lock.js";
 import type { TrustKey } from "./schema.js";
 import type { SettingKey } from "./settings.js";
 
@@ -79,8 +82,28 @@ async function editUserFile(
   edit: (doc: Document, target: string, yaml: YamlModule) => boolean,
 ): Promise<WriteResult> {
   const target = await followLink(path);
-  const existing = await readExisting(target);
   const yaml = await import("yaml");
+  // The lock is lost only when another process judged this one dead (frozen for seconds):
+  // then the file may have changed since it was read, so it is read and edited again.
+  for (let attempt = 1; ; attempt++) {
+    const result = await withFileLock(target, (stillHeld) => editOnce(target, edit, yaml, stillHeld));
+    if (result !== LOST) return result;
+    if (attempt === 3)
+      throw new OperationError(
+        `${target}: other processes kept taking the config file's lock; nothing was written, try again`,
+      );
+  }
+}
+
+const LOST = Symbol("lock lost");
+
+async function editOnce(
+  target: string,
+  edit: (doc: Document, target: string, yaml: YamlModule) => boolean,
+  yaml: YamlModule,
+  stillHeld: () => boolean,
+): Promise<WriteResult | typeof LOST> {
+  const existing = await readExisting(target);
   const doc: Document = yaml.parseDocument(existing?.text ?? "");
   const error = doc.errors[0];
   if (error) {
@@ -94,7 +117,11 @@ async function editUserFile(
   if (!yaml.isMap(doc.contents))
     throw new UsageError(`${target}: the file must be a mapping with a 'profiles' key; fix it by hand`);
   const mode = existing?.mode ?? 0o600;
-  if (edit(doc, target, yaml)) await writeAtomically(target, doc.toString({ lineWidth: 0 }), mode);
+  if (
+    edit(doc, target, yaml) &&
+    !(await writeAtomically(target, doc.toString({ lineWidth: 0 }), mode, stillHeld))
+  )
+    return LOST;
   return { path: target, created: existing === null, mode };
 }
 
@@ -124,7 +151,13 @@ async function readExisting(path: string): Promise<{ text: string; mode: number 
   }
 }
 
-async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
+/** False (and nothing written) when the lock was found lost just before the rename. */
+async function writeAtomically(
+  path: string,
+  text: string,
+  mode: number,
+  stillHeld: () => boolean,
+): Promise<boolean> {
   const dir = dirname(path);
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -143,7 +176,12 @@ async function writeAtomically(path: string, text: string, mode: number): Promis
     } finally {
       await handle.close();
     }
+    if (!stillHeld()) {
+      await rm(temp, { force: true });
+      return false;
+    }
     await rename(temp, path);
+    return true;
   } catch (error) {
     await rm(temp, { force: true });
     throw new OperationError(

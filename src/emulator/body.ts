@@ -8,18 +8,27 @@ import { HttpError } from "./responses.js";
 export const MAX_JSON_DEPTH = 64;
 
 /**
+ * What is read and thrown away of a body already refused as too large, before the 413 goes
+ * out. A server that answers and closes while the client is still sending has its system
+ * reset the connection when more bytes arrive, and the client's system then drops the 413 it
+ * had received: the client sees a reset, not the answer (cpctl said "network error" for 13 of
+ * 20 bodies of 4 MB). So the rest is drained first, as a lingering close does. Bounded: past
+ * this many bytes, or this long, the 413 goes and the connection closes anyway.
+ */
+const DRAIN_BYTES = 64 * 1024 * 1024;
+const DRAIN_MS = 10_000;
+
+/**
  * The whole body, or a 413 as soon as it is known to be over `limit` bytes: from the
- * Content-Length header before reading anything, or while reading a chunked body. On a 413
- * the rest is not read; the answer closes the connection.
+ * Content-Length header before keeping anything, or while reading a chunked body. Nothing past
+ * the limit is kept; the rest is drained (up to DRAIN_BYTES) before the 413, which closes the
+ * connection.
  */
 export function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
   const tooLarge = () =>
     new HttpError(413, `Request body is too large: the limit is ${limit} bytes.`, { Connection: "close" });
   const declared = Number(request.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) {
-    request.pause();
-    return Promise.reject(tooLarge());
-  }
+  if (Number.isFinite(declared) && declared > limit) return drainThen(request, tooLarge());
   // Gone before we started to read: no event would ever come.
   if (request.destroyed && !request.readableEnded) return Promise.reject(clientGone());
   return new Promise((resolve, reject) => {
@@ -29,8 +38,8 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
       size += chunk.length;
       if (size > limit) {
         cleanup();
-        request.pause();
-        reject(tooLarge());
+        chunks.length = 0;
+        drainThen(request, tooLarge()).catch(reject);
         return;
       }
       chunks.push(chunk);
@@ -56,6 +65,27 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
     request.on("end", onEnd);
     request.on("error", onGone);
     request.on("close", onGone);
+  });
+}
+
+/** Reads the rest of the body into nothing (bounded), then rejects with `error`. */
+function drainThen(request: IncomingMessage, error: HttpError): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    let drained = 0;
+    const done = () => {
+      clearTimeout(timer);
+      request.off("data", onData).off("end", done).off("error", done).off("close", done);
+      request.pause();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > DRAIN_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_MS);
+    if (request.readableEnded || request.destroyed) return done();
+    request.on("data", onData).on("end", done).on("error", done).on("close", done);
+    request.resume();
   });
 }
 

@@ -8,7 +8,7 @@ import { readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
 import { formatPath, pathOfLoc } from "../model/issue-path.js";
 import type { DeploymentT } from "../model/responses.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
-import { MASK } from "../secrets.js";
+import { looksMasked, MASK } from "../secrets.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";
 import { type DeploymentFile, loadDeploymentFile } from "./file.js";
 import { mergeByName, parseDotenv, secretFromFlag, secretRefFromFlag } from "./secrets.js";
@@ -219,7 +219,7 @@ function fixedOrigin(text: string, variables: string[] = []): SecretOrigin {
 
 /**
  * Values that are never values: the mask cpctl prints in place of a secret (a file made from
- * `get` output), and, unless the user opts in, an empty value (CI systems turn a missing
+ * `get` output) or any other that looks like one (secrets.ts's looksMasked), and, unless the user opts in, an empty value (CI systems turn a missing
  * secret into an empty string, which would blank a production secret). Every problem at
  * once, each naming the secret and where its value came from; never the value.
  */
@@ -241,6 +241,12 @@ async function checkSecretValues(
       masked = true;
       problems.push(
         `secret ${secret.name}${await from()}: "${MASK}" is what cpctl prints in place of a secret value, not a value`,
+      );
+    } else if (secret.value !== "" && looksMasked(secret.value)) {
+      // Never quoted: a few characters around "..." may be a real value's first and last.
+      masked = true;
+      problems.push(
+        `secret ${secret.name}${await from()}: the value looks like one a server shows in place of a secret (only *, a word such as [REDACTED], or a few characters around ...), not a value`,
       );
     } else if (secret.value === "" && !allowEmpty) {
       empty = true;

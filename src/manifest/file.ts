@@ -5,7 +5,9 @@ import type { Env } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
 import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile, unreadableFile } from "../io.js";
 import { formatPath } from "../model/issue-path.js";
+import { formatBytes } from "../util/bytes.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
+import { PROTO_KEY, PROTO_KEY_REFUSED } from "../util/object-path.js";
 import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
 
 type Path = (string | number)[];
@@ -151,11 +153,32 @@ function duplicateKey(root: unknown, yaml: typeof import("yaml")): number | unde
 /** Deeper than any request body: a file nested further is a mistake or an attack. */
 const MAX_DEPTH = 64;
 
-/** Refuses self-referencing (a YAML alias inside its own anchor) and absurdly deep data. */
+/**
+ * Refuses self-referencing (a YAML alias inside its own anchor), absurdly deep data, a key
+ * named `__proto__` (it would be dropped on the way: util/object-path.ts), and data that
+ * expands past the file limit. A YAML alias stands for a copy of its anchor: the parsed
+ * value shares it, but every use of the value (the request body, the preview, -o json) writes
+ * each copy out. The `yaml` library's maxAliasCount bounds how many aliases there are, not
+ * what they add up to: a 4 MB file with 99 aliases of one large anchor is 390 MB of output.
+ * So the walk counts what the data would take written out (as JSON, roughly), every copy
+ * included, and stops as soon as that passes the file limit: it never costs more than that.
+ */
 function checkShape(data: unknown, name: string): void {
   const ancestors = new Set<object>();
+  let size = 0;
+  const grow = (bytes: number): void => {
+    size += bytes;
+    if (size > DEPLOYMENT_FILE_LIMIT.maxBytes)
+      throw new UsageError(
+        `${name}: expands to more than ${formatBytes(DEPLOYMENT_FILE_LIMIT.maxBytes)} once its YAML aliases are repeated (each alias stands for a copy of its anchor), the most cpctl reads from ${DEPLOYMENT_FILE_LIMIT.what}; nothing was sent`,
+      );
+  };
+  const path: Path = [];
   const visit = (value: unknown, depth: number): void => {
-    if (value === null || typeof value !== "object") return;
+    if (value === null || typeof value !== "object") {
+      grow(typeof value === "string" ? value.length + 2 : 8);
+      return;
+    }
     if (depth > MAX_DEPTH)
       throw new UsageError(
         `${name}: nested more than ${MAX_DEPTH} levels deep; a deployment file is far flatter`,
@@ -163,7 +186,15 @@ function checkShape(data: unknown, name: string): void {
     if (ancestors.has(value))
       throw new UsageError(`${name}: a value contains itself (a YAML alias inside its own anchor)`);
     ancestors.add(value);
-    for (const child of Object.values(value)) visit(child, depth + 1);
+    grow(2);
+    for (const [key, child] of Object.entries(value)) {
+      path.push(Array.isArray(value) ? Number(key) : key);
+      if (key === PROTO_KEY && !Array.isArray(value))
+        throw new UsageError(`${name}: ${formatPath(path)}: ${PROTO_KEY_REFUSED}`);
+      grow(key.length + 4);
+      visit(child, depth + 1);
+      path.pop();
+    }
     ancestors.delete(value);
   };
   visit(data, 0);

@@ -1,5 +1,6 @@
 // Properties of the parsers behind --set, --secrets-file, ${env:NAME} and durations: they
 // round-trip what they should, and refuse everything else with a UsageError (never a crash).
+import { parseEnv } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { failure } from "../../test/helpers/failure.js";
@@ -113,22 +114,96 @@ describe("secrets", () => {
     );
   });
 
-  it("dotenv round-trips names and double-quoted values with escapes", () => {
+  it("dotenv reads what dotenv and Node's util.parseEnv read alike, as they read it", () => {
+    // Entries of every form the two agree on: bare values (with a ` # comment`), single-,
+    // double- and backtick-quoted ones over several lines, `\n` in double quotes, `export `,
+    // comment and blank lines, CRLF line ends, a name given twice (the last wins).
+    const bare = fc.stringMatching(/^[A-Za-z0-9_./:@+=-]([A-Za-z0-9_./:@+= -]{0,20}[A-Za-z0-9_./:@+=-])?$/);
+    const inside = (quote: string) =>
+      fc
+        .array(
+          fc.oneof(
+            fc.stringMatching(/^[A-Za-z0-9 #=:./-]{0,12}$/),
+            fc.constant("\n"),
+            fc.constant(quote === '"' ? "\\n" : "\n"),
+          ),
+          {
+            maxLength: 4,
+          },
+        )
+        .map((parts) => parts.join(""));
+    const value = fc.oneof(
+      bare,
+      fc.tuple(bare, fc.stringMatching(/^[a-z #]{0,10}$/)).map(([text, comment]) => `${text} # ${comment}`),
+      fc.constant(""),
+      ...["'", '"', "`"].map((quote) => inside(quote).map((text) => `${quote}${text}${quote}`)),
+    );
+    const entry = fc.tuple(
+      fc.constantFrom("", "export "),
+      fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,6}$/),
+      value,
+    );
+    const line = fc.oneof(
+      { weight: 4, arbitrary: entry.map(([exported, name, text]) => `${exported}${name}=${text}`) },
+      // (Not a line of white space alone: Node 20's util.parseEnv then glues the line break to
+      // the next name, "\nB"; Node 22 and later do not.)
+      { weight: 1, arbitrary: fc.constantFrom("", "# a comment") },
+    );
     fc.assert(
-      fc.property(
-        fc.uniqueArray(fc.tuple(identifier, fc.string()), { selector: ([name]) => name, maxLength: 8 }),
-        (pairs) => {
-          const text = pairs
-            .map(
-              ([name, value]) =>
-                `${name}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`,
-            )
-            .join("\n");
-          expect(parseDotenv(text, ".env").map(({ name, value }) => ({ name, value }))).toEqual(
-            pairs.map(([name, value]) => ({ name, value })),
-          );
-        },
-      ),
+      fc.property(fc.array(line, { maxLength: 8 }), fc.constantFrom("\n", "\r\n"), (lines, end) => {
+        const text = lines.join(end);
+        const ours = Object.fromEntries(parseDotenv(text, ".env").map(({ name, value }) => [name, value]));
+        expect(ours).toEqual(parseEnv(text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("dotenv: a quoted value may span lines (a PEM key); errors name the line where an entry starts", () => {
+    const pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----";
+    const text = `# keys\nKEY="${pem}"\nOTHER='a\nb' # two lines\nLAST=x\nBROKEN\n`;
+    const error = usageOrValue(() => parseDotenv(text, ".env"));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toMatch(/^\.env:8: expected NAME=VALUE/);
+    expect(parseDotenv(text.replace("BROKEN\n", ""), ".env")).toEqual([
+      { name: "KEY", value: pem, line: 2 },
+      { name: "OTHER", value: "a\nb", line: 5 },
+      { name: "LAST", value: "x", line: 7 },
+    ]);
+    for (const [unclosed, line] of [
+      ['A=1\nKEY="-----BEGIN\nabc\n', 2],
+      ["KEY='abc", 1],
+    ] as const) {
+      const refused = usageOrValue(() => parseDotenv(unclosed, ".env"));
+      expect((refused as UsageError).message).toMatch(
+        new RegExp(`^\\.env:${line}: the .*quoted value of KEY is not closed`),
+      );
+    }
+  });
+
+  it("dotenv: `#` starts a comment as dotenv and Node read it; a value they would cut short is refused", () => {
+    const read = (text: string) => parseDotenv(text, ".env").map(({ name, value }) => [name, value]);
+    // What follows `=` is only a comment: the value is empty (refused later unless --allow-empty-secrets).
+    expect(read("TOKEN= # from vault")).toEqual([["TOKEN", ""]]);
+    expect(read("TOKEN=#x")).toEqual([["TOKEN", ""]]);
+    expect(read("TOKEN=abc # comment")).toEqual([["TOKEN", "abc"]]);
+    expect(read("TOKEN='ab#cd'")).toEqual([["TOKEN", "ab#cd"]]);
+    expect(read('TOKEN="ab#cd" # c')).toEqual([["TOKEN", "ab#cd"]]);
+    for (const [text, parsed] of [
+      ["TOKEN= # from vault", { TOKEN: "" }],
+      ["TOKEN=#x", { TOKEN: "" }],
+    ] as const)
+      expect(parseEnv(text)).toEqual(parsed);
+    // `ab#cd`: dotenv and Node send "ab"; cpctl refuses, naming the line, never the value.
+    const cut = usageOrValue(() => parseDotenv("A=1\nTOKEN=s3cr#et", ".env"));
+    expect((cut as UsageError).message).toMatch(/^\.env:2: the value of TOKEN holds '#'.*quote the value/);
+    expect((cut as UsageError).message).not.toContain("s3cr");
+    // Where the two readers disagree (an escaped quote in double quotes), it is refused too.
+    expect((usageOrValue(() => parseDotenv('A="q\\"z"', ".env")) as UsageError).message).toMatch(
+      /^\.env:1: .*single quotes/,
+    );
+    expect((usageOrValue(() => parseDotenv('A="x"y', ".env")) as UsageError).message).toMatch(
+      /^\.env:1: unexpected text after the closing quote/,
     );
   });
 

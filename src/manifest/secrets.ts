@@ -43,48 +43,80 @@ export function secretRefFromFlag(text: string): SecretRef {
 }
 
 /**
- * dotenv: `NAME=value` lines, `#` comments, blank lines, an optional `export `, values in
- * single quotes (literal) or double quotes (with \n, \t, \\ and \" escapes). Unquoted values
- * end at ` #`. Errors name the line, never the value.
+ * A dotenv file (`--secrets-file`), read as dotenv and Node's util.parseEnv read it, where the
+ * two agree, and refused, naming the line, where they do not or where they would quietly send
+ * something else than what was written. Errors never quote a value.
+ *
+ * - `NAME=VALUE` lines, an optional `export `, blank lines and `#` comment lines; white space
+ *   around the name and the value is dropped; a later entry of a name wins.
+ * - A value in single quotes, double quotes or backticks is taken as written, and may span
+ *   lines (a PEM key), up to its closing quote, after which only a `# comment` may follow. In
+ *   double quotes `\n` is a line break, and nothing else is an escape: `\"` is refused, as the
+ *   two readers end the value at different places (use single quotes).
+ * - A bare value ends at a `#` that starts it or follows white space: the rest is a comment,
+ *   so `TOKEN= # from vault` and `TOKEN=#x` are empty values, which cpctl then refuses as it
+ *   refuses any empty secret (CI systems write a missing secret as an empty one). A `#` glued
+ *   to the text (`pa#ss`) is refused: both readers would send `pa`. Quote the value to keep it.
  */
 export function parseDotenv(text: string, fileName: string): (SecretValue & { line: number })[] {
   const result: (SecretValue & { line: number })[] = [];
-  const lines = text.split(/\r?\n/);
+  // Each line with the break that ends it (CRLF files keep theirs inside a quoted value, as
+  // util.parseEnv does; a lone CR ends a line too).
+  const lines = text.match(/[^\r\n]*(\r\n|\r|\n|$)/g)!.slice(0, -1);
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!match) {
+    const lineNumber = i + 1;
+    const where = `${fileName}:${lineNumber}`;
+    const line = lines[i]!.replace(/(\r\n|\r|\n)$/, "");
+    if (line.trim() === "" || line.trim().startsWith("#")) continue;
+    const start = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*/.exec(line);
+    if (!start) {
       throw new UsageError(
-        `${fileName}:${i + 1}: expected NAME=VALUE (names: letters, digits and _, not starting with a digit)`,
+        `${where}: expected NAME=VALUE (names: letters, digits and _, not starting with a digit)`,
       );
     }
-    result.push({ name: match[1]!, value: dotenvValue(match[2]!, `${fileName}:${i + 1}`), line: i + 1 });
+    const name = start[1]!;
+    const raw = line.slice(start[0].length).trimEnd();
+    const quote = raw[0];
+    if (quote === "'" || quote === '"' || quote === "`") {
+      // The value runs to the next quote of its kind, on this line or a later one.
+      let rest = lines[i]!.slice(start[0].length + 1);
+      let value = "";
+      let close = rest.indexOf(quote);
+      while (close < 0 && i + 1 < lines.length) {
+        value += rest;
+        rest = lines[++i]!;
+        close = rest.indexOf(quote);
+      }
+      if (close < 0) {
+        throw new UsageError(`${where}: the ${QUOTE_NAMES[quote]}-quoted value of ${name} is not closed`);
+      }
+      value += rest.slice(0, close);
+      if (quote === '"' && value.endsWith("\\")) {
+        throw new UsageError(
+          `${where}: ${name}'s double-quoted value holds \\", which dotenv and Node read differently: put the value in single quotes`,
+        );
+      }
+      const after = rest.slice(close + 1).replace(/(\r\n|\r|\n)$/, "");
+      if (!/^\s*(#.*)?$/.test(after)) {
+        throw new UsageError(
+          `${fileName}:${i + 1}: unexpected text after the closing quote of ${name}'s value (only a # comment may follow it)`,
+        );
+      }
+      result.push({ name, value: quote === '"' ? value.replace(/\\n/g, "\n") : value, line: lineNumber });
+      continue;
+    }
+    const hash = raw.indexOf("#");
+    if (hash > 0 && !/\s/.test(raw[hash - 1]!)) {
+      throw new UsageError(
+        `${where}: the value of ${name} holds '#' after other characters, where dotenv and Node end it (the rest reads as a comment): quote the value ('...') to keep the '#', or put a space before a comment`,
+      );
+    }
+    result.push({ name, value: (hash >= 0 ? raw.slice(0, hash) : raw).trim(), line: lineNumber });
   }
   return result;
 }
 
-function dotenvValue(raw: string, where: string): string {
-  if (raw.startsWith("'")) {
-    const end = raw.indexOf("'", 1);
-    if (end < 0) throw new UsageError(`${where}: the single-quoted value is not closed`);
-    return raw.slice(1, end);
-  }
-  if (raw.startsWith('"')) {
-    let value = "";
-    for (let i = 1; i < raw.length; i++) {
-      const ch = raw[i]!;
-      if (ch === '"') return value;
-      if (ch === "\\" && i + 1 < raw.length) {
-        const next = raw[++i]!;
-        value += next === "n" ? "\n" : next === "t" ? "\t" : next === "r" ? "\r" : next;
-      } else value += ch;
-    }
-    throw new UsageError(`${where}: the double-quoted value is not closed`);
-  }
-  const comment = raw.search(/\s#/);
-  return (comment >= 0 ? raw.slice(0, comment) : raw).trim();
-}
+const QUOTE_NAMES = { "'": "single", '"': "double", "`": "backtick" } as const;
 
 /**
  * Later entries replace earlier ones of the same name, keeping the first one's position.

@@ -5,7 +5,7 @@ import { UsageError } from "../errors.js";
 import { formatPath } from "../model/issue-path.js";
 import { type FieldType, fieldTypeAt } from "../model/paths.js";
 import { closest } from "../util/did-you-mean.js";
-import type { Path } from "../util/object-path.js";
+import { type Path, PROTO_KEY, PROTO_KEY_REFUSED, protoKeyPath } from "../util/object-path.js";
 
 export type { Path } from "../util/object-path.js";
 export { deleteAt, getAt, setAt } from "../util/object-path.js";
@@ -32,6 +32,10 @@ export function parseAssignment(text: string): { path: Path; raw: string } {
     if (match[1]) path.push(/^\d+$/.test(match[1]) ? Number(match[1]) : match[1]);
     for (const index of match[2]!.matchAll(/\[(\d+)\]/g)) path.push(Number(index[1]));
   }
+  if (path.includes(PROTO_KEY)) {
+    const upTo = path.slice(0, path.indexOf(PROTO_KEY) + 1);
+    throw new UsageError(`--set ${formatPath(upTo)}: ${PROTO_KEY_REFUSED}`);
+  }
   const tooLarge = path.find((part) => typeof part === "number" && part > MAX_INDEX);
   if (tooLarge !== undefined) {
     throw new UsageError(
@@ -53,7 +57,10 @@ export function typedSetValue(schema: z.core.$ZodType, path: Path, raw: string):
       `--set ${shown}: '${String(wrong)}' is not a field of ${parent}${hint ? `; did you mean '${hint}'?` : lookup.known.length ? `; fields: ${lookup.known.join(", ")}` : ""}`,
     );
   }
-  return convert(raw, lookup.type, shown);
+  const value = convert(raw, lookup.type, shown);
+  const proto = protoKeyPath(value, path);
+  if (proto) throw new UsageError(`--set ${formatPath(proto)}: ${PROTO_KEY_REFUSED}`);
+  return value;
 }
 
 function convert(raw: string, type: FieldType, shown: string): unknown {

@@ -4,6 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../errors.js";
+import { looksMasked } from "../secrets.js";
 import { changesBetween } from "./changes.js";
 import { type DeploymentState, mergeChange, type PartialChange, predictPatched } from "./merge.js";
 import { fieldsAtDefault } from "./resource-spec.js";
@@ -149,7 +150,8 @@ function comparable(state: DeploymentState): Json {
 const SECRET_NAMES = ["A", "B", "C", "D", "E"];
 const REF_NAMES = ["R1", "R2", "R3", "R4"];
 const LABEL_KEYS = ["team", "tier", "app"];
-const value = fc.string({ minLength: 1, maxLength: 6 }).filter((v) => v !== "****");
+// Real values: a value that looks like a mask is never kept (its own property below).
+const value = fc.string({ minLength: 1, maxLength: 6 }).filter((v) => !looksMasked(v));
 const cpu = fc.constantFrom(0.5, 1, 2, 4);
 const memory = fc.constantFrom(256, 512, 1024);
 const scale = fc.integer({ min: 1, max: 5 });
@@ -310,6 +312,83 @@ describe("mergeChange", () => {
   });
 });
 
+// --- hidden values ----------------------------------------------------------------------------
+
+const pick = <T>(...items: T[]) => fc.constantFrom(...items);
+const few = (chars: string, max: number) =>
+  fc.string({ unit: fc.constantFrom(...chars.split("")), minLength: 0, maxLength: max });
+const ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const randomCase = (word: string) =>
+  fc
+    .array(fc.boolean(), { minLength: word.length, maxLength: word.length })
+    .map((upper) => [...word].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(""));
+
+/** The ways services show a secret without its value. */
+const mask = fc.oneof(
+  fc.integer({ min: 1, max: 40 }).chain((n) => pick("*", "•", "●").map((c) => c.repeat(n))),
+  fc
+    .tuple(few(ALNUM + "-_", 8), fc.integer({ min: 3, max: 12 }), few(ALNUM, 6))
+    .map(([prefix, stars, suffix]) => `${prefix}${"*".repeat(stars)}${suffix}`),
+  fc
+    .tuple(
+      pick("[]", "<>", "()", "{}"),
+      pick("redacted", "hidden", "masked", "secret", "sensitive", "filtered", "removed", "omitted").chain(
+        randomCase,
+      ),
+      pick("", " "),
+    )
+    .map(([brackets, word, space]) => `${brackets[0]}${space}${word}${space}${brackets[1]}`),
+  fc
+    .tuple(few(ALNUM + "-_", 12), pick("...", "…", "...."), few(ALNUM, 12))
+    .map(([prefix, dots, suffix]) => `${prefix}${dots}${suffix}`),
+  pick("***REDACTED***", "", " ", "  ****  "),
+);
+
+/** Values of the kind real secrets have: tokens, keys, passwords, URLs with credentials. */
+const realSecret = fc.oneof(
+  fc.string({ unit: fc.constantFrom(...(ALNUM + "-_").split("")), minLength: 8, maxLength: 64 }),
+  fc.base64String({ minLength: 12, maxLength: 88 }),
+  fc.tuple(pick("sk-", "ghp_", "xoxb-", "AKIA", ""), few(ALNUM, 40)).map(([p, rest]) => `${p}${rest}x`),
+  fc.webUrl().map((url) => url.replace("://", "://user:pa55@")),
+);
+
+describe("values that only look like values", () => {
+  it("any value that looks like a mask is never written back as a value (property)", () => {
+    fc.assert(
+      fc.property(mask, fc.constantFrom("A", "B"), (hidden, which) => {
+        expect(looksMasked(hidden)).toBe(true);
+        const current: DeploymentState = {
+          ...base,
+          secrets: base.secrets!.map((s) => (s.name === which ? { ...s, value: hidden } : s)),
+        };
+        // Adding another secret would keep this one: refused, nothing to send.
+        expect(() => mergeChange(current, { body: { secrets: [{ name: "C", value: "3" }] } })).toThrow(
+          new RegExp(`returned secret ${which} without its value`),
+        );
+        // Overwriting it, or giving the whole set, sends nothing hidden.
+        const { body } = mergeChange(current, { body: { secrets: [{ name: which, value: "new" }] } });
+        expect((body.secrets as { value: string }[]).some((s) => looksMasked(s.value))).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("values of the kind real secrets have are kept (property)", () => {
+    fc.assert(
+      fc.property(realSecret, (secret) => {
+        expect(looksMasked(secret)).toBe(false);
+        const current: DeploymentState = { ...base, secrets: [{ name: "A", value: secret }] };
+        const { body } = mergeChange(current, { body: { secrets: [{ name: "C", value: "3" }] } });
+        expect(body.secrets).toEqual([
+          { name: "A", value: secret },
+          { name: "C", value: "3" },
+        ]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 const base: DeploymentState = {
   source: "external_container",
   source_config: {
@@ -374,7 +453,7 @@ describe("mergeChange, case by case", () => {
   });
 
   it("refuses to keep secrets the server returned without their values, whatever hid them", () => {
-    for (const hidden of [null, "", "****"]) {
+    for (const hidden of [null, "", "****", "********", "[REDACTED]", "sk-...abcd", "<hidden>", "•••"]) {
       const current = { ...base, secrets: [{ name: "A", value: hidden as string }] };
       expect(() => mergeChange(current, { body: { secrets: [{ name: "B", value: "2" }] } })).toThrow(
         /returned secret A without its value[\s\S]*nothing was sent/,

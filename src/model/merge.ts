@@ -9,7 +9,7 @@
 // user did not name. So for those three the merge starts from the deployment's current value,
 // applies exactly what was named, and sends the whole result.
 import { UsageError } from "../errors.js";
-import { MASK } from "../secrets.js";
+import { looksMasked } from "../secrets.js";
 import { deleteAt, type Path } from "../util/object-path.js";
 
 export type { Path };
@@ -58,9 +58,12 @@ const RESOURCE_SPEC: Path = ["source_config", "resource_spec"];
 /** resource_spec fields that are maps: merged key by key (every other field is replaced). */
 const MAP_FIELDS = new Set(["labels", "annotations"]);
 
-/** A secret as the server may return it when it hides values: nothing cpctl could send back. */
+/**
+ * A secret as a server may return it when it hides values (null, empty, `****`, `[REDACTED]`,
+ * `sk-...abcd`: secrets.ts's looksMasked): nothing cpctl could send back.
+ */
 function hasNoValue(secret: { value?: unknown }): boolean {
-  return secret.value == null || secret.value === "" || secret.value === MASK;
+  return looksMasked(secret.value);
 }
 
 export function mergeChange(current: DeploymentState, change: PartialChange): MergeResult {

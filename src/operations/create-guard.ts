@@ -7,9 +7,10 @@
 // first it looks the name up (briefly, on a signal of its own: ctx.signal is already
 // aborted) and prints the deployment it finds, so the user is never left without its ID.
 import { listDeployments } from "../api/endpoints.js";
+import { mayHaveBeenApplied } from "../api/retry.js";
 import { RequestInterruptedError } from "../api/transport.js";
 import type { Ctx } from "../context.js";
-import { ApiError, type CliError, InterruptedError, NetworkError } from "../errors.js";
+import { type CliError, InterruptedError } from "../errors.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { deploymentView } from "../output/views.js";
@@ -17,11 +18,6 @@ import { deploymentsNamed } from "./resolve.js";
 
 /** How long the look-up after Ctrl-C may take, at most (the user is waiting to get out). */
 const INTERRUPTED_CHECK_MS = 5_000;
-
-function isAmbiguousFailure(error: unknown): boolean {
-  if (error instanceof NetworkError) return error.mayHaveReachedServer;
-  return error instanceof ApiError && error.status >= 500;
-}
 
 export async function guardedCreate(
   ctx: Ctx,
@@ -32,7 +28,7 @@ export async function guardedCreate(
     return await send();
   } catch (error) {
     if (error instanceof InterruptedError || ctx.signal.aborted) throw await afterInterrupt(ctx, body, error);
-    if (!isAmbiguousFailure(error)) throw error;
+    if (!mayHaveBeenApplied(error)) throw error;
     ctx.log.warn(
       `the create request failed (${firstLine(error)}); checking whether '${body.name}' was created anyway...`,
     );

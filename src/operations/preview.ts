@@ -4,6 +4,7 @@
 // read what is about to change (or what a --dry-run would change) without parsing text;
 // stdout keeps the result alone.
 import { rememberChanges } from "../ci/previewed.js";
+import { maskBeforeShowing } from "../ci/workflow-commands.js";
 import type { Ctx } from "../context.js";
 import type { Change } from "../model/changes.js";
 import { changeAsJson, changeLines, countChanges } from "../output/changes.js";
@@ -27,6 +28,14 @@ export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
   const printer = await ctx.printer();
   const showSecrets = Boolean(ctx.flags.showSecrets);
   const newRevision = preview.action !== "patch" || preview.triggers.length > 0;
+  if (showSecrets) {
+    maskBeforeShowing(ctx.io.stderr, () =>
+      preview.changes
+        .filter((change) => change.secret)
+        .flatMap((change) => [change.current, change.desired])
+        .filter((value): value is string => typeof value === "string"),
+    );
+  }
   if (isMachineFormat(printer.options.format)) {
     const json = {
       preview: {

@@ -1,11 +1,12 @@
 // A change (PATCH, DELETE, redeploy) that failed in a way that may still have reached the
-// server: Ctrl-C while it was in flight, an answer lost or cut short, a 502 or 504 from a
-// proxy in front of the control plane. cpctl never repeats such a request by itself; it says
+// server: Ctrl-C while it was in flight, an answer lost or cut short, any 5xx (a server that
+// failed half-way, a proxy whose upstream went away after taking it). cpctl never repeats such a request by itself; it says
 // that the change may have been applied and gives the command that shows the state.
 // (An ambiguous create has its own, stronger answer: create-guard.ts looks the name up.)
+import { mayHaveBeenApplied } from "../api/retry.js";
 import { RequestInterruptedError } from "../api/transport.js";
 import type { Ctx } from "../context.js";
-import { ApiError, InterruptedError, NetworkError } from "../errors.js";
+import { type ApiError, InterruptedError, type NetworkError } from "../errors.js";
 import { stateCommand } from "./suggest.js";
 
 interface ChangeCall {
@@ -41,6 +42,5 @@ function mayHaveApplied(error: unknown, call: ChangeCall): boolean {
   // once it may have arrived (PATCH, redeploy), possibly after one for a retried call.
   if (error instanceof RequestInterruptedError) return error.mayHaveReachedServer;
   if (error instanceof InterruptedError) return Boolean(call.retried);
-  if (error instanceof NetworkError) return error.mayHaveReachedServer;
-  return error instanceof ApiError && (error.status === 502 || error.status === 504);
+  return mayHaveBeenApplied(error);
 }

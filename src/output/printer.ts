@@ -2,6 +2,7 @@
 // goes to stderr through the context's logger. What a server or a file gave is shown with its
 // control characters made visible in table and text output (safe-text.ts), and escaped in
 // json, ndjson and yaml (encode.ts), which keep the exact value.
+import { maskBeforeShowing, secretValuesIn } from "../ci/workflow-commands.js";
 import type { OutStream } from "../io.js";
 import { maskSecretValues } from "../secrets.js";
 import { jsonText, yamlText } from "./encode.js";
@@ -60,7 +61,9 @@ export class Printer {
   ) {}
 
   private safe<T>(value: T): T {
-    return this.options.showSecrets ? value : maskSecretValues(value);
+    if (!this.options.showSecrets) return maskSecretValues(value);
+    maskBeforeShowing(this.out, () => secretValuesIn(value));
+    return value;
   }
 
   /** One resource (get, create, patch). */

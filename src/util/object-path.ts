@@ -37,3 +37,25 @@ export function deleteAt(target: unknown, path: Path): void {
   if (Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
   else if (parent !== null && typeof parent === "object") delete (parent as Node)[last];
 }
+
+/**
+ * The one key a JavaScript object cannot hold as data: `obj["__proto__"] = x` sets the
+ * prototype, so a copy made by assignment drops it without a word. Input that uses it is
+ * refused (manifest/set-path.ts, manifest/file.ts) rather than lost on the way.
+ */
+export const PROTO_KEY = "__proto__";
+
+/** The path of the first own key `__proto__` in a JSON value (nested ones included), or null. */
+export function protoKeyPath(value: unknown, path: Path = []): Path | null {
+  if (value === null || typeof value !== "object") return null;
+  for (const [key, child] of Object.entries(value)) {
+    const at = [...path, Array.isArray(value) ? Number(key) : key];
+    if (key === PROTO_KEY && !Array.isArray(value)) return at;
+    const found = protoKeyPath(child, at);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** What the refusal says, after where the key is. */
+export const PROTO_KEY_REFUSED = `a key named "${PROTO_KEY}" is refused: cpctl would drop it, not send it; rename it`;

@@ -5,7 +5,8 @@
 //   NO_COLOR, --no-color or TERM=dumb, never off a terminal).
 // - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
-import { escapeData, onGitHubActions, onGitLab } from "../ci/detect.js";
+import { onGitHubActions, onGitLab } from "../ci/detect.js";
+import { writeWorkflowCommand } from "../ci/workflow-commands.js";
 import type { Ctx } from "../context.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { isCi } from "../output/format.js";
@@ -42,11 +43,11 @@ function folded(ctx: Ctx, title: string, reporter: WaitReporter): WaitReporter {
     (...args: A) => {
       if (!open) {
         open = true;
-        ctx.io.stderr.write(
-          github
-            ? `::group::${escapeData(title)}\n`
-            : `\u001b[0Ksection_start:${Math.floor(ctx.clock.now() / 1000)}:${section}[collapsed=true]\r\u001b[0K${title}\n`,
-        );
+        if (github) writeWorkflowCommand(ctx.io.stderr, "group", title);
+        else
+          ctx.io.stderr.write(
+            `\u001b[0Ksection_start:${Math.floor(ctx.clock.now() / 1000)}:${section}[collapsed=true]\r\u001b[0K${title}\n`,
+          );
       }
       speak(...args);
     };
@@ -59,11 +60,11 @@ function folded(ctx: Ctx, title: string, reporter: WaitReporter): WaitReporter {
       reporter.stop();
       if (!open) return;
       open = false;
-      ctx.io.stderr.write(
-        github
-          ? "::endgroup::\n"
-          : `\u001b[0Ksection_end:${Math.floor(ctx.clock.now() / 1000)}:${section}\r\u001b[0K\n`,
-      );
+      if (github) writeWorkflowCommand(ctx.io.stderr, "endgroup", "");
+      else
+        ctx.io.stderr.write(
+          `\u001b[0Ksection_end:${Math.floor(ctx.clock.now() / 1000)}:${section}\r\u001b[0K\n`,
+        );
     },
   };
 }

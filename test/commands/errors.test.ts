@@ -58,6 +58,10 @@ describe("error classes", () => {
     });
     expect(forbidden.code).toBe(3);
     expect(jsonError(forbidden.stderr)).toMatchObject({ code: "forbidden", status: 403 });
+    // The emulator answers as the hosted service does ("requires workspace specification").
+    expect(jsonError(forbidden.stderr).message).toContain(
+      "an organisation-scoped API key also needs a tenant: set --tenant-id or CPCTL_TENANT_ID",
+    );
     const withTenant = await runCli(
       ["deploy", "list", "--tenant-id", "0f0f0f0f-0000-4000-8000-000000000000"],
       {

@@ -332,6 +332,17 @@ describe("refusals: exit 2, nothing sent", () => {
       rewrite: (answer) => answer.text.replace(/"value":"[^"]*"/g, '"value":"****"'),
     });
     const url = front.url;
+    // Other services hide values in other ways: never taken for the value itself.
+    for (const mask of ["********", "[REDACTED]", "sk-...abcd"]) {
+      const other = await frontOf(em, {
+        rewrite: (answer) => answer.text.replace(/"value":"[^"]*"/g, `"value":"${mask}"`),
+      });
+      const hidden = await runCli(["deploy", "patch", "rich", "--secret", "C=charlie-2", "--yes"], {
+        env: { CPCTL_BASE_URL: other.url, CPCTL_API_KEY: em.apiKey },
+      });
+      expect(hidden.code, mask).toBe(2);
+      expect(hidden.stderr).toContain("returned secrets A, B without their values");
+    }
     const r = await runCli(["deploy", "patch", "rich", "--secret", "C=charlie-2"], {
       env: { CPCTL_BASE_URL: url, CPCTL_API_KEY: em.apiKey },
     });
@@ -401,6 +412,23 @@ describe("values that are never values", () => {
     expect(create.code).toBe(2);
     expect(patches(em)).toBe(0);
     expect(em.emulator.stats().requests["POST /v2/deployments"]).toBe(1);
+  });
+
+  it("any other mask is refused too (a file made from another tool's output), never quoted", async () => {
+    const em = await startTestEmulator();
+    await richDeployment(em);
+    for (const mask of ["********", "[REDACTED]", "sk-...abcd", "sk-****wxyz", "<hidden>"]) {
+      const r = await runCli(["deploy", "patch", "rich", "--secret", `A=${mask}`, "--yes"], {
+        env: cliEnv(em),
+      });
+      expect(r.code, mask).toBe(2);
+      expect(r.stderr).toContain(
+        "secret A (--secret A=...): the value looks like one a server shows in place of a secret (only *, a word such as [REDACTED], or a few characters around ...), not a value",
+      );
+      // The characters around a mask may be a real value's first and last.
+      expect(r.stderr).not.toMatch(/abcd|wxyz|sk-/);
+    }
+    expect(patches(em)).toBe(0);
   });
 
   it("an empty value from the environment is refused (naming secret and variable) unless --allow-empty-secrets", async () => {

@@ -1,15 +1,15 @@
 // A profile's caFile: an https:// control plane whose certificate a private authority signed is
 // trusted once the user config names that authority, directly and through a proxy's tunnel.
 // A project file may not choose authorities.
-import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { frontOf } from "../helpers/front.js";
 import type { TestServer } from "../helpers/http-server.js";
+import { makeTestPki } from "../helpers/pki.js";
 import { startProxy } from "../helpers/proxy.js";
-import { freshDir, runCli } from "../helpers/run-cli.js";
+import { runCli } from "../helpers/run-cli.js";
 import { sandbox } from "./fixtures.js";
 
 let em: TestEmulator;
@@ -17,65 +17,13 @@ let server: TestServer;
 let url = "";
 let pki = "";
 
-/** A test authority and a certificate it signed for 127.0.0.1, made with openssl. */
-function makeCertificates(dir: string): void {
-  const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
-  run([
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=cpctl test CA",
-  ]);
-  run([
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "server.key",
-    "-out",
-    "server.csr",
-    "-subj",
-    "/CN=127.0.0.1",
-  ]);
-  writeFileSync(join(dir, "san.cnf"), "subjectAltName=IP:127.0.0.1\n");
-  run([
-    "x509",
-    "-req",
-    "-in",
-    "server.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "server.pem",
-    "-days",
-    "2",
-    "-extfile",
-    "san.cnf",
-  ]);
-}
-
 beforeAll(async () => {
   em = await startTestEmulator();
   await em.createDeployment("internal_container", "over-tls");
-  pki = freshDir("pki");
-  makeCertificates(pki);
+  const made = makeTestPki();
+  pki = made.dir;
   // An https:// front for the emulator, its certificate signed by the test authority.
-  server = await frontOf(em, {
-    tls: { key: readFileSync(join(pki, "server.key")), cert: readFileSync(join(pki, "server.pem")) },
-  });
+  server = await frontOf(em, { tls: made.tls });
   url = server.url;
 });
 

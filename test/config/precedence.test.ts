@@ -204,7 +204,7 @@ describe("with the emulator", () => {
     const s = sandbox();
     // The user trusts the project's host: otherwise their key would not go there (redirect.test.ts).
     s.user(
-      `defaultProfile: dev\ntrustedHosts: ["${new URL(em.url).host}"]\nprofiles:\n  dev:\n    baseUrl: http://127.0.0.1:9\n    apiKey: \${env:EMU_KEY}\n`,
+      `defaultProfile: dev\ntrustedHosts: ["http://${new URL(em.url).host}"]\nprofiles:\n  dev:\n    baseUrl: http://127.0.0.1:9\n    apiKey: \${env:EMU_KEY}\n`,
     );
     s.project(".cpctlrc.json", JSON.stringify({ profiles: { dev: { baseUrl: em.url } } }));
     const r = await runCli(["deploy", "list", "-o", "json"], {

@@ -20,7 +20,8 @@ function redirected(em: TestEmulator, extra = "", user = `    apiKey: ${USER_KEY
   return box;
 }
 
-const host = (em: TestEmulator) => new URL(em.url).host;
+/** The trustedHosts entry for the emulator: plain http:// must be trusted by name. */
+const host = (em: TestEmulator) => `http://${new URL(em.url).host}`;
 
 describe("a project file pointing a profile at its own address", () => {
   it("does not get the user file's key: exit 2, nothing sent, and how to trust the host", async () => {
@@ -112,10 +113,10 @@ describe("a project file pointing a profile at its own address", () => {
     const em = await startTestEmulator();
     const box = redirected(em, "", `    apiKey: ${USER_KEY}\n`);
     const other = Number(new URL(em.url).port) + 1;
-    box.user(`trustedHosts: ["127.0.0.1:${other}"]\nprofiles:\n  work:\n    apiKey: ${USER_KEY}\n`);
+    box.user(`trustedHosts: ["http://127.0.0.1:${other}"]\nprofiles:\n  work:\n    apiKey: ${USER_KEY}\n`);
     const r = await runCli(["deploy", "list", "--profile", "work"], { homeDir: box.home, cwd: box.cwd });
     expect(r.code).toBe(2);
-    box.user(`trustedHosts: [127.0.0.1]\nprofiles:\n  work:\n    apiKey: ${em.apiKey}\n`);
+    box.user(`trustedHosts: ["http://127.0.0.1"]\nprofiles:\n  work:\n    apiKey: ${em.apiKey}\n`);
     const any = await runCli(["deploy", "list", "--profile", "work"], { homeDir: box.home, cwd: box.cwd });
     expect(any.code).toBe(0);
   });
@@ -134,7 +135,10 @@ describe("a project file pointing a profile at its own address", () => {
   it("a project file cannot trust a host (or a directory) itself", async () => {
     const em = await startTestEmulator();
     const box = redirected(em, "");
-    box.project(".cpctlrc.yaml", `trustedHosts: [${host(em)}]\nprofiles:\n  work:\n    baseUrl: ${em.url}\n`);
+    box.project(
+      ".cpctlrc.yaml",
+      `trustedHosts: ["${host(em)}"]\nprofiles:\n  work:\n    baseUrl: ${em.url}\n`,
+    );
     const r = await runCli(["deploy", "list", "--profile", "work"], { homeDir: box.home, cwd: box.cwd });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("trustedHosts: only your user config can say what to trust");

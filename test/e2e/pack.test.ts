@@ -40,6 +40,24 @@ afterAll(() => {
 });
 
 describe("the packed package", () => {
+  it("`npm publish --dry-run` has nothing to correct or warn about", async () => {
+    const publish = await execa("npm", ["publish", "--dry-run", "--ignore-scripts"], {
+      cwd: root,
+      env: { ...npmEnv, npm_config_loglevel: "warn" },
+      reject: false,
+      timeout: 60_000,
+    });
+    expect(publish.exitCode, publish.stderr).toBe(0);
+    expect(publish.stdout + publish.stderr).toContain(`+ ${pkg.name}@${pkg.version}`);
+    // Everything npm would say about the package (a field it corrects, a file it drops). Not
+    // the machine's own npm settings, nor the log-in a dry run does not need.
+    const warnings = publish.stderr
+      .split("\n")
+      .filter((line) => /^npm (warn|error)/.test(line))
+      .filter((line) => !/Unknown (user|global|project|env) config|requires you to be logged in/.test(line));
+    expect(warnings).toEqual([]);
+  }, 90_000);
+
   it("installs offline with nothing to fetch, and `npx cpctl --version` runs from the install", async () => {
     // --ignore-scripts: `npm test` has just built dist/ (pretest); `prepack` would rebuild it
     // while the other end-to-end tests are running the binary.
@@ -58,10 +76,25 @@ describe("the packed package", () => {
     // dist/ as shipped: the modules in one file (bin/cpctl.cjs reads them from it) and the
     // rendered help. A first `npx cpctl` unpacks the tarball four times over: each file costs
     // it more than its bytes do (docs/performance.md, "The package, cold").
-    expect(files.filter((f) => f.startsWith("dist/")).sort()).toEqual(["dist/help.txt", "dist/modules.pack"]);
+    expect(files.filter((f) => f.startsWith("dist/")).sort()).toEqual([
+      "dist/THIRD-PARTY-NOTICES.txt",
+      "dist/help.txt",
+      "dist/modules.pack",
+    ]);
+    // The licence, and the bundled libraries' (test/e2e/licence.test.ts checks what they say).
+    expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
     expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
     // Source maps are for development: in the package they were most of its size.
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
+
+    // publint, on the tarball itself: what the registry would get.
+    const lint = await execa(
+      join(root, "node_modules", ".bin", "publint"),
+      ["run", join(work, "out", info!.filename), "--strict"],
+      { cwd: root, env: npmEnv, reject: false, timeout: 60_000 },
+    );
+    expect(lint.exitCode, lint.stdout + lint.stderr).toBe(0);
+    expect(lint.stdout).toContain("All good!");
 
     const project = join(work, "project");
     mkdirSync(project);

@@ -17,7 +17,7 @@ import { FIELD_FLAGS } from "../../src/manifest/fields.js";
 import { DEPLOYMENT_TYPES, isUuid, SOURCES } from "../../src/model/enums.js";
 import { validateCreateRequest } from "../../src/model/validate.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
-import { type CliResult, freshDir, runCli } from "../helpers/run-cli.js";
+import { type CliResult, cliEnv, freshDir, runCli } from "../helpers/run-cli.js";
 import { report, STACK_LINE } from "./helpers.js";
 
 /** Runs per property: the whole file stays well under 30 s on 2 cores. */
@@ -531,6 +531,41 @@ describe("random --set paths and values", () => {
       );
       expect(r.code, `${path}: ${r.stderr}`).toBe(2);
     }
+  });
+
+  // Before, a key named __proto__ (in labels, annotations, or any map) was dropped without a
+  // word: the preview could show a change that was never sent, and the patch still started a
+  // revision. It is refused now, naming where it is.
+  it("a key named __proto__ is refused wherever it comes from, naming its path; nothing is sent", async () => {
+    const d = await em.createDeployment("external_container", "proto");
+    const proto = freshDir("proto");
+    writeFileSync(
+      join(proto, "labels.yaml"),
+      "source_config:\n  resource_spec:\n    labels:\n      team: a\n      __proto__: x\n",
+    );
+    writeFileSync(
+      join(proto, "labels.json"),
+      '{"source_config":{"resource_spec":{"annotations":{"__proto__":"x"}}}}',
+    );
+    const path = "source_config.resource_spec.labels.__proto__";
+    const cases: [string[], string][] = [
+      [["--set", `${path}=x`], `--set ${path}: a key named "__proto__"`],
+      [
+        ["--set", `source_config.resource_spec.labels={"__proto__":"x"}`],
+        `--set ${path}: a key named "__proto__"`,
+      ],
+      [["-f", "labels.yaml"], `labels.yaml: ${path}: a key named "__proto__"`],
+      [
+        ["-f", "labels.json"],
+        `labels.json: source_config.resource_spec.annotations.__proto__: a key named "__proto__"`,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(["deploy", "patch", d.id, ...args, "--yes"], { env: cliEnv(em), cwd: proto });
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`error: ${message} is refused: cpctl would drop it, not send it`);
+    }
+    expect(em.emulator.stats().requests["PATCH /v2/deployments/{deployment_id}"] ?? 0).toBe(0);
   });
 
   // Before the index cap in src/manifest/set-path.ts, this built a 100-million-slot array.

@@ -1,11 +1,12 @@
 import { openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEPLOYMENT_FILE_LIMIT, KEY_FILE_LIMIT, SECRETS_FILE_LIMIT } from "../../src/io.js";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
 import { freshDir, runCli } from "../helpers/run-cli.js";
-import { expectCleanOutput, killSpawnedClis, spawnBuiltCli } from "./helpers.js";
+import { expectCleanOutput, killSpawnedClis, report, spawnBuiltCli } from "./helpers.js";
 
 const DRY_CREATE = ["deploy", "create", "--dry-run", "--base-url", "http://127.0.0.1:9"];
 const FLAGS = ["--name", "n", "--source", "internal_container", "--image-uri", "r.example.com/a:1"];
@@ -73,6 +74,74 @@ describe("in-process: each input over its limit is exit 2, and nothing is sent",
     expect(r.code).toBe(130);
     expect(silent.destroyed).toBe(true);
   });
+});
+
+/** A YAML file whose anchor (a string of `anchorBytes`) is repeated by `aliases` aliases. */
+function aliasBomb(anchorBytes: number, aliases: number): string {
+  const lines = [
+    "name: bomb",
+    "source: external_container",
+    "source_revision_config:",
+    "  image_uri: r.example.com/a:1",
+    "source_config:",
+    "  resource_spec:",
+    "    annotations:",
+    `      a0: &big "${"x".repeat(anchorBytes)}"`,
+  ];
+  for (let i = 1; i <= aliases; i++) lines.push(`      a${i}: *big`);
+  return `${lines.join("\n")}\n`;
+}
+
+describe("YAML aliases: what a file expands to is bounded too", () => {
+  it("the issue's file: 4 MB with 99 aliases (390 MB once expanded) is exit 2 at once, nothing sent", async () => {
+    const dir = freshDir("aliases");
+    const bomb = aliasBomb(DEPLOYMENT_FILE_LIMIT.maxBytes - 4096, 99);
+    writeFileSync(join(dir, "bomb.yaml"), bomb);
+    const r = await runCli([...DRY_CREATE, "-f", "bomb.yaml"], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "error: bomb.yaml: expands to more than 4 MiB once its YAML aliases are repeated (each alias stands for a copy of its anchor), the most cpctl reads from a deployment file; nothing was sent\n",
+    );
+    expect(r.stdout).toBe("");
+  });
+
+  it("a small file whose aliases expand past the limit: refused the same way; one within it is fine", async () => {
+    const dir = freshDir("aliases-small");
+    writeFileSync(join(dir, "small.yaml"), aliasBomb(60_000, 80));
+    const r = await runCli([...DRY_CREATE, "-f", "small.yaml"], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("small.yaml: expands to more than 4 MiB once its YAML aliases are repeated");
+    writeFileSync(join(dir, "fine.yaml"), aliasBomb(1_000, 20));
+    const fine = await runCli([...DRY_CREATE, "-f", "fine.yaml", "-o", "json"], { cwd: dir });
+    expect(fine.code, fine.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(fine.stdout).source_config.resource_spec.annotations)).toHaveLength(21);
+  });
+});
+
+describe("YAML aliases, fuzzed (seeded in CI)", () => {
+  it("40 files of random anchor size and alias count: what they expand to decides, never more output than the limit", async () => {
+    const dir = freshDir("aliases-fuzz");
+    const MiB = 1024 * 1024;
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 400_000 }),
+        fc.integer({ min: 0, max: 99 }),
+        async (anchor, aliases) => {
+          writeFileSync(join(dir, "f.yaml"), aliasBomb(anchor, aliases));
+          const r = await runCli([...DRY_CREATE, "-f", "f.yaml", "-o", "json"], { cwd: dir });
+          const expanded = anchor * (aliases + 1);
+          // Clearly within the limit: accepted; clearly past it: refused; near it, either.
+          if (expanded < 3.5 * MiB) expect(r.code, r.stderr.slice(0, 300)).toBe(0);
+          if (expanded > 4.5 * MiB) expect(r.code).toBe(2);
+          if (r.code === 2) refused++;
+          expect(r.stdout.length).toBeLessThan(5 * MiB);
+        },
+      ),
+      { numRuns: 40 },
+    );
+    report("YAML alias files", { files: 40, refused });
+  }, 120_000);
 });
 
 describe("the built binary", () => {

@@ -198,7 +198,9 @@ function expected(op: Op, fault: FaultCase, mode: Mode): Expected {
   }
 
   if (spec.safe) {
-    if (!fault.retryable) {
+    // A timeout spends the request's whole deadline (--request-timeout covers its retries):
+    // nothing is left to try again with.
+    if (!fault.retryable || isTimeout) {
       return { code: 1, errorCode: errorCode(), message: [failureMessage()], attempts: 1, added: 0 };
     }
     if (mode === "once") return { code: 0, attempts: 2, added: 0 };
@@ -235,8 +237,9 @@ function expected(op: Op, fault: FaultCase, mode: Mode): Expected {
     };
   }
 
-  // patch: sent once; when it may have been applied, the user is told to look.
-  const mayHaveApplied = isTimeout || isDrop || fault.status === 502 || fault.status === 504;
+  // patch: sent once; when it may have been applied, the user is told to look. Any 5xx may
+  // come after the work (a server that failed half-way, a proxy whose upstream went away).
+  const mayHaveApplied = isTimeout || isDrop || (fault.status !== undefined && fault.status >= 500);
   const message = [failureMessage()];
   if (isTruncated) message.push(/was carried out \(HTTP 200\)/);
   else if (mayHaveApplied)

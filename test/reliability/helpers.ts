@@ -190,17 +190,18 @@ export const BIN = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url)
 const spawned: ChildProcess[] = [];
 
 /**
- * Spawns the built CLI with only PATH, a home that does not exist and `env`; collects its
- * output. stdin: nothing, a pipe, or the file descriptor given. killSpawnedClis (in an
+ * Spawns the built CLI with only PATH, a home that does not exist and `env` (in `cwd`, else
+ * this process's); collects its output. stdin: nothing, a pipe, or the file descriptor given. killSpawnedClis (in an
  * afterEach) ends those still running.
  */
 export function spawnBuiltCli(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: "ignore" | "pipe" | number } = {},
+  options: { env?: Record<string, string>; stdin?: "ignore" | "pipe" | number; cwd?: string } = {},
 ) {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests", ...options.env },
     stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
+    cwd: options.cwd,
   });
   spawned.push(child);
   const out = { stdout: "", stderr: "" };

@@ -49,6 +49,8 @@ const nasty = fc.constantFrom(
   "\ufeff",
   "${env:HOME}",
   "****",
+  "[REDACTED]",
+  "__proto__",
   '"',
   "\\",
   "💥",
@@ -352,12 +354,20 @@ const serverCase: fc.Arbitrary<Case> = fc
   });
 
 const projectCase: fc.Arbitrary<Case> = fc
-  .record({ trusted: fc.boolean(), own: fc.boolean(), viaFlag: fc.boolean(), fromEnv: fc.boolean() })
-  .map(({ trusted, own, viaFlag, fromEnv }) => {
+  .record({
+    // A bare entry trusts https:// only: the server here speaks plain http.
+    entry: fc.constantFrom("none", "bare", "https", "http"),
+    own: fc.boolean(),
+    viaFlag: fc.boolean(),
+    fromEnv: fc.boolean(),
+  })
+  .map(({ entry, own, viaFlag, fromEnv }) => {
     const box = sandbox();
     const host = new URL(serverUrl).host;
+    const trusted = entry === "http";
+    const written = { none: "", bare: host, https: `https://${host}`, http: `http://${host}` }[entry];
     box.user(
-      `${trusted ? `trustedHosts: ["${host}"]\n` : ""}profiles:\n  p:\n    baseUrl: ${DEAD}\n${own ? "" : `    apiKey: ${API_KEY}\n`}`,
+      `${written ? `trustedHosts: ["${written}"]\n` : ""}profiles:\n  p:\n    baseUrl: ${DEAD}\n${own ? "" : `    apiKey: ${API_KEY}\n`}`,
     );
     box.project(
       ".cpctlrc.yaml",
@@ -371,7 +381,8 @@ const projectCase: fc.Arbitrary<Case> = fc
         served = deploymentFrom("plain", "r.example.com/a:1", "READY");
         return { homeDir: box.home, cwd: box.cwd, env: { K: API_KEY } };
       },
-      expected: viaFlag || trusted || !userCredential ? [0] : [2],
+      // With --base-url the address is the user's: the project's own key may not act there.
+      expected: viaFlag ? (own && !fromEnv ? [2] : [0]) : trusted || !userCredential ? [0] : [2],
       format: "json",
     };
   });

@@ -1,15 +1,4 @@
-// Ctrl-C. During a wait: exit 130 and the command that resumes it. During a create whose
-// POST is in flight: exit 130 too, but never without the deployment's ID when the server
-// made one: the CLI looks the name up (briefly, on its own signal) and prints what it finds.
-//
-// In-process runs abort the CLI's signal; the binary runs get a real SIGINT. Either way the
-// moment to interrupt is a state reached (the create done on the server, the first status
-// line printed), never a sleep.
-import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { cliEnv } from "../helpers/run-cli.js";
 import {
@@ -182,47 +171,4 @@ describe("a real SIGINT to the built binary", () => {
     expect(jsonError(out.stderr)).toMatchObject({ code: "interrupted" });
     expect(sent(em, "POST /v2/deployments")).toBe(1);
   });
-
-  // /proc shows when the child has opened the file it then waits on (Linux), and mkfifo makes
-  // a pipe that a path can name.
-  const fifoDir = mkdtempSync(join(tmpdir(), "cpctl-fifo-"));
-  afterAll(() => rmSync(fifoDir, { recursive: true, force: true }));
-  const fifo = join(fifoDir, "stdin");
-  const canWatch = existsSync("/proc/self/fd") && spawnSync("mkfifo", [fifo]).status === 0;
-  it.skipIf(!canWatch)(
-    "-f /dev/stdin with nothing written: Ctrl-C ends it, though a thread waits in the read",
-    async () => {
-      // Opened for reading and writing, so that nothing blocks here and the child's read never
-      // sees the end of the file: it waits, as on a terminal nobody types into.
-      const stdin = openSync(fifo, "r+");
-      const { child, exited } = spawnBuiltCli(["deploy", "create", "--dry-run", "-f", "/dev/stdin"], {
-        stdin,
-      });
-      closeSync(stdin);
-      await fileOpenedTwice(child.pid!, 0);
-      child.kill("SIGINT");
-      const [code, signal] = await exited;
-      // Ended by the signal itself (a shell shows 130): process.exit would have waited for the
-      // blocked thread for good.
-      expect({ code, signal }).toEqual({ code: null, signal: "SIGINT" });
-    },
-  );
 });
-
-/** Resolves once process `pid` has opened what its descriptor `fd` is a second time. */
-async function fileOpenedTwice(pid: number, fd: number): Promise<void> {
-  const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const opened = readdirSync(`/proc/${pid}/fd`).filter((entry) => {
-      try {
-        return Number(entry) > 2 && readlinkSync(`/proc/${pid}/fd/${entry}`) === target;
-      } catch {
-        return false; // closed meanwhile
-      }
-    });
-    if (opened.length > 0) return;
-    if (Date.now() > deadline) throw new Error(`process ${pid} never opened ${target}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -9,7 +9,15 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { COMMANDS } from "../../src/commands/registry.js";
 import { COMPLETION_FILES, SHELLS, type Shell } from "../../src/completion/index.js";
-import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES, SOURCES } from "../../src/model/enums.js";
+import { SETTING_KEYS } from "../../src/config/keys.js";
+import { TRUST_KEYS } from "../../src/config/schema.js";
+import {
+  DEPLOYMENT_STATUSES,
+  DEPLOYMENT_TYPES,
+  LOG_LEVELS,
+  REVISION_STATUSES,
+  SOURCES,
+} from "../../src/model/enums.js";
 import { OUTPUT_FORMATS } from "../../src/output/format.js";
 import { runCli } from "../helpers/run-cli.js";
 
@@ -146,6 +154,13 @@ describe.skipIf(!HAS.bash)(`bash completes${needs("bash")}`, () => {
       sorted(REVISION_STATUSES.filter((s) => s.startsWith("DEPLOY"))),
     );
   });
+  test("log levels, and the keys of `config get` and `config set`", () => {
+    expect(bashComplete("cpctl", "deploy", "logs", "my-agent", "--level", "")).toEqual(sorted(LOG_LEVELS));
+    expect(bashComplete("cpctl", "deploy", "logs", "my-agent", "--level", "W")).toEqual(["WARNING"]);
+    expect(bashComplete("cpctl", "config", "get", "")).toEqual(sorted(["profile", ...SETTING_KEYS]));
+    expect(bashComplete("cpctl", "config", "set", "")).toEqual(sorted([...SETTING_KEYS, ...TRUST_KEYS]));
+    expect(bashComplete("cpctl", "config", "set", "baseUrl", "")).toEqual([]);
+  });
   test("shells for `completion`, file names for files, nothing for free text", () => {
     expect(bashComplete("cpctl", "completion", "")).toEqual(sorted(SHELLS));
     expect(bashComplete("cpctl", "deploy", "apply", "-f", "deploy.")).toEqual(["deploy.json", "deploy.yaml"]);
@@ -179,6 +194,8 @@ describe.skipIf(!HAS.fish)(`fish completes${needs("fish")}`, () => {
     expect(fishComplete("cpctl -o ")).toEqual(sorted(OUTPUT_FORMATS));
     expect(fishComplete("cpctl deploy list --status ")).toEqual(sorted(DEPLOYMENT_STATUSES));
     expect(fishComplete("cpctl completion ")).toEqual(sorted(SHELLS));
+    expect(fishComplete("cpctl deploy logs x --level ")).toEqual(sorted(LOG_LEVELS));
+    expect(fishComplete("cpctl config get ")).toEqual(sorted(["profile", ...SETTING_KEYS]));
     expect(fishComplete("cpctl deploy apply -f deploy.")).toEqual(["deploy.json", "deploy.yaml"]);
   });
 });
@@ -208,6 +225,8 @@ describe.skipIf(!HAS.zsh)(`zsh completes${needs("zsh")}`, () => {
     expect(zshComplete("cpctl deploy list -o ")).toEqual(sorted(OUTPUT_FORMATS));
     expect(zshComplete("cpctl deploy revisions x --status ")).toEqual(sorted(REVISION_STATUSES));
     expect(zshComplete("cpctl completion ")).toEqual(sorted(SHELLS));
+    expect(zshComplete("cpctl deploy logs x --level ")).toEqual(sorted(LOG_LEVELS));
+    expect(zshComplete("cpctl config set ")).toEqual(sorted([...SETTING_KEYS, ...TRUST_KEYS]));
     expect(zshComplete("cpctl deploy apply -f deploy.")).toEqual(["deploy.json", "deploy.yaml"]);
   });
 });

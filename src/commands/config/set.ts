@@ -1,5 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { Argument } from "@commander-js/extra-typings";
+import { completes } from "../../completion/values.js";
 import { pickProfile, profileNames } from "../../config/profiles.js";
 import { TRUST_KEYS, type TrustKey } from "../../config/schema.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey } from "../../config/settings.js";
@@ -18,7 +20,12 @@ const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export default defineCommand({
   configure: (command) =>
     command
-      .argument("<key>", [...SETTING_KEYS, ...TRUST_KEYS].join(", "))
+      .addArgument(
+        completes(new Argument("<key>", [...SETTING_KEYS, ...TRUST_KEYS].join(", ")), [
+          ...SETTING_KEYS,
+          ...TRUST_KEYS,
+        ]),
+      )
       .argument(
         "<value>",
         `the value; \${env:NAME} (in single quotes) to read it from the environment at each run`,
@@ -37,13 +44,16 @@ every terminal. Edit the file to set it, or use --profile / CPCTL_PROFILE.
 
 trustedHosts and trustedDirectories are lists of the user file, not settings of a profile: the
 value is added to the list. A host there may receive your credentials when a project file
-points a profile at it (a host, host:port, or a URL's host); a directory there (and everything
-below it) may run its cpctl.config.mjs. A project file cannot trust anything itself.${examples(
+points a profile at it: a host or host:port is trusted for https:// only, and plain http must be
+named (a URL keeps its scheme, host and port: http://127.0.0.1:8124). A directory there (and
+everything below it) may run its cpctl.config.mjs, and its project files may choose which of
+your profiles a command uses. A project file cannot trust anything itself.${examples(
           "cpctl config set baseUrl https://api.example.com --profile prod",
           `cpctl config set apiKey '\${env:CPCTL_PROD_API_KEY}' --profile prod`,
           "cpctl config set confirm true --profile prod",
           "cpctl config set tenantId 3f2b0c1e-7d4a-4b8e-9a61-0c2d3e4f5a6b --profile prod",
           "cpctl config set trustedHosts cp.example.com",
+          "cpctl config set trustedHosts http://127.0.0.1:8124",
           "cpctl config set trustedDirectories .",
         )}`,
       ),
@@ -93,7 +103,7 @@ async function trust(ctx: Ctx, userPath: string, key: TrustKey, text: string): P
   if (value === null) {
     throw new UsageError(
       key === "trustedHosts"
-        ? `trustedHosts: '${text}' is not a host; give a host name, host:port, or a URL (its host is taken)`
+        ? `trustedHosts: '${text}' is not a host; give a host name or host:port (trusted for https://), or an http:// or https:// URL (its scheme, host and port are kept)`
         : `trustedDirectories: '${text}' is not a directory`,
     );
   }

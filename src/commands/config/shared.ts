@@ -1,6 +1,7 @@
 // What the `cpctl config` commands share: the config state even when the settings cannot be
 // resolved (so that `config path`, `list` and `set` help fix a broken setup), a printer that
 // does not depend on the profile, and credential masking.
+import { maskBeforeShowing } from "../../ci/workflow-commands.js";
 import { ConfigError, type ConfigFiles, type ConfigLocations } from "../../config/files.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey, type Settings } from "../../config/settings.js";
 import { suggestKey } from "../../config/values.js";
@@ -66,4 +67,15 @@ export function shownValue(settings: Settings, key: ShownKey, showSecrets: boole
   const source = settings.origin[key] ?? null;
   if (value === null) return { value: null, source: null };
   return { value: CREDENTIAL_KEYS.includes(key as SettingKey) && !showSecrets ? MASK : value, source };
+}
+
+/** With --show-secrets on GitHub Actions: the credentials among `keys` are masked before they are printed. */
+export function maskShownCredentials(ctx: Ctx, settings: Settings, keys: readonly ShownKey[]): void {
+  if (!ctx.flags.showSecrets) return;
+  maskBeforeShowing(ctx.io.stdout, () =>
+    keys
+      .filter((key): key is SettingKey => CREDENTIAL_KEYS.includes(key as SettingKey))
+      .map((key) => settings[key])
+      .filter((value): value is string => typeof value === "string"),
+  );
 }

@@ -1,7 +1,7 @@
 import type { View } from "../../output/printer.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { SHOWN_KEYS, type ShownValue, shownValue } from "./shared.js";
+import { maskShownCredentials, SHOWN_KEYS, type ShownValue, shownValue } from "./shared.js";
 
 interface Row extends ShownValue {
   key: string;
@@ -34,6 +34,7 @@ masked (****) unless --show-secrets is given.${examples(
     const printer = await ctx.printer();
     const showSecrets = Boolean(ctx.flags.showSecrets);
     const rows: Row[] = SHOWN_KEYS.map((key) => ({ key, ...shownValue(settings, key, showSecrets) }));
+    maskShownCredentials(ctx, settings, SHOWN_KEYS);
     if (printer.options.format === "table") return printer.list(rows, view);
     await printer.value(Object.fromEntries(rows.map(({ key, value, source }) => [key, { value, source }])));
   },

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option } from "@commander-js/extra-typings";
 import picocolors from "picocolors";
 import { getRevision, type LogEntry, type LogSource } from "../../api/endpoints.js";
+import { completes } from "../../completion/values.js";
 import type { Ctx } from "../../context.js";
 import { InterruptedError, OperationError, UsageError } from "../../errors.js";
 import { isTerminalRevisionStatus, LOG_LEVELS } from "../../model/enums.js";
@@ -46,7 +47,10 @@ export default defineCommand({
       .option("--follow", "keep printing new entries until Ctrl-C (a build log: until its revision ends)")
       .option("--all", "the whole log (every entry that matches), oldest first, printed as it arrives")
       .addOption(
-        new Option("--level <level>", `at least this level: ${LOG_LEVELS.join(", ")}`).argParser(level),
+        completes(
+          new Option("--level <level>", `at least this level: ${LOG_LEVELS.join(", ")}`).argParser(level),
+          LOG_LEVELS,
+        ),
       )
       .addOption(
         new Option("--since <time>", "entries from this time on: a duration (15m) or ISO 8601").argParser(
