@@ -10,13 +10,13 @@
 import { closeSync, readSync, realpathSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { InterruptedError } from "../errors.js";
+import { keepYoungGenerationSmall } from "../util/young-generation.js";
 import { SourceError, TooLargeError } from "./errors.js";
 import { ParallelGzip } from "./gzip-members.js";
 import { Spool, type Tarball } from "./spool.js";
 import { BLOCK, entryHeader } from "./tar.js";
 import { type SourceFile, type WalkOptions, type WalkResult, walkSource } from "./walk.js";
 import { openWalkedFile } from "./walked-file.js";
-import { keepYoungGenerationSmall } from "./young-generation.js";
 
 export type { Tarball } from "./spool.js";
 
