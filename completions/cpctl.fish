@@ -190,7 +190,7 @@ complete -c cpctl -n '__cpctl_at deploy push' -l secrets-file -d 'secrets from a
 complete -c cpctl -n '__cpctl_at deploy push' -l unset-secret -d 'remove this secret (repeatable); the others stay' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy push' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB (default 100MiB)' -x
-complete -c cpctl -n '__cpctl_at deploy push' -l include-credentials -d 'pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)'
+complete -c cpctl -n '__cpctl_at deploy push' -l include-credentials -d 'pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)'
 complete -c cpctl -n '__cpctl_at deploy push' -l image -d 'ship this image from the local docker or podman store (internal_container)' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l image-archive -d 'ship a saved image (internal_container): a docker save / podman save tarball, or an OCI layout (directory or tar)' -r -F
 complete -c cpctl -n '__cpctl_at deploy push' -l engine -d 'with --image: docker or podman (default: the first on PATH, docker first)' -x -a 'docker podman'
@@ -383,6 +383,7 @@ complete -c cpctl -n '__cpctl_at deploy revisions' -l all -d 'follow the pages t
 complete -c cpctl -n '__cpctl_at deploy logs' -l build -d 'the build log of a revision (default: the runtime log of the deployment)'
 complete -c cpctl -n '__cpctl_at deploy logs' -l revision -d 'this revision\'s log (default: --build reads the latest revision; the runtime log covers all)' -x
 complete -c cpctl -n '__cpctl_at deploy logs' -l follow -d 'keep printing new entries until Ctrl-C (a build log: until its revision ends)'
+complete -c cpctl -n '__cpctl_at deploy logs' -l all -d 'the whole log (every entry that matches), oldest first, printed as it arrives'
 complete -c cpctl -n '__cpctl_at deploy logs' -l level -d 'at least this level: DEBUG, INFO, WARNING, ERROR, CRITICAL' -x -a 'DEBUG INFO WARNING ERROR CRITICAL'
 complete -c cpctl -n '__cpctl_at deploy logs' -l since -d 'entries from this time on: a duration (15m) or ISO 8601' -x
 complete -c cpctl -n '__cpctl_at deploy logs' -l until -d 'entries up to this time: a duration (5m) or ISO 8601' -x
@@ -410,7 +411,7 @@ complete -c cpctl -n '__cpctl_at deploy redeploy' -l dotenv-report -d 'write dep
 # cpctl deploy upload
 complete -c cpctl -n '__cpctl_at deploy upload' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB' -x
 complete -c cpctl -n '__cpctl_at deploy upload' -l patch -d 'then set source_revision_config.source_tarball_path to the upload: starts a new revision'
-complete -c cpctl -n '__cpctl_at deploy upload' -l include-credentials -d 'pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)'
+complete -c cpctl -n '__cpctl_at deploy upload' -l include-credentials -d 'pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l dry-run -d 'pack and check the source and the deployment; upload nothing'
 complete -c cpctl -n '__cpctl_at deploy upload' -l wait -d 'with --patch: wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l timeout -d 'give up waiting after this long (exit 6)' -x

@@ -6,6 +6,8 @@
 //   npm run bench -- --runs 61         # more runs per figure
 //   npm run bench -- --quick           # a fast look: 7 runs, smaller load test
 //   npm run bench -- --skip-pack       # no npm pack / npm install
+//   npm run bench -- --only upload,wire  # some groups: startup, lists, wait, emulator,
+//                                      # package, upload, wire (default: all)
 //   npm run bench -- --json out.json   # also write every sample
 //
 // Every figure is whole-process wall time (spawn to exit) with stdout to /dev/null. A floor
@@ -29,24 +31,31 @@ import { alternate, benchEnv, capture, closeDevNull, command, median } from "./b
 import { nodeVersionRows } from "./bench/node-versions.mjs";
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
 import { pagesRow } from "./bench/pages.mjs";
+import { preparePeers } from "./bench/peers.mjs";
 import { proxyVariablesHere, startForwardProxy, throughProxy } from "./bench/proxy.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
 import { storeRow } from "./bench/store.mjs";
 import { tableRows } from "./bench/table.mjs";
+import { uploadRows } from "./bench/upload.mjs";
 import { waitRows } from "./bench/wait.mjs";
+import { wireRows } from "./bench/wire.mjs";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 // What package.json "bin" names: what users run.
 const BIN = join(ROOT, "bin", "cpctl.cjs");
 const NODE = process.execPath;
 
+const GROUPS = ["startup", "lists", "wait", "emulator", "wire", "upload", "package"];
 const args = parseArgs(process.argv.slice(2));
+/** Whether any of these groups of figures is to be measured (--only). */
+const wanted = (...groups) => !args.only || groups.some((group) => args.only.has(group));
 const RUNS = args.runs ?? (args.quick ? 7 : 31);
 const ALL_RUNS = Math.max(7, Math.round(RUNS / 2));
 const LOAD_REQUESTS = args.quick ? 5_000 : 20_000;
 const SMALL = 1_000;
 const LARGE = 10_000;
+const HALF = 5_000;
 const PAGE = 100;
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
@@ -72,14 +81,16 @@ try {
 
   emulator = await startEmulator({ root: ROOT, env: benchEnv({ HOME: home }) });
   console.log(`emulator: ${emulator.url} (pid ${emulator.pid}, memory only)`);
-  for (const [key, count] of [
-    ["bench-1k", SMALL],
-    ["bench-10k", LARGE],
-  ]) {
-    const seeded = await seedDeployments({ url: emulator.url, apiKey: key, count, prefix: key });
-    console.log(
-      `seeded ${count.toLocaleString("en")} deployments for ${key} in ${formatMs(seeded.ms)} (${Math.round(seeded.perSecond)}/s, 64 concurrent POSTs)`,
-    );
+  if (wanted("startup", "lists", "emulator")) {
+    for (const [key, count] of [
+      ["bench-1k", SMALL],
+      ["bench-10k", LARGE],
+    ]) {
+      const seeded = await seedDeployments({ url: emulator.url, apiKey: key, count, prefix: key });
+      console.log(
+        `seeded ${count.toLocaleString("en")} deployments for ${key} in ${formatMs(seeded.ms)} (${Math.round(seeded.perSecond)}/s, 64 concurrent POSTs)`,
+      );
+    }
   }
 
   const files = writeFixtures();
@@ -97,100 +108,142 @@ try {
     command(label, [NODE, BIN, ...argv], { env: cliEnv(apiKey), cwd });
   const nodeE0 = command("node -e 0", [NODE, "-e", "0"], { env, cwd });
 
-  // --- start-up figures -------------------------------------------------------------------
-  const version = cpctl("cpctl --version", ["--version"]);
-  const help = cpctl("cpctl --help", ["--help"]);
-  const dryRun = (file) =>
-    cpctl(`cpctl deploy create --dry-run -f ${file}`, ["deploy", "create", "--dry-run", "-f", file]);
-  const dryRunYaml = dryRun(files.deployment);
-  const dryRunJson = dryRun(files.deploymentJson);
-  const list = cpctl("cpctl deploy list -o json", ["deploy", "list", "-o", "json"]);
-  const bareList = command("node:http script, same request", [NODE, files.bareList], { env, cwd });
-  // The same commands without bin/cpctl.cjs's compile cache: what the first run after an
-  // install (which also writes the cache), or a run with CPCTL_COMPILE_CACHE=0, costs.
-  const uncached = (cmd) =>
-    command(`${cmd.label} (CPCTL_COMPILE_CACHE=0)`, cmd.argv, {
-      env: { ...cmd.env, CPCTL_COMPILE_CACHE: "0" },
-      cwd: cmd.cwd,
+  if (wanted("startup")) {
+    // --- start-up figures -------------------------------------------------------------------
+    const version = cpctl("cpctl --version", ["--version"]);
+    const help = cpctl("cpctl --help", ["--help"]);
+    const dryRun = (file) =>
+      cpctl(`cpctl deploy create --dry-run -f ${file}`, ["deploy", "create", "--dry-run", "-f", file]);
+    const dryRunYaml = dryRun(files.deployment);
+    const dryRunJson = dryRun(files.deploymentJson);
+    const list = cpctl("cpctl deploy list -o json", ["deploy", "list", "-o", "json"]);
+    const bareList = command("node:http script, same request", [NODE, files.bareList], { env, cwd });
+    // The same commands without bin/cpctl.cjs's compile cache: what the first run after an
+    // install (which also writes the cache), or a run with CPCTL_COMPILE_CACHE=0, costs.
+    const uncached = (cmd) =>
+      command(`${cmd.label} (CPCTL_COMPILE_CACHE=0)`, cmd.argv, {
+        env: { ...cmd.env, CPCTL_COMPILE_CACHE: "0" },
+        cwd: cmd.cwd,
+      });
+    const listUncached = uncached(list);
+    const dryRunJsonUncached = uncached(dryRunJson);
+    // The same list with a project config file (cosmiconfig loaded), and through a proxy (undici).
+    const listWithConfig = withProjectConfig(list, {
+      work,
+      emulatorUrl: emulator.url,
+      apiKey: "bench-10k",
+    }).subject;
+    proxy = await startForwardProxy({ root: ROOT });
+    const listProxied = throughProxy(list, proxy.url);
+
+    checkOutput(version, (out) => out.trim() === pkg.version, `prints ${pkg.version}`);
+    checkOutput(help, (out) => out.startsWith("Usage: cpctl"), "prints the usage");
+    const sameBody = (out) => JSON.parse(out).name === "support-agent-prod";
+    checkOutput(dryRunYaml, sameBody, "prints the request body");
+    checkOutput(dryRunJson, sameBody, "prints the request body");
+    checkOutput(dryRunJsonUncached, sameBody, "prints the request body");
+    checkOutput(list, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+    checkOutput(listUncached, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+    checkOutput(listWithConfig, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+    checkOutput(listProxied, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+    if (!listProxied.check && (await proxy.count()).forwarded === 0)
+      listProxied.check = "the request did not go through the proxy";
+    checkOutput(bareList, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
+
+    timedRows(nodeE0, [
+      { figure: "cpctl --version", subject: version, goal: 1.3 },
+      { figure: "cpctl --help", subject: help, goal: 1.5 },
+    ]);
+    timedRows(bareList, [
+      { figure: "deploy list -o json (1 request)", subject: list, goal: 1.5 },
+      { figure: "  deploy list -o json, compile cache off", subject: listUncached, goal: null },
+      { figure: "deploy list -o json, project config file", subject: listWithConfig, goal: 1.5 },
+      { figure: "  deploy list -o json, through HTTP_PROXY", subject: listProxied, goal: null },
+    ]);
+    await proxy.close();
+    timedRows(nodeE0, [
+      { figure: "deploy create --dry-run -f FILE.yaml", subject: dryRunYaml, goal: 2.0 },
+      { figure: "deploy create --dry-run -f FILE.json", subject: dryRunJson, goal: 2.0 },
+      {
+        figure: "  create --dry-run -f FILE.json, compile cache off",
+        subject: dryRunJsonUncached,
+        goal: null,
+      },
+    ]);
+
+    // --- the start-up figures on Node 22 and 24 ----------------------------------------------
+    nodeVersionRows({
+      root: ROOT,
+      bin: BIN,
+      env,
+      cwd,
+      bareList: files.bareList,
+      version: pkg.version,
+      timedRows,
+      checkOutput,
+      rows,
     });
-  const listUncached = uncached(list);
-  const dryRunJsonUncached = uncached(dryRunJson);
-  // The same list with a project config file (cosmiconfig loaded), and through a proxy (undici).
-  const listWithConfig = withProjectConfig(list, {
-    work,
-    emulatorUrl: emulator.url,
-    apiKey: "bench-10k",
-  }).subject;
-  proxy = await startForwardProxy({ root: ROOT });
-  const listProxied = throughProxy(list, proxy.url);
-
-  checkOutput(version, (out) => out.trim() === pkg.version, `prints ${pkg.version}`);
-  checkOutput(help, (out) => out.startsWith("Usage: cpctl"), "prints the usage");
-  const sameBody = (out) => JSON.parse(out).name === "support-agent-prod";
-  checkOutput(dryRunYaml, sameBody, "prints the request body");
-  checkOutput(dryRunJson, sameBody, "prints the request body");
-  checkOutput(dryRunJsonUncached, sameBody, "prints the request body");
-  checkOutput(list, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-  checkOutput(listUncached, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-  checkOutput(listWithConfig, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-  checkOutput(listProxied, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-  if (!listProxied.check && (await proxy.count()).forwarded === 0)
-    listProxied.check = "the request did not go through the proxy";
-  checkOutput(bareList, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-
-  timedRows(nodeE0, [
-    { figure: "cpctl --version", subject: version, goal: 1.3 },
-    { figure: "cpctl --help", subject: help, goal: 1.5 },
-  ]);
-  timedRows(bareList, [
-    { figure: "deploy list -o json (1 request)", subject: list, goal: 1.5 },
-    { figure: "  deploy list -o json, compile cache off", subject: listUncached, goal: null },
-    { figure: "deploy list -o json, project config file", subject: listWithConfig, goal: 1.5 },
-    { figure: "  deploy list -o json, through HTTP_PROXY", subject: listProxied, goal: null },
-  ]);
-  await proxy.close();
-  timedRows(nodeE0, [
-    { figure: "deploy create --dry-run -f FILE.yaml", subject: dryRunYaml, goal: 2.0 },
-    { figure: "deploy create --dry-run -f FILE.json", subject: dryRunJson, goal: 2.0 },
-    { figure: "  create --dry-run -f FILE.json, compile cache off", subject: dryRunJsonUncached, goal: null },
-  ]);
-
-  // --- the start-up figures on Node 22 and 24 ----------------------------------------------
-  nodeVersionRows({
-    root: ROOT,
-    bin: BIN,
-    env,
-    cwd,
-    bareList: files.bareList,
-    version: pkg.version,
-    timedRows,
-    checkOutput,
-    rows,
-  });
+  }
 
   // --- deploy list --all -o ndjson: memory flat, time linear --------------------------------
-  allPagesRows(cpctl);
-  rows.push(...tableRows({ cpctl, runs: ALL_RUNS, raw })); // goal 3: tables and yaml, any length
-  rows.push(
-    await pagesRow({
-      emulatorUrl: emulator.url,
-      argv: [NODE, BIN],
-      env: cliEnv("bench-10k"),
-      cwd,
-      count: LARGE,
-      runs: Math.max(3, Math.round(RUNS / 4)),
-    }),
-  );
+  if (wanted("lists")) {
+    allPagesRows(cpctl);
+    rows.push(...tableRows({ cpctl, runs: ALL_RUNS, raw })); // goal 3: tables and yaml, any length
+    rows.push(
+      await pagesRow({
+        emulatorUrl: emulator.url,
+        argv: [NODE, BIN],
+        env: cliEnv("bench-10k"),
+        cwd,
+        count: LARGE,
+        runs: Math.max(3, Math.round(RUNS / 4)),
+      }),
+    );
+  }
 
   // --- deploy wait: lag and request rate ---------------------------------------------------
-  rows.push(...(await waitRows({ root: ROOT, node: NODE, bin: BIN, work, home, cwd, quick: args.quick })));
+  if (wanted("wait"))
+    rows.push(...(await waitRows({ root: ROOT, node: NODE, bin: BIN, work, home, cwd, quick: args.quick })));
 
   // --- the emulator's list throughput ------------------------------------------------------
-  await loadRow();
-  rows.push(await storeRow({ bin: BIN, env: benchEnv({ HOME: home }), dir: work, runs: RUNS }));
+  if (wanted("emulator")) {
+    await loadRow();
+    rows.push(await storeRow({ bin: BIN, env: benchEnv({ HOME: home }), dir: work, runs: RUNS }));
+  }
+
+  // --- packing and uploading; logs and lists at a distance; beside the public clients ------
+  const peers = wanted("upload", "wire")
+    ? preparePeers({ root: ROOT, home, cwd })
+    : { peers: [], missing: [] };
+  for (const reason of peers.missing) console.log(`public client not measured: ${reason}`);
+  if (wanted("upload"))
+    rows.push(
+      ...(await uploadRows({
+        root: ROOT,
+        node: NODE,
+        bin: BIN,
+        home,
+        cwd,
+        work,
+        runs: args.quick ? 3 : 7,
+        peers: peers.peers,
+      })),
+    );
+  if (wanted("wire"))
+    rows.push(
+      ...(await wireRows({
+        root: ROOT,
+        node: NODE,
+        bin: BIN,
+        home,
+        cwd,
+        runs: args.quick ? 3 : 7,
+        peers: peers.peers,
+      })),
+    );
 
   // --- the packed package ------------------------------------------------------------------
-  if (!args.skipPack) {
+  if (wanted("package") && !args.skipPack) {
     packRows(files);
     rows.push(
       ...coldNpxRows({
@@ -418,24 +471,33 @@ function allPagesRows(cpctl) {
     ["deploy", "list", "--all", "-o", "ndjson"],
     "bench-10k",
   );
+  // Half of the 10k tenant (--offset 5000): the memory of a list against one half its length,
+  // both longer than the window of pages asked ahead (src/api/pages.ts), as the table's figure.
+  const half = cpctl(
+    `deploy list --all --offset ${HALF} -o ndjson (${LARGE - HALF})`,
+    ["deploy", "list", "--all", "--offset", String(HALF), "-o", "ndjson"],
+    "bench-10k",
+  );
   const lines = (expected) => (out) => out.split("\n").filter(Boolean).length === expected;
   checkOutput(onePage, lines(PAGE), `print ${PAGE} lines`);
   checkOutput(small, lines(SMALL), `print ${SMALL} lines`);
+  checkOutput(half, lines(LARGE - HALF), `print ${LARGE - HALF} lines`);
   checkOutput(large, lines(LARGE), `print ${LARGE} lines`);
-  const figureRss = `--all -o ndjson peak RSS, ${LARGE / 1000}k vs ${SMALL / 1000}k`;
+  const figureRss = `--all -o ndjson peak RSS, ${LARGE / 1000}k vs ${HALF / 1000}k`;
   const figureTime = `--all -o ndjson ms/page, ${LARGE / PAGE} vs ${SMALL / PAGE} pages`;
-  const failed = onePage.check ?? small.check ?? large.check;
+  const failed = onePage.check ?? small.check ?? half.check ?? large.check;
   if (failed) {
     rows.push({ figure: figureRss, goal: "<= 1.25x", pass: null, note: failed });
     rows.push({ figure: figureTime, goal: "linear", pass: null, note: failed });
     return;
   }
   process.stdout.write(`timing deploy list --all (${rssMethod()} for peak RSS) ... `);
-  const samples = { one: [], small: [], large: [] };
+  const samples = { one: [], small: [], half: [], large: [] };
   for (let round = 0; round < ALL_RUNS + 1; round++) {
     for (const [key, cmd] of [
       ["one", onePage],
       ["small", small],
+      ["half", half],
       ["large", large],
     ]) {
       const sample = peakRss(cmd);
@@ -453,18 +515,19 @@ function allPagesRows(cpctl) {
   const paired = (a, b, pages) => median(samples[a].map((s, i) => (s.ms - samples[b][i].ms) / pages));
   const smallPerPage = paired("small", "one", SMALL / PAGE - 1);
   const largePerPage = paired("large", "small", (LARGE - SMALL) / PAGE);
-  const rssRatio = kb("large") / kb("small");
+  const rssRatio = kb("large") / kb("half");
   const timeRatio = largePerPage / smallPerPage;
   console.log(
-    `${formatMs(ms("large"))} (${formatMb(kb("large"))}) vs ${formatMs(ms("small"))} (${formatMb(kb("small"))}); one page ${formatMs(ms("one"))}`,
+    `${formatMs(ms("large"))} (${formatMb(kb("large"))}) vs ${formatMs(ms("half"))} (${formatMb(kb("half"))}) and ${formatMs(ms("small"))} (${formatMb(kb("small"))}); one page ${formatMs(ms("one"))}`,
   );
   rows.push({
     figure: figureRss,
     median: formatMb(kb("large")),
-    floor: `${formatMb(kb("small"))} (${SMALL / 1000}k)`,
+    floor: `${formatMb(kb("half"))} (${HALF / 1000}k)`,
     ratio: `${rssRatio.toFixed(2)}x`,
     goal: "<= 1.25x",
     pass: rssRatio <= 1.25,
+    note: `1k: ${formatMb(kb("small"))}, a list shorter than the window of pages asked ahead`,
   });
   rows.push({
     figure: figureTime,
@@ -687,12 +750,22 @@ function parseArgs(argv) {
     if (arg === "--runs") out.runs = Number.parseInt(argv[++i], 10);
     else if (arg === "--quick") out.quick = true;
     else if (arg === "--skip-pack") out.skipPack = true;
+    else if (arg === "--only") out.only = new Set(argv[++i].split(","));
     else if (arg === "--json") out.json = argv[++i];
     else if (arg === "--help" || arg === "-h") {
-      console.log("usage: npm run bench -- [--runs N] [--quick] [--skip-pack] [--json FILE]");
+      console.log(
+        "usage: npm run bench -- [--runs N] [--quick] [--skip-pack] [--only GROUP,...] [--json FILE]\n" +
+          `groups: ${GROUPS.join(", ")}`,
+      );
       process.exit(0);
     } else {
       console.error(`unknown option ${arg} (try --help)`);
+      process.exit(2);
+    }
+  }
+  for (const group of out.only ?? []) {
+    if (!GROUPS.includes(group)) {
+      console.error(`--only: no group ${group}; the groups are ${GROUPS.join(", ")}`);
       process.exit(2);
     }
   }

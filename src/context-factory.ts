@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
+import { MAX_PAGE_WINDOW } from "./api/pages.js";
 import { commandWords } from "./argv.js";
 import { loadConfigLayers } from "./config/files.js";
 import { LOCAL_BASE_URL } from "./config/profiles.js";
@@ -225,12 +226,15 @@ function maxResponseBytes(text: string | undefined): number | undefined {
   return n * 1024 * 1024;
 }
 
-/** CPCTL_PAGE_WINDOW: the most pages of a list asked for at once (1 to 16; 1 is one after another). */
+/**
+ * CPCTL_PAGE_WINDOW: the most pages of a list asked for at once (1 to MAX_PAGE_WINDOW; 1 is
+ * one after another).
+ */
 function pageWindow(text: string | undefined): number | undefined {
   if (text === undefined || text === "") return undefined;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 16) {
-    throw new UsageError(`CPCTL_PAGE_WINDOW: '${text}' is not a whole number from 1 to 16`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_WINDOW) {
+    throw new UsageError(`CPCTL_PAGE_WINDOW: '${text}' is not a whole number from 1 to ${MAX_PAGE_WINDOW}`);
   }
   return n;
 }

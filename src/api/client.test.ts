@@ -344,7 +344,7 @@ describe("paginate", () => {
   it("one page at a time (window 1): follows offsets and stops on a short page", async () => {
     const server = await listServer(250);
     const pages = await collect(
-      client(server, { pageWindow: 1 }).paginate<{ id: number }>("/v2/deployments", { name: "x" }, 100),
+      client(server, { pageWindow: 1 }).paginate<{ id: number }>("/v2/deployments", { name: "x" }),
     );
     expect(pages.map((p) => p.length)).toEqual([100, 100, 50]);
     expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 250 }, (_, i) => i));
@@ -357,7 +357,9 @@ describe("paginate", () => {
 
   it("stops on an empty page when the total is a multiple of the page size", async () => {
     const server = await listServer(40);
-    const pages = await collect(client(server, { pageWindow: 1 }).paginate("/v2/deployments", {}, 20));
+    const pages = await collect(
+      client(server, { pageWindow: 1 }).paginate("/v2/deployments", {}, { pageSize: 20 }),
+    );
     expect(pages.map((p) => p.length)).toEqual([20, 20]);
     expect(server.requests).toHaveLength(3);
   });
@@ -376,7 +378,11 @@ describe("paginate", () => {
       );
     });
     const pages = await collect(
-      client(server, { pageWindow: 4 }).paginate<{ id: number }>("/v2/deployments", {}, 10),
+      client(server, { pageWindow: 4 }).paginate<{ id: number }>(
+        "/v2/deployments",
+        {},
+        { pageSize: 10, whole: true },
+      ),
     );
     expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 95 }, (_, i) => i));
     const asked = server.requests.map((r) =>
@@ -395,7 +401,7 @@ describe("paginate", () => {
       json(res, 200, { resources, offset: (page + 1) * 1000 });
     });
     const pages = await collect(
-      client(server, { pageWindow: 8 }).paginate<{ id: number }>("/v2/deployments", {}, 10),
+      client(server, { pageWindow: 8 }).paginate<{ id: number }>("/v2/deployments", {}, { pageSize: 10 }),
     );
     expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(server.requests.map((r) => r.url)).toEqual([
@@ -404,6 +410,25 @@ describe("paginate", () => {
       "/v2/deployments?limit=10&offset=2000",
       "/v2/deployments?limit=10&offset=3000",
     ]);
+  });
+
+  it("a whole list whose offsets are its own: what was asked ahead is dropped, the server followed", async () => {
+    const server = await startServer((req, res) => {
+      const offset = Number(new URL(req.url, "http://x").searchParams.get("offset") ?? 0);
+      const page = offset % 1000 === 0 ? offset / 1000 : Number.NaN;
+      const resources = page < 3 ? Array.from({ length: 10 }, (_, i) => ({ id: page * 10 + i })) : [];
+      json(res, 200, { resources, offset: (page + 1) * 1000 });
+    });
+    const pages = await collect(
+      client(server, { pageWindow: 8 }).paginate<{ id: number }>(
+        "/v2/deployments",
+        {},
+        { pageSize: 10, whole: true },
+      ),
+    );
+    expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    const offsets = server.requests.map((r) => new URL(r.url, "http://x").searchParams.get("offset"));
+    expect(offsets.filter((offset) => offset?.endsWith("000"))).toEqual(["1000", "2000", "3000"]);
   });
 
   it("with a window: the first error ends the list after the pages before it", async () => {
@@ -421,7 +446,7 @@ describe("paginate", () => {
         for await (const page of client(server, { pageWindow: 4 }).paginate<{ id: number }>(
           "/v2/deployments",
           {},
-          10,
+          { pageSize: 10, whole: true },
         ))
           seen.push(...page.map((d) => d.id));
       })(),
@@ -456,7 +481,7 @@ describe("paginate", () => {
       client(server, { pageWindow: 8, retry: { maxAttempts: 3 } }).paginate<{ id: number }>(
         "/v2/deployments",
         {},
-        10,
+        { pageSize: 10, whole: true },
       ),
     );
     expect(pages.flat()).toHaveLength(200);
@@ -468,7 +493,7 @@ describe("paginate", () => {
   it("refuses an offset the server already gave instead of looping forever", async () => {
     const server = await listServer(1000, () => 100);
     const error = await failure(
-      collect(client(server, { pageWindow: 1 }).paginate("/v2/deployments", {}, 100)),
+      collect(client(server, { pageWindow: 1 }).paginate("/v2/deployments")),
       NetworkError,
     );
     expect(error).toMatchObject({ kind: "bad_response" });

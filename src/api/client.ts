@@ -24,6 +24,7 @@ import {
   BodyLimitExceeded,
   nodeTransport,
   parseHttpUrl,
+  type StreamedBody,
   type Transport,
   type TransportResponse,
 } from "./transport.js";
@@ -55,7 +56,7 @@ export interface ApiClientOptions {
   now?: () => number;
   signal?: AbortSignal;
   transport?: Transport;
-  /** Pages of a list in flight at once (see pages.ts). */
+  /** Pages of a list in flight at once, at most (see pages.ts). */
   pageWindow?: number;
   /** The most of a control plane's 2xx answer that is read (default DEFAULT_RESPONSE_LIMIT). */
   maxResponseBytes?: number;
@@ -84,7 +85,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** JSON body. A Buffer is sent as it is (like rawBody). */
   body?: unknown;
-  rawBody?: Buffer;
+  /** Bytes sent as they are: a Buffer, or a StreamedBody read afresh for each attempt. */
+  rawBody?: Buffer | StreamedBody;
   /** Content-Type of the body; default application/json (or application/octet-stream for raw). */
   contentType?: string;
   /**
@@ -123,6 +125,8 @@ export interface RequestOptions {
 
 /** A 2xx body kept as it came; `parse` gives what the request would have returned, or throws. */
 export interface UnparsedBody {
+  /** The body's length in bytes. */
+  bytes: number;
   parse(): unknown;
 }
 
@@ -134,7 +138,7 @@ interface ApiResponse<T> {
 
 interface PreparedRequest extends FailedRequest {
   headers: Record<string, string>;
-  body?: Buffer;
+  body?: Buffer | StreamedBody;
   retrySafe: boolean;
   absolute: boolean;
   withCredentials: boolean;
@@ -230,12 +234,19 @@ export class ApiClient {
   }
 
   /**
-   * Pages of a `{resources, offset}` list, in order, a few in flight at once (pages.ts),
-   * until a page is shorter than `pageSize` (the service's rule for the last page).
+   * Pages of a `{resources, offset}` list, in order, several in flight at once (pages.ts),
+   * until a page is shorter than `pageSize` (the service's rule for the last page). `whole`:
+   * the caller reads the whole list (`--all`), so pages are asked ahead from the first one;
+   * otherwise the first is asked alone (a look-up by name usually ends there).
    */
-  paginate<T>(path: string, query: Query = {}, pageSize = 100): AsyncGenerator<T[], void, undefined> {
+  paginate<T>(
+    path: string,
+    query: Query = {},
+    { pageSize = 100, whole = false }: { pageSize?: number; whole?: boolean } = {},
+  ): AsyncGenerator<T[], void, undefined> {
     return readPages<T>(this, path, query, pageSize, {
-      ceiling: this.options.pageWindow ?? DEFAULT_PAGE_WINDOW,
+      window: this.options.pageWindow ?? DEFAULT_PAGE_WINDOW,
+      whole,
     });
   }
 
@@ -318,7 +329,9 @@ export class ApiClient {
     }
     this.tracer?.response({ ...res, elapsedMs: Date.now() - started });
     if (res.status >= 200 && res.status < 300) {
-      const body: unknown = p.parseLater ? { parse: () => successBody(res, p) } : successBody(res, p);
+      const body: unknown = p.parseLater
+        ? { bytes: res.body.length, parse: () => successBody(res, p) }
+        : successBody(res, p);
       return { status: res.status, headers: res.headers, body: body as T };
     }
     if (attempt > 1 && p.doneOnRetry.includes(res.status)) {
@@ -381,7 +394,7 @@ function appendQuery(url: URL, query: Query | undefined): void {
   }
 }
 
-function encodeBody(opts: RequestOptions): { body?: Buffer; contentType?: string } {
+function encodeBody(opts: RequestOptions): { body?: Buffer | StreamedBody; contentType?: string } {
   const raw = opts.rawBody ?? (Buffer.isBuffer(opts.body) ? opts.body : undefined);
   if (raw) return { body: raw, contentType: opts.contentType ?? "application/octet-stream" };
   if (opts.body === undefined) return {};

@@ -56,13 +56,16 @@ export async function listDeployments(
   ).body;
 }
 
-/** Every deployment matching the filters, a page of 100 at a time. */
+/**
+ * Every deployment matching the filters, pages of 100. `whole`: the caller wants them all
+ * (`list --all`: pages asked ahead from the first); a look-up by name asks its first alone.
+ */
 export function allDeployments(
   api: ApiClient,
   filters: DeploymentFilters,
-  offset = 0,
+  { offset = 0, whole = false }: { offset?: number; whole?: boolean } = {},
 ): AsyncGenerator<DeploymentT[]> {
-  return api.paginate<DeploymentT>("/v2/deployments", { ...filters, offset } as Query, 100);
+  return api.paginate<DeploymentT>("/v2/deployments", { ...filters, offset } as Query, { whole });
 }
 
 export async function getDeployment(api: ApiClient, id: string): Promise<DeploymentT> {
@@ -87,8 +90,13 @@ export async function listRevisions(
   return (await api.get<Page<RevisionT>>(`${deploymentPath(id)}/revisions`, { query })).body;
 }
 
-export function allRevisions(api: ApiClient, id: string, status?: string): AsyncGenerator<RevisionT[]> {
-  return api.paginate<RevisionT>(`${deploymentPath(id)}/revisions`, { status }, 100);
+/** Every revision, newest first, pages of 100; `whole` as for allDeployments. */
+export function allRevisions(
+  api: ApiClient,
+  id: string,
+  { status, whole = false }: { status?: string; whole?: boolean } = {},
+): AsyncGenerator<RevisionT[]> {
+  return api.paginate<RevisionT>(`${deploymentPath(id)}/revisions`, { status }, { whole });
 }
 
 export async function getRevision(
@@ -162,17 +170,24 @@ export async function createPushToken(api: ApiClient, id: string): Promise<PushT
   ).body;
 }
 
-export async function uploadTarball(api: ApiClient, uploadUrl: string, tarball: Buffer): Promise<void> {
+/** A tarball to upload: its length, and its bytes read at a position (again for a retry). */
+interface UploadBody {
+  readonly bytes: number;
+  readAt(target: Buffer, position: number): Promise<number>;
+}
+
+/** PUTs the tarball to a pre-signed upload URL, streamed from where it is kept (not memory). */
+export async function uploadTarball(api: ApiClient, uploadUrl: string, tarball: UploadBody): Promise<void> {
   await api.put(uploadUrl, undefined, {
     absoluteUrl: true,
-    rawBody: tarball,
+    rawBody: { length: tarball.bytes, readAt: (target, position) => tarball.readAt(target, position) },
     contentType: "application/gzip",
   });
 }
 
 export async function listListeners(api: ApiClient): Promise<ListenerT[]> {
   const listeners: ListenerT[] = [];
-  for await (const page of api.paginate<ListenerT>("/v2/listeners", {}, 100)) listeners.push(...page);
+  for await (const page of api.paginate<ListenerT>("/v2/listeners")) listeners.push(...page);
   return listeners;
 }
 

@@ -1,102 +1,9 @@
-// The page window: how many pages of a list are in flight, from the round trip and the
-// reader's time (PageWindow), and readPages driven on a clock of its own against a getter
-// whose answers come when the test says: nothing here waits on real time.
-import fc from "fast-check";
+// readPages driven on a clock of its own against a getter whose answers come when the test
+// says: how many pages are in flight, how many are asked past the end, and how long a list
+// takes at a distance, without waiting on real time.
 import { describe, expect, it } from "vitest";
-import { PageWindow, type Query, readPages } from "./pages.js";
+import { type Query, readPages } from "./pages.js";
 import { UnreadableBodyError } from "./retry.js";
-
-describe("PageWindow", () => {
-  function windowAfter(ceiling: number, roundTrips: number[], readerMs: number[]): PageWindow {
-    const window = new PageWindow(ceiling);
-    for (const ms of roundTrips) window.arrived(ms);
-    for (const ms of readerMs) window.read(ms);
-    return window;
-  }
-
-  it("starts with one page ahead (two in flight), or one with a ceiling of 1", () => {
-    expect(new PageWindow(8).size).toBe(2);
-    expect(new PageWindow(1).size).toBe(1);
-  });
-
-  it("a round trip ten times the reader's time: the ceiling", () => {
-    expect(windowAfter(8, [50], [5]).size).toBe(8);
-    expect(windowAfter(16, [50], [5]).size).toBe(11);
-  });
-
-  it("a round trip shorter than the reader's time: two, whatever the ceiling", () => {
-    expect(windowAfter(8, [2, 3, 2], [5, 4, 6]).size).toBe(2);
-    expect(windowAfter(16, [4], [4]).size).toBe(2);
-  });
-
-  it("follows the round trip: 1 + round trip / reader's time, rounded", () => {
-    expect(windowAfter(8, [12], [4]).size).toBe(4);
-    expect(windowAfter(8, [13], [4]).size).toBe(4);
-    expect(windowAfter(8, [14], [4]).size).toBe(5);
-  });
-
-  it("one slow page (a pause at the server) does not grow the window: the least recent round trip counts", () => {
-    const window = windowAfter(8, [2, 2, 40, 2], [5]);
-    expect(window.size).toBe(2);
-  });
-
-  it("a network that became slow grows it once the fast round trips are no longer recent", () => {
-    const window = windowAfter(8, [2], [5]);
-    for (let i = 0; i < PageWindow.RECENT_ROUND_TRIPS - 1; i++) window.arrived(50);
-    expect(window.size).toBe(2);
-    window.arrived(50);
-    expect(window.size).toBe(8);
-  });
-
-  it("a reader that slows down needs fewer pages ahead (its time is smoothed)", () => {
-    const window = windowAfter(8, [20], [2]);
-    expect(window.size).toBe(8);
-    for (let i = 0; i < 20; i++) window.read(20);
-    expect(window.size).toBe(2);
-  });
-
-  it("a reader that takes no measurable time gets the ceiling", () => {
-    expect(windowAfter(8, [1], [0]).size).toBe(8);
-  });
-
-  it("a 429 or Retry-After halves the ceiling, down to one page at a time", () => {
-    const window = windowAfter(8, [50], [5]);
-    window.throttled();
-    expect(window.ceiling).toBe(4);
-    expect(window.size).toBe(4);
-    window.throttled();
-    window.throttled();
-    expect(window.size).toBe(1);
-    window.throttled();
-    expect(window.size).toBe(1);
-  });
-
-  it("property: the size is always a whole number from 1 to the ceiling, which only comes down", () => {
-    const event = fc.oneof(
-      fc.record({ kind: fc.constant("arrived" as const), ms: fc.double({ min: -1, max: 1e6, noNaN: true }) }),
-      fc.record({ kind: fc.constant("read" as const), ms: fc.double({ min: -1, max: 1e6, noNaN: true }) }),
-      fc.record({ kind: fc.constant("throttled" as const) }),
-    );
-    fc.assert(
-      fc.property(fc.integer({ min: -4, max: 40 }), fc.array(event, { maxLength: 60 }), (ceiling, events) => {
-        const window = new PageWindow(ceiling);
-        let lastCeiling = window.ceiling;
-        expect(lastCeiling).toBeGreaterThanOrEqual(1);
-        expect(lastCeiling).toBeLessThanOrEqual(16);
-        for (const e of events) {
-          if (e.kind === "arrived") window.arrived(e.ms);
-          else if (e.kind === "read") window.read(e.ms);
-          else window.throttled();
-          expect(Number.isInteger(window.size)).toBe(true);
-          expect(window.size).toBeGreaterThanOrEqual(1);
-          expect(window.size).toBeLessThanOrEqual(window.ceiling);
-          expect(window.ceiling).toBeLessThanOrEqual(lastCeiling);
-          lastCeiling = window.ceiling;
-        }
-      }),
-    );
-  });
-});
 
 describe("readPages on a clock of its own", () => {
   /** Every callback and promise step that is ready: the pager's turn. */
@@ -107,7 +14,9 @@ describe("readPages on a clock of its own", () => {
     readerMs: number;
     total: number;
     pageSize?: number;
-    ceiling?: number;
+    window?: number;
+    /** The whole list is read (`--all`): pages asked ahead from the first. */
+    whole?: boolean;
     /** Offsets whose first answer arrives garbled (a JSON body cut short). */
     garbled?: number[];
   }
@@ -124,7 +33,10 @@ describe("readPages on a clock of its own", () => {
     const garbled = new Set(options.garbled ?? []);
     let mostInFlight = 0;
     const getter = {
-      get<T>(_path: string, request: { query: Query; parseLater?: boolean }): Promise<{ body: T }> {
+      get<T>(
+        _path: string,
+        request: { query: Query; parseLater?: boolean; signal?: AbortSignal },
+      ): Promise<{ body: T }> {
         const offset = Number(request.query.offset ?? 0);
         asked.push(offset);
         const count = Math.max(0, Math.min(pageSize, options.total - offset));
@@ -138,8 +50,14 @@ describe("readPages on a clock of its own", () => {
             if (cutShort) throw new UnreadableBodyError("cut short", 200);
             return body;
           };
-          const answer = () => resolve({ body: (request.parseLater ? { parse } : body) as T });
-          pending.push({ due: now + options.roundTripMs, answer });
+          const unparsed = { bytes: JSON.stringify(body).length, parse };
+          const answer = () => resolve({ body: (request.parseLater ? unparsed : body) as T });
+          const entry = { due: now + options.roundTripMs, answer };
+          pending.push(entry);
+          // A request dropped by the pager is no longer in flight (its answer never comes).
+          request.signal?.addEventListener("abort", () => pending.splice(pending.indexOf(entry), 1), {
+            once: true,
+          });
           mostInFlight = Math.max(mostInFlight, pending.length);
         });
       },
@@ -159,8 +77,8 @@ describe("readPages on a clock of its own", () => {
     }
 
     const pages = readPages<number>(getter, "/v2/deployments", {}, pageSize, {
-      ceiling: options.ceiling ?? 8,
-      now: () => now,
+      window: options.window ?? 8,
+      whole: options.whole ?? true,
     });
     const items: number[] = [];
     for (;;) {
@@ -184,7 +102,7 @@ describe("readPages on a clock of its own", () => {
 
   const upTo = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-  it("over a slow network (50 ms a page, 5 ms to read one): the ceiling's worth in flight, every item once, in order", async () => {
+  it("a whole list over a slow network: a window's worth in flight, every item once, in order", async () => {
     const run = await simulate({ roundTripMs: 50, readerMs: 5, total: 400 });
     expect(run.items).toEqual(upTo(400));
     expect(run.mostInFlight).toBe(8);
@@ -192,14 +110,30 @@ describe("readPages on a clock of its own", () => {
     expect(run.elapsedMs).toBeLessThan(0.3 * 41 * 55);
   });
 
-  it("against a server faster than the reader (1 ms a page): never more than two in flight", async () => {
-    const run = await simulate({ roundTripMs: 1, readerMs: 5, total: 400 });
-    expect(run.items).toEqual(upTo(400));
-    expect(run.mostInFlight).toBeLessThanOrEqual(2);
+  it("a whole list that fits the window: one round trip, as if every page were asked at once", async () => {
+    // 2,000 items in pages of 100 and the default window (24): 21 pages and the end in one go.
+    const run = await simulate({ roundTripMs: 200, readerMs: 1, total: 2000, pageSize: 100, window: 24 });
+    expect(run.items).toEqual(upTo(2000));
+    expect(run.elapsedMs).toBeLessThan(200 + 21 * 1 + 1);
+    // Pages past the end (beyond the empty one that ends it) are the price: at most a window.
+    expect(run.asked.length).toBeLessThanOrEqual(24);
+  });
+
+  it("a look-up asks its first page alone: a list of one page costs one request", async () => {
+    const run = await simulate({ roundTripMs: 50, readerMs: 1, total: 3, whole: false });
+    expect(run.items).toEqual(upTo(3));
+    expect(run.asked).toEqual([0]);
+  });
+
+  it("a look-up whose first page is full goes on with the window", async () => {
+    const run = await simulate({ roundTripMs: 50, readerMs: 1, total: 95, whole: false });
+    expect(run.items).toEqual(upTo(95));
+    expect(run.asked[0]).toBe(0);
+    expect(run.mostInFlight).toBe(8);
   });
 
   it("CPCTL_PAGE_WINDOW=1: one page at a time, however slow the network", async () => {
-    const run = await simulate({ roundTripMs: 50, readerMs: 5, total: 95, ceiling: 1 });
+    const run = await simulate({ roundTripMs: 50, readerMs: 5, total: 95, window: 1 });
     expect(run.items).toEqual(upTo(95));
     expect(run.mostInFlight).toBe(1);
     expect(run.asked).toEqual(upTo(10).map((i) => i * 10));

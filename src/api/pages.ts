@@ -1,21 +1,29 @@
-// Every page of a `{resources, offset}` list, in order, with a few pages in flight at once.
+// Every page of a `{resources, offset}` list, in order, with a fixed number of pages in flight.
 //
 // The service's `offset` is the value to send for the next page, and in practice it is the
-// previous offset plus the page size. Once the first page shows that, the next pages are
-// asked for ahead and checked as they come: a page whose `offset` is not the one predicted
-// drops the pages asked ahead and goes on one page at a time from what the server said.
-// Pages are handed out in order as soon as each is in, so output still streams; the first
-// short page ends the list and the first error ends it too (the pages before it are out,
-// nothing after).
+// previous offset plus the page size, so pages can be asked for before the one before them has
+// come back. Each page is checked as its turn comes: one whose `offset` is not the one
+// predicted drops the pages asked ahead and the rest is read one page at a time from what the
+// server said. Pages are handed out in order as soon as each is in, so output still streams;
+// the first short page ends the list and the first error ends it too (the pages before it are
+// out, nothing after).
 //
-// How many pages are asked ahead adapts (PageWindow): as many as it takes for the next page
-// to be in when the reader wants it, and no more, up to a ceiling (CPCTL_PAGE_WINDOW, 8 by
-// default). Over a slow network that is the ceiling; against a server as fast as the reader
-// (the local emulator) it is two, since more pages in flight would only wait in memory. A 429
-// or a Retry-After halves the ceiling: the server asked for less. Pages asked ahead wait as
-// bytes and are parsed when their turn comes, so a page's objects live only while it is read
-// (a long list's peak memory is the figure in docs/performance.md).
+// - A list read whole (`--all`) asks a window of pages at once from its first page: over a
+//   network, a list of 2,000 is then one round trip, as if every page were asked at once. A
+//   short list pays for it in pages asked past its end, which cost the server little.
+// - A look-up that is usually one page (a deployment by name, a revision to roll back to) asks
+//   its first page alone, and goes on with the window only when that page is full.
+// - The window is CPCTL_PAGE_WINDOW (24 by default, 1 to 32); a 429 or a Retry-After halves it
+//   (the server asked for less). Pages asked ahead wait as bytes and are parsed when their turn
+//   comes, so a page's objects live only while it is read; with a whole list read, V8's young
+//   generation is kept small (util/young-generation.ts), so that memory stays what the window
+//   holds whatever the list's length (10,000 from the local emulator: 80 MB, 100 MB without).
+//
+// An adaptive window (as many pages ahead as the round trip and the reader's pace call for,
+// after a first page asked alone) was measured against this one (docs/performance.md): it lost
+// on lists at a distance, the figure users feel, by twice the time.
 import { ApiError, NetworkError } from "../errors.js";
+import { keepYoungGenerationSmall } from "../util/young-generation.js";
 import { UnreadableBodyError } from "./retry.js";
 
 export type QueryValue = string | number | boolean | undefined | null;
@@ -37,80 +45,31 @@ interface PageRequest {
 
 /** client.ts's UnparsedBody, as the pager uses it. */
 interface UnparsedBody {
+  bytes: number;
   parse(): unknown;
 }
 
-/** The most pages in flight at once, by default (CPCTL_PAGE_WINDOW sets it, 1 to 16). */
-export const DEFAULT_PAGE_WINDOW = 8;
-const MAX_PAGE_WINDOW = 16;
+/**
+ * A page this small is parsed as soon as it is in, out of turn, to see whether the list ends
+ * there: an empty page past the end is a few dozen bytes, a full page of deployments about
+ * 150 kB, and parsing a small one early holds little in memory.
+ */
+const SMALL_PAGE_BYTES = 4096;
+
+/** The most pages in flight at once, by default (CPCTL_PAGE_WINDOW sets it). */
+export const DEFAULT_PAGE_WINDOW = 24;
+export const MAX_PAGE_WINDOW = 32;
 
 export interface PageOptions {
   /** The most pages in flight at once (CPCTL_PAGE_WINDOW); 1 is one page after another. */
-  ceiling: number;
-  /** Milliseconds, for the waits the window adapts to (tests give a clock of their own). */
-  now?: () => number;
+  window: number;
+  /** The whole list is wanted: ask a window of pages from the first (else the first alone). */
+  whole?: boolean;
 }
 
 interface Page<T> {
   resources: T[];
   offset: QueryValue;
-}
-
-/**
- * How many pages to keep in flight: enough that the next page is in when the reader asks for
- * it. A page asked for now is taken about (size - 1) reader's turns later, so it is in time
- * when (size - 1) x the reader's time on a page covers the round trip: size = 1 + round trip /
- * reader's time, rounded (a page late by less than half a turn is not worth another in
- * memory), at least 2 (one page comes while the reader reads another) and at most the
- * ceiling. The round trip is the least of the last few pages' (a page that waited in a queue
- * at the server, or behind a garbage collection, says nothing about the network); the
- * reader's time is smoothed. Over a network of 50 ms a page that is the ceiling; against a
- * local server as fast as the reader it is 2, and pages that would only wait, as bytes in
- * memory, are not asked for.
- */
-export class PageWindow {
-  /** Round trips remembered: the window follows a network that changes within a list. */
-  static readonly RECENT_ROUND_TRIPS = 16;
-  /** Weight of the newest reader's time in the smoothed one. */
-  private static readonly READER_WEIGHT = 0.25;
-  private ceilingNow: number;
-  private readonly roundTrips: number[] = [];
-  private readerMs: number | null = null;
-
-  constructor(ceiling: number) {
-    this.ceilingNow = Math.max(1, Math.min(MAX_PAGE_WINDOW, Math.floor(ceiling)));
-  }
-
-  get ceiling(): number {
-    return this.ceilingNow;
-  }
-
-  get size(): number {
-    const least = Math.min(2, this.ceilingNow);
-    if (this.roundTrips.length === 0 || this.readerMs === null) return least;
-    const roundTrip = Math.min(...this.roundTrips);
-    // A reader that takes no measurable time gets the ceiling.
-    const needed = 1 + Math.round(roundTrip / Math.max(this.readerMs, 0.01));
-    return Math.max(least, Math.min(this.ceilingNow, needed));
-  }
-
-  /** A page came back `ms` after it was asked for. */
-  arrived(ms: number): void {
-    this.roundTrips.push(Math.max(0, ms));
-    if (this.roundTrips.length > PageWindow.RECENT_ROUND_TRIPS) this.roundTrips.shift();
-  }
-
-  /** The reader spent `ms` on a page (parsing it included), from handing it out to asking again. */
-  read(ms: number): void {
-    const sample = Math.max(0, ms);
-    this.readerMs =
-      this.readerMs === null ? sample : this.readerMs + PageWindow.READER_WEIGHT * (sample - this.readerMs);
-  }
-
-  /** The server asked for less (429, Retry-After): the ceiling halves. */
-  throttled(): void {
-    this.ceilingNow = Math.max(1, Math.floor(this.ceilingNow / 2));
-  }
 }
 
 export async function* readPages<T>(
@@ -120,9 +79,8 @@ export async function* readPages<T>(
   pageSize: number,
   options: PageOptions,
 ): AsyncGenerator<T[], void, undefined> {
-  const now = options.now ?? (() => performance.now());
   const display = `GET ${path}`;
-  const window = new PageWindow(options.ceiling);
+  let window = Math.max(1, Math.min(MAX_PAGE_WINDOW, Math.floor(options.window)));
   let offset: QueryValue = query.offset;
   const seen = new Set([String(offset ?? 0)]);
   const request = (at: QueryValue, signal: AbortSignal | undefined, parseLater: boolean): PageRequest => ({
@@ -131,59 +89,81 @@ export async function* readPages<T>(
     parseLater,
     onRetry: ({ error }) => {
       if (error instanceof ApiError && (error.status === 429 || error.retryAfterSeconds !== null))
-        window.throttled();
+        window = Math.max(1, Math.floor(window / 2));
     },
   });
-  const fetchNow = (at: QueryValue) => {
-    const asked = now();
-    return client.get<unknown>(path, request(at, undefined, false)).then(({ body }) => {
-      window.arrived(now() - asked);
-      return readPage<T>(body, display);
-    });
-  };
-  // A page asked ahead, kept as bytes. One that arrived garbled is asked for again when its
-  // turn comes, as the client would have retried it (a safe GET).
-  const fetchAhead = (at: number, signal: AbortSignal) => {
-    const asked = now();
-    return client.get<UnparsedBody>(path, request(at, signal, true)).then(({ body }) => {
-      window.arrived(now() - asked);
-      return body;
-    });
-  };
-  const parseAhead = (body: UnparsedBody, at: number): Promise<Page<T>> => {
+  const fetchNow = (at: QueryValue) =>
+    client.get<unknown>(path, request(at, undefined, false)).then(({ body }) => readPage<T>(body, display));
+
+  // One page at a time: a look-up's first page, or all of them with a window of 1, or after
+  // the server's offsets turned out not to be the ones predicted.
+  if (!options.whole || window === 1) {
+    for (;;) {
+      const page = await fetchNow(offset);
+      if (page.resources.length > 0) yield page.resources;
+      if (page.resources.length < pageSize) return;
+      const next = nextOffset(page.offset, seen, path);
+      const predicted = Number(offset ?? 0) + pageSize;
+      offset = next;
+      if (window > 1 && String(next) === String(predicted)) break;
+    }
+  }
+
+  // Ahead: the pages at offset, offset + pageSize, ... with `window` in flight.
+  keepYoungGenerationSmall();
+  const ahead: Ahead<T>[] = [];
+  const start = Number(offset ?? 0);
+  let nextToAsk = start;
+  let endAsked = false;
+
+  // A page asked ahead that arrived garbled is asked for again when its turn comes, as the
+  // client would have retried it (a safe GET).
+  const parsed = (entry: Ahead<T>): Page<T> | Promise<Page<T>> => {
+    if (entry.page) return entry.page;
     try {
-      return Promise.resolve(readPage<T>(body.parse(), display));
+      entry.page = readPage<T>(entry.arrived!.parse(), display);
+      return entry.page;
     } catch (error) {
-      if (error instanceof UnreadableBodyError) return fetchNow(at);
+      if (error instanceof UnreadableBodyError) return fetchNow(entry.offset);
       throw error;
     }
   };
-
-  // One page at a time until the offsets are seen to be predictable.
-  for (;;) {
-    const page = await fetchNow(offset);
-    if (page.resources.length > 0) {
-      const handedOut = now();
-      yield page.resources;
-      window.read(now() - handedOut);
-    }
-    if (page.resources.length < pageSize) return;
-    const next = nextOffset(page.offset, seen, path);
-    const predicted = Number(offset ?? 0) + pageSize;
-    offset = next;
-    if (window.ceiling > 1 && String(next) === String(predicted)) break;
-  }
-
-  // Ahead: pages at offset, offset + pageSize, ... with window.size in flight.
-  const controller = new AbortController();
-  const ahead: { offset: number; body: Promise<UnparsedBody> }[] = [];
-  let nextToAsk = Number(offset);
+  /**
+   * A page asked ahead that is in, small, and short: the end of the list is asked for already.
+   * A page that cannot be read is left for its turn, which says so in order.
+   */
+  const endIsAsked = () =>
+    ahead.some((entry) => {
+      if (!entry.arrived || entry.arrived.bytes > SMALL_PAGE_BYTES) return false;
+      try {
+        entry.page ??= readPage<T>(entry.arrived.parse(), display);
+      } catch {
+        return false;
+      }
+      return entry.page.resources.length < pageSize;
+    });
   const fill = () => {
-    while (ahead.length < window.size) {
-      const body = fetchAhead(nextToAsk, controller.signal);
-      // Settled later, or dropped: never an unhandled rejection.
-      body.catch(() => {});
-      ahead.push({ offset: nextToAsk, body });
+    while (ahead.length < window && !endAsked) {
+      if (endIsAsked()) {
+        endAsked = true;
+        return;
+      }
+      // The first page as the caller gave it: without an offset when it gave none.
+      const at = nextToAsk === start && offset === undefined ? undefined : nextToAsk;
+      const controller = new AbortController();
+      const entry: Ahead<T> = {
+        offset: nextToAsk,
+        controller,
+        body: client.get<UnparsedBody>(path, request(at, controller.signal, true)),
+      };
+      entry.body.then(
+        ({ body }) => {
+          entry.arrived = body;
+        },
+        // Settled later, or dropped: never an unhandled rejection.
+        () => {},
+      );
+      ahead.push(entry);
       nextToAsk += pageSize;
     }
   };
@@ -191,28 +171,31 @@ export async function* readPages<T>(
     for (;;) {
       fill();
       const head = ahead.shift()!;
-      const body = await head.body;
-      // Parsing counts as the reader's time: it is what a page costs once it is in.
-      const handedOut = now();
-      const page = await parseAhead(body, head.offset);
+      await head.body;
+      const page = await parsed(head);
       if (page.resources.length > 0) yield page.resources;
-      window.read(now() - handedOut);
       if (page.resources.length < pageSize) return;
       const next = nextOffset(page.offset, seen, path);
       if (String(next) !== String(head.offset + pageSize)) {
         // Not the offsets predicted: what was asked ahead may be wrong; follow the server.
-        controller.abort();
-        for await (const rest of readPages<T>(client, path, { ...query, offset: next }, pageSize, {
-          ceiling: 1,
-        }))
-          yield rest;
+        for (const entry of ahead) entry.controller.abort();
+        yield* readPages<T>(client, path, { ...query, offset: next }, pageSize, { window: 1 });
         return;
       }
     }
   } finally {
     // The last page, an error or a reader that stopped early: nothing asked ahead stays open.
-    controller.abort();
+    for (const entry of ahead) entry.controller.abort();
   }
+}
+
+/** A page asked ahead: its answer once in, kept as bytes until its turn (or the tail check). */
+interface Ahead<T> {
+  offset: number;
+  controller: AbortController;
+  body: Promise<{ body: UnparsedBody }>;
+  arrived?: UnparsedBody;
+  page?: Page<T>;
 }
 
 function readPage<T>(body: unknown, display: string): Page<T> {

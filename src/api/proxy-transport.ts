@@ -15,6 +15,7 @@ import { InterruptedError, NetworkError } from "../errors.js";
 import type { ProxyRoute } from "./proxy-env.js";
 import {
   BodyLimitExceeded,
+  bodyStream,
   isTlsError,
   parseHttpUrl,
   RequestInterruptedError,
@@ -72,8 +73,12 @@ export function proxyTransport(route: ProxyRoute, options: ProxyTransportOptions
     try {
       const answer = await undiciRequest(url, {
         method: request.method as "GET",
-        headers: request.headers,
-        body: request.body,
+        // A streamed body goes with its length, as the direct transport sends it (not chunked).
+        headers:
+          request.body && !Buffer.isBuffer(request.body)
+            ? { ...request.headers, "content-length": String(request.body.length) }
+            : request.headers,
+        body: request.body && !Buffer.isBuffer(request.body) ? bodyStream(request.body) : request.body,
         dispatcher,
         signal: controller.signal,
         // The deadline above bounds the whole exchange, as the direct transport's does.

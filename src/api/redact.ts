@@ -82,7 +82,8 @@ export interface TraceRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  body?: Buffer;
+  /** A streamed body (an upload) is shown by its length only. */
+  body?: Buffer | { readonly length: number };
   attempt: number;
   maxAttempts: number;
 }
@@ -122,8 +123,14 @@ export function createTracer(write: (line: string) => void, options: TracerOptio
   const keep = options.keepVisibleHeaders ?? [];
   const limit = options.bodyLimit ?? TRACE_BODY_LIMIT;
   const emit = (line: string): void => write(redactText(line, secrets()));
-  const emitBody = (prefix: string, body: Buffer, contentType: string | undefined): void => {
-    const text = renderBody(body, contentType);
+  const emitBody = (
+    prefix: string,
+    body: Buffer | { length: number },
+    contentType: string | undefined,
+  ): void => {
+    const text = Buffer.isBuffer(body)
+      ? renderBody(body, contentType)
+      : `[${formatBytes(body.length)} of ${(contentType ?? "").split(";")[0]}, streamed]`;
     // Known secrets are removed before truncating, so a cut never leaves half a secret.
     if (text !== null) emit(prefix + truncate(redactText(text, secrets()), limit));
   };

@@ -15,15 +15,49 @@
 import http from "node:http";
 import type https from "node:https";
 import type { Socket } from "node:net";
+import { Readable } from "node:stream";
 import { InterruptedError, NetworkError, UsageError } from "../errors.js";
 import { formatDuration } from "../util/duration.js";
+
+/**
+ * A body too large to hold in memory (an uploaded tarball): its length, and its bytes read at
+ * a position, from the start again for each attempt.
+ */
+export interface StreamedBody {
+  readonly length: number;
+  /** Reads up to `target.length` bytes at `position` into `target`; resolves with how many. */
+  readAt(target: Buffer, position: number): Promise<number>;
+}
+
+/** Bytes of a streamed body read and written at a time. */
+const BODY_CHUNK = 256 * 1024;
+
+/** A streamed body as a Readable (for undici), a new buffer a chunk. */
+export function bodyStream(body: StreamedBody): Readable {
+  let position = 0;
+  return new Readable({
+    highWaterMark: BODY_CHUNK,
+    read() {
+      const chunk = Buffer.allocUnsafe(Math.min(BODY_CHUNK, body.length - position));
+      if (chunk.length === 0) return void this.push(null);
+      body.readAt(chunk, position).then(
+        (count) => {
+          if (count === 0) return this.destroy(new Error("the body ended before its length"));
+          position += count;
+          this.push(chunk.subarray(0, count));
+        },
+        (error: Error) => this.destroy(error),
+      );
+    },
+  });
+}
 
 export interface TransportRequest {
   method: string;
   /** Absolute http:// or https:// URL. */
   url: string;
   headers: Record<string, string>;
-  body?: Buffer;
+  body?: Buffer | StreamedBody;
   /** Deadline for the whole exchange (connect, send, response body); 0 or Infinity: none. */
   timeoutMs: number;
   signal?: AbortSignal;
@@ -236,7 +270,41 @@ function runExchange(
       fail,
     );
   });
-  req.end(request.body);
+  if (request.body === undefined || Buffer.isBuffer(request.body)) {
+    req.end(request.body);
+    return;
+  }
+  sendStreamed(req, request.body, () => state.settled).catch((error: NodeJS.ErrnoException) =>
+    fail(
+      new NetworkError(
+        `could not read the body to send (${error.code ?? error.message}; ${target.request})`,
+        "connection_reset",
+        state.connected,
+      ),
+    ),
+  );
+}
+
+/**
+ * Writes a streamed body (an upload read from a file) through one buffer, reused once each
+ * chunk is handed to the system: sending 100 MB takes one chunk of memory, not 100 MB of
+ * buffers left for the garbage collector. Stops when the exchange is over (an early answer).
+ */
+async function sendStreamed(req: http.ClientRequest, body: StreamedBody, over: () => boolean): Promise<void> {
+  const buffer = Buffer.allocUnsafe(Math.min(BODY_CHUNK, body.length));
+  let position = 0;
+  while (position < body.length && !over()) {
+    const count = await body.readAt(
+      buffer.subarray(0, Math.min(buffer.length, body.length - position)),
+      position,
+    );
+    if (count === 0) throw new Error("the body ended before its length");
+    position += count;
+    const written = new Promise<void>((resolve) => req.write(buffer.subarray(0, count), () => resolve()));
+    // A write that fails ends the exchange through the request's 'error' event, and `over` says so.
+    await written;
+  }
+  if (!over()) req.end();
 }
 
 function trackConnection(socket: Socket, state: ExchangeState): void {

@@ -1,8 +1,16 @@
 // Reading a log as `deploy logs`, the failure tail of a wait and `--logs` do: the newest
-// entries, everything from a time on, or following as it grows. Entries come back oldest
-// first whatever order they were asked in.
+// entries, everything from a time on (or the whole log), or following as it grows. Entries
+// come back oldest first whatever order they were asked in.
+//
+// Pages are the service's largest (LOG_LIMIT_MAX, 1,000 entries): a log of 21,000 lines is 22
+// requests, and `--limit 1000` one. A pager stops at the end of the log as the service marks
+// it (no cursor, or a page shorter than asked: the end for now, although a server may give a
+// cursor there to resume from later), and refuses a cursor it was already given, which would
+// otherwise read the same page forever.
 import type { ApiClient } from "../api/client.js";
 import { type LogEntry, type LogQuery, type LogSource, readLogPage } from "../api/endpoints.js";
+import { NetworkError } from "../errors.js";
+import { LOG_LIMIT_MAX } from "../model/enums.js";
 import { entryTime } from "../output/log-lines.js";
 
 export interface LogFilters {
@@ -15,9 +23,6 @@ export interface LogFilters {
   until?: string;
 }
 
-/** The largest page cpctl asks for; the server may answer with fewer. */
-const PAGE = 100;
-
 function baseQuery(filters: LogFilters): LogQuery {
   return {
     level: filters.level,
@@ -25,6 +30,46 @@ function baseQuery(filters: LogFilters): LogQuery {
     start_time: filters.since,
     end_time: filters.until,
   };
+}
+
+/** One page, its shape checked (a server's answer is input like any other). */
+async function readPage(
+  api: ApiClient,
+  source: LogSource,
+  query: LogQuery,
+): Promise<{ logs: LogEntry[]; cursor: string | null }> {
+  const page: unknown = await readLogPage(api, source, query);
+  const logs = isRecord(page) ? page.logs : undefined;
+  if (!Array.isArray(logs) || !logs.every(isRecord)) {
+    throw new NetworkError(
+      `the server answered a log request without a "logs" list: is --base-url the control plane API?`,
+      "bad_response",
+      true,
+    );
+  }
+  const cursor = isRecord(page) && typeof page.next_offset === "string" ? page.next_offset : null;
+  return { logs: logs as unknown as LogEntry[], cursor };
+}
+
+/**
+ * The cursors of one read of a log, in order: the next one to send, or null at the end. A page
+ * shorter than asked is the end, whatever its cursor; a cursor given twice is an error.
+ */
+class Cursors {
+  private readonly given = new Set<string>();
+
+  next(cursor: string | null, asked: number, got: number): string | null {
+    if (cursor === null || got < asked) return null;
+    if (this.given.has(cursor)) {
+      throw new NetworkError(
+        "the server gave the same log cursor (next_offset) twice; stopping instead of reading the same entries forever",
+        "bad_response",
+        true,
+      );
+    }
+    this.given.add(cursor);
+    return cursor;
+  }
 }
 
 /** The newest `limit` entries matching the filters, oldest first. */
@@ -35,52 +80,73 @@ export async function newestEntries(
   limit: number,
 ): Promise<LogEntry[]> {
   const newestFirst: LogEntry[] = [];
-  let offset: string | undefined;
+  const cursors = new Cursors();
+  let offset: string | null = null;
   do {
-    const page = await readLogPage(api, source, {
+    const asked = Math.min(LOG_LIMIT_MAX, limit - newestFirst.length);
+    const page = await readPage(api, source, {
       ...baseQuery(filters),
       order: "desc",
-      limit: Math.min(PAGE, limit - newestFirst.length),
-      offset,
+      limit: asked,
+      offset: offset ?? undefined,
     });
-    newestFirst.push(...page.logs.slice(0, limit - newestFirst.length));
-    offset = page.next_offset ?? undefined;
-  } while (offset && newestFirst.length < limit);
+    newestFirst.push(...page.logs.slice(0, asked));
+    offset = cursors.next(page.cursor, asked, page.logs.length);
+  } while (offset !== null && newestFirst.length < limit);
   return newestFirst.reverse();
 }
 
-/** Every entry from `filters.since` on (at most `limit`), oldest first, a page at a time. */
+/**
+ * Every entry from `filters.since` on (the whole log without it; at most `limit`), oldest
+ * first, a page at a time as each arrives: the first is printed one round trip after the ask.
+ * The next page is asked for as soon as this one's cursor is known, before this one is handed
+ * out: printing a page overlaps the wait for the next.
+ */
 export async function* entriesForward(
   api: ApiClient,
   source: LogSource,
   filters: LogFilters,
   limit = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<LogEntry[]> {
-  let offset: string | undefined;
-  let count = 0;
-  let full: boolean;
-  do {
-    const asked = Math.min(PAGE, limit - count);
-    const page = await readLogPage(api, source, {
+  const cursors = new Cursors();
+  const ask = (offset: string | null, count: number) => {
+    const asked = Math.min(LOG_LIMIT_MAX, limit - count);
+    const page = readPage(api, source, {
       ...baseQuery(filters),
       order: "asc",
       limit: asked,
-      offset,
+      offset: offset ?? undefined,
     });
-    const entries = page.logs.slice(0, limit - count);
+    // Awaited below; a reader that stops early leaves it, which must not count as unhandled.
+    page.catch(() => {});
+    return { asked, page };
+  };
+  let count = 0;
+  let next: ReturnType<typeof ask> | null = ask(null, 0);
+  while (next) {
+    const { asked, page: pending } = next;
+    const page = await pending;
+    const entries = page.logs.slice(0, asked);
     count += entries.length;
+    // A cursor given twice ends the read, after this page's entries, which are good.
+    let cursor: string | null = null;
+    let failure: unknown = null;
+    try {
+      cursor = cursors.next(page.cursor, asked, page.logs.length);
+    } catch (error) {
+      failure = error;
+    }
+    next = cursor !== null && count < limit ? ask(cursor, count) : null;
     if (entries.length > 0) yield entries;
-    offset = page.next_offset ?? undefined;
-    // Oldest first, a cursor comes at the end of the log too (to follow it later): a page
-    // shorter than asked is the end for now.
-    full = page.logs.length >= asked;
-  } while (offset && full && count < limit);
+    if (failure) throw failure;
+  }
 }
 
 /**
- * Follows a log as it grows, as the public client of the service does: each call asks, oldest
+ * Follows a log as it grows, as the public clients of the service do: each call asks, oldest
  * first, for what came at or after the last entry seen, and drops the entries already seen.
- * Only the IDs at the last timestamp can come back, so only those are remembered.
+ * Only the IDs at the last timestamp can come back, so only those are remembered. One request
+ * a call, unless more than a page came since the last.
  */
 export class LogFollower {
   private lastTime: number | null = null;
@@ -102,9 +168,9 @@ export class LogFollower {
     const since = this.lastTime === null ? this.filters.since : new Date(this.lastTime).toISOString();
     for await (const page of entriesForward(this.api, this.source, { ...this.filters, since })) {
       for (const entry of page) {
-        if (this.lastTime !== null && entryTime(entry) === this.lastTime && this.seenAtLastTime.has(entry.id))
-          continue;
-        if (this.lastTime !== null && entryTime(entry) < this.lastTime) continue;
+        const time = entryTime(entry);
+        if (this.lastTime !== null && time === this.lastTime && this.seenAtLastTime.has(entry.id)) continue;
+        if (this.lastTime !== null && time < this.lastTime) continue;
         fresh.push(entry);
         this.remember(entry);
       }
@@ -114,10 +180,16 @@ export class LogFollower {
 
   private remember(entry: LogEntry): void {
     const time = entryTime(entry);
+    // An entry without a readable time cannot place the next ask: it is shown, not followed from.
+    if (Number.isNaN(time)) return;
     if (this.lastTime === null || time > this.lastTime) {
       this.lastTime = time;
       this.seenAtLastTime = new Set();
     }
     if (time === this.lastTime) this.seenAtLastTime.add(entry.id);
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -37,17 +37,20 @@ export async function prepareSourceShipment(
   const secrets = await secretsToSend(ctx, input);
   const source = await prepareSource(ctx.cwd, directory.absolute, input.maxSize ?? DEFAULT_MAX_UPLOAD_BYTES, {
     includeCredentials: Boolean(input.includeCredentials),
+    signal: ctx.signal,
   });
+  const { tarball } = source;
   const files = packedFiles(source) ?? [];
   if (!files.includes(config.path)) {
+    tarball.dispose();
     throw new UsageError(
       `${config.path}, the agent configuration, is left out of the tarball of ${directory.shown}: the build would not find it; nothing was sent`,
     ).withHint("A .gitignore or .dockerignore rule leaves it out: take it back with a !pattern line.");
   }
   await report.step("packed", describeSource({ ...source, display: directory.shown }), {
     files: files.length,
-    bytes: source.data.length,
-    sha256: source.sha256,
+    bytes: tarball.bytes,
+    sha256: tarball.sha256,
     agent_config_path: config.path,
   });
   for (const warning of leftOutWarnings(source)) ctx.log.warn(warning);
@@ -64,30 +67,30 @@ export async function prepareSourceShipment(
       current.source_revision_config.agent_config_path !== config.path
         ? { agent_config_path: config.path }
         : {},
-    pendingChange: (current) => tarballChange(current, directory.shown, source.data.length, source.sha256),
+    pendingChange: (current) => tarballChange(current, directory.shown, tarball.bytes, tarball.sha256),
     runningAlready: async (api, deployment) => {
       const active = await activeRevisionSha(api, deployment);
-      if (!active || active.sha256 !== source.sha256) return null;
-      return { id: active.id, status: active.status, what: `this source (sha256 ${source.sha256})` };
+      if (!active || active.sha256 !== tarball.sha256) return null;
+      return { id: active.id, status: active.status, what: `this source (sha256 ${tarball.sha256})` };
     },
     ship: async (shipCtx, api, deployment, shipReport) => {
       const objectPath = await uploadSource(shipCtx, api, deployment.id, source);
-      await shipReport.step("uploaded", `Uploaded ${formatBytes(source.data.length)} to ${objectPath}`, {
+      await shipReport.step("uploaded", `Uploaded ${formatBytes(tarball.bytes)} to ${objectPath}`, {
         object_path: objectPath,
-        bytes: source.data.length,
-        sha256: source.sha256,
+        bytes: tarball.bytes,
+        sha256: tarball.sha256,
       });
       return { source_revision_config: { source_tarball_path: objectPath } };
     },
-    result: () => ({ bytes: source.data.length, sha256: source.sha256 }),
+    result: () => ({ bytes: tarball.bytes, sha256: tarball.sha256 }),
     dryRun: () => {
       const walk = source.walk;
       return {
         fields: {
           agent_config_path: config.path,
           tracked_packages: trackedPackages,
-          bytes: source.data.length,
-          sha256: source.sha256,
+          bytes: tarball.bytes,
+          sha256: tarball.sha256,
           files,
           left_out: {
             gitignore: walk?.ignored ?? [],
@@ -100,7 +103,8 @@ export async function prepareSourceShipment(
         text: files.join("\n"),
       };
     },
-    release: () => {},
+    // The tarball waits in a temporary file (upload/spool.ts) until the push is over.
+    release: () => tarball.dispose(),
   };
   return { name, secrets, payload };
 }

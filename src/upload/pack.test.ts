@@ -1,13 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { failure } from "../../test/helpers/failure.js";
+import { tarballBytes } from "../../test/helpers/tarball.js";
 import { UsageError } from "../errors.js";
-import { packDirectory, readTarball, SourceError, TooLargeError } from "./pack.js";
+import { SourceError, TooLargeError } from "./errors.js";
+import { packDirectory, readTarball } from "./pack.js";
 import { prepareSource } from "./source.js";
 import { FIXED_MTIME } from "./tar.js";
 import { readTarGz } from "./untar.js";
@@ -148,6 +150,60 @@ describe("walkSource", () => {
     expect(all.entries.filter((e) => e.type === "file")).toHaveLength(credentials.length + kept.length);
   });
 
+  it("matches credential names in any case, and the files a careful reviewer adds (issue 22 item 10)", async () => {
+    const credentials = [
+      ".ENV",
+      ".Env.production",
+      ".env-local",
+      "config/prod.env",
+      "certs/server.PEM",
+      "keys/ID_RSA",
+      "credentials.json",
+      "gcp/client_secret_123.apps.googleusercontent.com.json",
+      "gcp/service-account-prod.json",
+      "home/.pgpass",
+      "home/.my.cnf",
+      "ops/.kube/config",
+      "ops/prod.kubeconfig",
+      "infra/terraform.tfvars",
+      "infra/prod.auto.tfvars",
+      "infra/terraform.tfstate",
+      "infra/terraform.tfstate.backup",
+      "android/release.keystore",
+      "java/server.JKS",
+      "apple/AuthKey_ABC.p8",
+      "putty/deploy.ppk",
+      ".vault-token",
+      ".htpasswd",
+      ".s3cfg",
+      ".secrets.toml",
+      "app/.streamlit/secrets.toml",
+      ".cache/huggingface/token",
+      ".cargo/credentials.toml",
+    ];
+    const kept = [
+      "agent.json",
+      ".envoy.yaml",
+      "environment.py",
+      "envs/readme.md",
+      "kube/config.py",
+      "terraform/main.tf",
+      "tokens.py",
+      "credentials.py",
+      "secrets.py",
+      "keys.txt",
+    ];
+    const root = tree(Object.fromEntries([...credentials, ...kept].map((path) => [path, "x"])));
+    const walk = await walkSource(root);
+    expect(walk.credentials.sort()).toEqual([...credentials].sort());
+    expect(
+      walk.entries
+        .filter((e) => e.type === "file")
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual([...kept].sort());
+  });
+
   it("a credential file that .gitignore leaves out counts as ignored", async () => {
     const walk = await walkSource(tree({ ".gitignore": ".env\n", ".env": "A=1", "a.txt": "a" }));
     expect(walk.ignored).toEqual([".env"]);
@@ -167,7 +223,11 @@ describe("walkSource", () => {
         { path: "sub/caf\\xe9.txt", reason: "a name that is not UTF-8" },
         { path: "sub/cr\\x0dname", reason: "a line break in its name" },
       ]);
-      expect(readTarGz(packed.data).map((e) => e.path)).toEqual(["agent.json", "sub/", "sub/ok.txt"]);
+      expect(readTarGz(await tarballBytes(packed.tarball)).map((e) => e.path)).toEqual([
+        "agent.json",
+        "sub/",
+        "sub/ok.txt",
+      ]);
     },
   );
 
@@ -254,13 +314,14 @@ describe("packDirectory", () => {
   it("packs what the walk keeps, readable by the system tar", async () => {
     const root = project();
     const packed = await packDirectory(root, 10 * 1024 * 1024);
-    const entries = readTarGz(packed.data);
+    const data = await tarballBytes(packed.tarball);
+    const entries = readTarGz(data);
     expect(entries.map((e) => e.path)).toEqual(EXPECTED_PATHS);
     expect(entries.find((e) => e.path === "sub/deeper/c.tmp")?.content.toString()).toBe(
       PROJECT["sub/deeper/c.tmp"],
     );
     expect(new Set(entries.map((e) => e.mtime))).toEqual(new Set([FIXED_MTIME]));
-    const listing = execFileSync("tar", ["-tzf", "-"], { input: packed.data, encoding: "utf8" });
+    const listing = execFileSync("tar", ["-tzf", "-"], { input: data, encoding: "utf8" });
     expect(listing.split("\n").filter(Boolean)).toEqual(EXPECTED_PATHS);
   });
 
@@ -271,15 +332,51 @@ describe("packDirectory", () => {
     cpSync(root, copy, { recursive: true, verbatimSymlinks: true });
     utimesSync(join(copy, "app.py"), new Date(2001, 1, 1), new Date(2001, 1, 1));
     const second = await packDirectory(copy, 10 * 1024 * 1024);
-    expect(second.data.equals(first.data)).toBe(true);
-    expect(second.sha256).toBe(first.sha256);
+    expect((await tarballBytes(second.tarball)).equals(await tarballBytes(first.tarball))).toBe(true);
+    expect(second.tarball.sha256).toBe(first.tarball.sha256);
+  });
+
+  it("a project of many gzip members: the same bytes and sha256 for the same files, read whole by tar", async () => {
+    // About 6 MiB of files that compress poorly and well: several members, several in flight.
+    const files: Record<string, string | Buffer> = {};
+    let state = 7;
+    for (let i = 0; i < 60; i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      files[`pkg${i % 7}/module_${i}.py`] = `value_${state} = ${i}\n`.repeat(2000 + (state % 3000));
+      if (i % 10 === 0) files[`assets/blob_${i}.bin`] = Buffer.alloc(300_000, state % 251);
+    }
+    const root = tree(files);
+    const copy = mkdtempSync(join(tmpdir(), "cpctl-pack-copy-"));
+    cpSync(root, copy, { recursive: true });
+    utimesSync(join(copy, "pkg0/module_0.py"), new Date(2001, 1, 1), new Date(2001, 1, 1));
+    const first = await packDirectory(root, 100 << 20);
+    const second = await packDirectory(copy, 100 << 20);
+    const bytes = await tarballBytes(first.tarball);
+    expect(first.contentBytes).toBeGreaterThan(5 << 20);
+    expect(second.tarball.sha256).toBe(first.tarball.sha256);
+    expect((await tarballBytes(second.tarball)).equals(bytes)).toBe(true);
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(first.tarball.sha256);
+    expect(bytes.length).toBe(first.tarball.bytes);
+    const listing = execFileSync("tar", ["-tzf", "-"], {
+      input: bytes,
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    });
+    expect(
+      listing
+        .split("\n")
+        .filter((line) => line && !line.endsWith("/"))
+        .sort(),
+    ).toEqual(Object.keys(files).sort());
+    first.tarball.dispose();
+    second.tarball.dispose();
   });
 
   it("changes when a file's content changes", async () => {
     const root = project();
     const before = await packDirectory(root, 10 * 1024 * 1024);
     writeFileSync(join(root, "app.py"), "print('bye')\n");
-    expect((await packDirectory(root, 10 * 1024 * 1024)).sha256).not.toBe(before.sha256);
+    expect((await packDirectory(root, 10 * 1024 * 1024)).tarball.sha256).not.toBe(before.tarball.sha256);
   });
 
   it("stops at the size limit with the largest files named", async () => {
@@ -300,7 +397,7 @@ describe("readTarball", () => {
   it("takes a .tar.gz or .tgz as it is", async () => {
     const root = tree({ "a.tgz": gzipSync("tar bytes"), "b.TAR.GZ": gzipSync("x") });
     const tarball = await readTarball(join(root, "a.tgz"), "a.tgz", 1024);
-    expect(tarball.data.equals(gzipSync("tar bytes"))).toBe(true);
+    expect((await tarballBytes(tarball)).equals(gzipSync("tar bytes"))).toBe(true);
     await expect(readTarball(join(root, "b.TAR.GZ"), "b.TAR.GZ", 1024)).resolves.toBeTruthy();
   });
 
@@ -375,6 +472,6 @@ describe("prepareSource", () => {
     const root = tree({ "app.py": "x" });
     const prepared = await prepareSource("/nonexistent-cwd", root, 1024 * 1024);
     expect(prepared.kind).toBe("directory");
-    expect(readTarGz(prepared.data).map((e) => e.path)).toEqual(["app.py"]);
+    expect(readTarGz(await tarballBytes(prepared.tarball)).map((e) => e.path)).toEqual(["app.py"]);
   });
 });

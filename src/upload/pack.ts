@@ -1,106 +1,164 @@
-// A directory to a gzipped tarball in memory, or an existing tarball read as it is, both
-// held to a size limit before anything is sent anywhere.
+// A directory to a gzipped tarball, or an existing tarball taken as it is, held to a size
+// limit and kept in a temporary file (spool.ts) until it is sent.
 //
-// Packing streams: file contents go through the tar writer into gzip a chunk at a time,
-// and the compressed output stops being kept the moment it passes the limit, so a huge
-// directory fails fast without filling memory.
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
-import { Readable, Writable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { createGzip } from "node:zlib";
-import { endOfArchive, entryHeader, padding } from "./tar.js";
+// Packing streams, and memory does not grow with the project: the walk lists the files
+// (paths and sizes), then each file is read straight into the tar stream's current segment,
+// the segments are compressed on several cores at once (gzip-members.ts), and the compressed
+// bytes go to the spool, counted and hashed, as they come. Past the limit it stops at once.
+// The same files give the same bytes: the tar layout depends only on the walk, the segment
+// cuts only on the tar stream.
+import { closeSync, readSync, realpathSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { InterruptedError } from "../errors.js";
+import { keepYoungGenerationSmall } from "../util/young-generation.js";
+import { SourceError, TooLargeError } from "./errors.js";
+import { ParallelGzip } from "./gzip-members.js";
+import { Spool, type Tarball } from "./spool.js";
+import { BLOCK, entryHeader } from "./tar.js";
 import { type SourceFile, type WalkOptions, type WalkResult, walkSource } from "./walk.js";
+import { openWalkedFile } from "./walked-file.js";
 
-interface Tarball {
-  data: Buffer;
-  sha256: string;
-}
+export type { Tarball } from "./spool.js";
 
-interface PackedDirectory extends Tarball {
+interface PackedDirectory {
+  tarball: Tarball;
   walk: WalkResult;
   /** Content bytes of the files packed, before compression. */
   contentBytes: number;
 }
 
-/** The gzipped tarball passed the limit. `bytes` is a lower bound when `atLeast`. */
-export class TooLargeError extends Error {
-  constructor(
-    readonly bytes: number,
-    readonly limit: number,
-    readonly atLeast: boolean,
-    /** For a directory: its biggest files, to say what to exclude. */
-    readonly largest: SourceFile[] = [],
-    readonly contentBytes: number | null = null,
-  ) {
-    super(`the tarball is ${atLeast ? "more than " : ""}${bytes} bytes, over the limit of ${limit}`);
-  }
+interface PackOptions extends WalkOptions {
+  /** Ctrl-C: packing stops between files with InterruptedError. */
+  signal?: AbortSignal;
 }
 
-/** A local problem with the source: unreadable, changed while packing, not a tarball. */
-export class SourceError extends Error {}
-
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+const ZEROS = Buffer.alloc(2 * BLOCK);
 
 /** Packs `root` honouring .gitignore (see walk.ts). Throws TooLargeError past `maxBytes`. */
 export async function packDirectory(
   root: string,
   maxBytes: number,
-  options: WalkOptions = {},
+  options: PackOptions = {},
 ): Promise<PackedDirectory> {
-  const walk = await walkSource(root, options);
-  const contentBytes = walk.entries.reduce((sum, entry) => sum + entry.size, 0);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const hash = createHash("sha256");
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      total += chunk.length;
-      if (total > maxBytes) {
-        callback(new TooLargeError(total, maxBytes, true, largestFiles(walk.entries), contentBytes));
-        return;
-      }
-      chunks.push(chunk);
-      hash.update(chunk);
-      callback();
-    },
-  });
-  await pipeline(Readable.from(tarStream(walk.entries)), createGzip(), sink);
-  return { data: Buffer.concat(chunks, total), sha256: hash.digest("hex"), walk, contentBytes };
-}
-
-/** The uncompressed tar stream of the entries, file contents read as they are needed. */
-async function* tarStream(entries: readonly SourceFile[]): AsyncGenerator<Buffer> {
-  for (const entry of entries) {
-    yield entryHeader(entry);
-    if (entry.type !== "file") continue;
-    let read = 0;
-    try {
-      for await (const chunk of createReadStream(entry.absolute) as AsyncIterable<Buffer>) {
-        read += chunk.length;
-        // A file that grew since it was listed: its header already says how long it is.
-        if (read > entry.size) break;
-        yield chunk;
-      }
-    } catch (error) {
-      throw new SourceError(
-        `cannot read ${entry.path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
-      );
-    }
-    if (read !== entry.size) {
-      throw new SourceError(
-        `${entry.path} changed while it was being packed (${entry.size} bytes listed, ${read} read); try again`,
-      );
-    }
-    yield padding(entry.size);
-  }
-  yield endOfArchive();
+  keepYoungGenerationSmall();
+  return packWalk(root, await walkSource(root, options), maxBytes, options);
 }
 
 /**
- * An existing `.tar.gz` / `.tgz` file, sent as it is: the name and the gzip magic bytes are
- * checked, and the size against `maxBytes` before the file is read.
+ * Packs what `walk` listed of `root`. Whatever changed since the walk is caught, not packed:
+ * a file replaced or made a link (walked-file.ts), or one that is shorter now.
+ */
+export async function packWalk(
+  root: string,
+  walk: WalkResult,
+  maxBytes: number,
+  options: PackOptions = {},
+): Promise<PackedDirectory> {
+  const contentBytes = walk.entries.reduce((sum, entry) => sum + entry.size, 0);
+  const realRoot = realpathSync(root);
+  const spool = new Spool();
+  try {
+    const gzip = new ParallelGzip((member) => {
+      if (spool.bytes + member.length > maxBytes) {
+        throw new TooLargeError(
+          spool.bytes + member.length,
+          maxBytes,
+          true,
+          largestFiles(walk.entries),
+          contentBytes,
+        );
+      }
+      spool.write(member);
+    });
+    const tar = new TarSegments(gzip);
+    for (const entry of walk.entries) {
+      if (options.signal?.aborted) throw new InterruptedError();
+      // Each append returns a promise only when a full segment must wait for a core.
+      await tar.append(entryHeader(entry));
+      if (entry.type !== "file") continue;
+      const fd = openWalkedFile(entry, root, realRoot);
+      try {
+        await tar.appendFile(fd, entry);
+      } finally {
+        closeSync(fd);
+      }
+      await tar.append(ZEROS.subarray(0, padding(entry.size)));
+    }
+    await tar.append(ZEROS);
+    await tar.end();
+    return { tarball: spool.finish(), walk, contentBytes };
+  } catch (error) {
+    spool.dispose();
+    throw error;
+  }
+}
+
+/**
+ * The tar stream cut into segments at fixed offsets, each handed to gzip when full. Appending
+ * is synchronous until a segment is full: then the promise of the hand-over is returned (a
+ * promise a file would cost more memory than the file's header).
+ */
+class TarSegments {
+  private segment: Buffer;
+  private used = 0;
+
+  constructor(private readonly gzip: ParallelGzip) {
+    this.segment = gzip.segment();
+  }
+
+  append(bytes: Buffer, from = 0): Promise<void> | undefined {
+    let offset = from;
+    while (offset < bytes.length) {
+      const copied = bytes.copy(this.segment, this.used, offset);
+      this.used += copied;
+      offset += copied;
+      if (this.used === this.segment.length) return this.handOver().then(() => this.append(bytes, offset));
+    }
+    return undefined;
+  }
+
+  /** The file's `size` bytes, read from `fd` straight into the segments. */
+  appendFile(fd: number, file: SourceFile, from = 0): Promise<void> | undefined {
+    let position = from;
+    while (position < file.size) {
+      const wanted = Math.min(file.size - position, this.segment.length - this.used);
+      const read = readSync(fd, this.segment, this.used, wanted, position);
+      if (read === 0) {
+        throw new SourceError(
+          `${file.path} changed while it was being packed (${file.size} bytes listed, ${position} read); nothing was sent: try again`,
+        );
+      }
+      this.used += read;
+      position += read;
+      if (this.used === this.segment.length)
+        return this.handOver().then(() => this.appendFile(fd, file, position));
+    }
+    return undefined;
+  }
+
+  async end(): Promise<void> {
+    if (this.used > 0) await this.gzip.add(this.segment, this.used);
+    await this.gzip.finish();
+  }
+
+  private handOver(): Promise<void> {
+    const full = this.segment;
+    this.segment = this.gzip.segment();
+    this.used = 0;
+    return this.gzip.add(full, full.length);
+  }
+}
+
+/** Zero bytes that bring `size` bytes of content to a whole number of blocks. */
+function padding(size: number): number {
+  return (BLOCK - (size % BLOCK)) % BLOCK;
+}
+
+/**
+ * An existing `.tar.gz` / `.tgz` file, sent as it is: the name, the size (before reading) and
+ * the gzip magic bytes are checked, and its bytes copied to the spool as they are hashed, so
+ * that what is sent is what was hashed even if the file changes meanwhile.
  */
 export async function readTarball(path: string, displayName: string, maxBytes: number): Promise<Tarball> {
   if (!/\.(tar\.gz|tgz)$/i.test(path)) {
@@ -108,16 +166,30 @@ export async function readTarball(path: string, displayName: string, maxBytes: n
       `${displayName} is neither a directory nor a .tar.gz/.tgz tarball: give a source directory (packed for you) or a gzipped tarball`,
     );
   }
-  const size = (await stat(path)).size;
-  if (size > maxBytes) throw new TooLargeError(size, maxBytes, false);
-  const data = await readFile(path);
-  if (data.length > maxBytes) throw new TooLargeError(data.length, maxBytes, false);
-  if (data.length < 2 || !data.subarray(0, 2).equals(GZIP_MAGIC)) {
-    throw new SourceError(
-      `${displayName} is not gzip data (it does not start with the bytes 1f 8b): a .tar.gz/.tgz must be a gzipped tar; give the directory to have it packed`,
-    );
+  const file = await open(path, "r");
+  const spool = new Spool();
+  try {
+    const size = (await file.stat()).size;
+    if (size > maxBytes) throw new TooLargeError(size, maxBytes, false);
+    for await (const chunk of file.createReadStream({ autoClose: false, highWaterMark: 256 * 1024 })) {
+      const bytes = chunk as Buffer;
+      if (spool.bytes === 0 && !(bytes.length >= 2 && bytes.subarray(0, 2).equals(GZIP_MAGIC))) break;
+      if (spool.bytes + bytes.length > maxBytes)
+        throw new TooLargeError(spool.bytes + bytes.length, maxBytes, false);
+      spool.write(bytes);
+    }
+    if (spool.bytes < 2) {
+      throw new SourceError(
+        `${displayName} is not gzip data (it does not start with the bytes 1f 8b): a .tar.gz/.tgz must be a gzipped tar; give the directory to have it packed`,
+      );
+    }
+    return spool.finish();
+  } catch (error) {
+    spool.dispose();
+    throw error;
+  } finally {
+    await file.close();
   }
-  return { data, sha256: createHash("sha256").update(data).digest("hex") };
 }
 
 function largestFiles(entries: readonly SourceFile[], count = 5): SourceFile[] {

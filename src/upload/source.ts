@@ -1,10 +1,14 @@
 // `deploy upload`'s second argument made ready to send: a directory packed (pack.ts), or a
 // .tar.gz/.tgz file taken as it is. Every local problem, the size limit included, becomes a
 // usage error here, before the command makes any request.
+//
+// The tarball waits in a temporary file (spool.ts), its size and sha256 known: the caller
+// uploads it with uploadTarball (it is read again for a retry) and disposes of it after.
 import { stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { UsageError } from "../errors.js";
-import { packDirectory, readTarball, SourceError, TooLargeError } from "./pack.js";
+import { SourceError, TooLargeError } from "./errors.js";
+import { packDirectory, readTarball, type Tarball } from "./pack.js";
 import { formatBytes } from "./size.js";
 import { WalkError, type WalkOptions, type WalkResult } from "./walk.js";
 
@@ -12,20 +16,24 @@ export interface PreparedSource {
   kind: "directory" | "tarball";
   /** The argument as given, for messages. */
   display: string;
-  /** The gzipped tarball to send. */
-  data: Buffer;
-  sha256: string;
+  /** The gzipped tarball to send: `bytes`, `sha256`, `stream()`; `dispose()` when done. */
+  tarball: Tarball;
   /** Directories only: what was packed, left out and skipped. */
   walk: WalkResult | null;
   /** Directories only: content bytes before compression. */
   contentBytes: number | null;
 }
 
+interface PrepareOptions extends WalkOptions {
+  /** Ctrl-C: packing stops between files. */
+  signal?: AbortSignal;
+}
+
 export async function prepareSource(
   cwd: string,
   given: string,
   maxBytes: number,
-  options: WalkOptions = {},
+  options: PrepareOptions = {},
 ): Promise<PreparedSource> {
   const path = isAbsolute(given) ? given : join(cwd, given);
   let isDirectory: boolean;
@@ -46,10 +54,11 @@ export async function prepareSource(
   try {
     if (!isDirectory) {
       const tarball = await readTarball(path, given, maxBytes);
-      return { kind: "tarball", display: given, ...tarball, walk: null, contentBytes: null };
+      return { kind: "tarball", display: given, tarball, walk: null, contentBytes: null };
     }
     const packed = await packDirectory(path, maxBytes, options);
     if (!packed.walk.entries.some((entry) => entry.type === "file")) {
+      packed.tarball.dispose();
       const { ignored, dockerignored } = packed.walk;
       const rules = [ignored.length > 0 && ".gitignore", dockerignored.length > 0 && ".dockerignore"];
       throw new UsageError(`${given} has no files to upload`).withHint(
@@ -66,7 +75,7 @@ export async function prepareSource(
 
 /** One line for stderr: what is about to be sent. */
 export function describeSource(source: PreparedSource): string {
-  if (!source.walk) return `${source.display}: ${formatBytes(source.data.length)} tarball, sent as it is`;
+  if (!source.walk) return `${source.display}: ${formatBytes(source.tarball.bytes)} tarball, sent as it is`;
   const files = source.walk.entries.filter((entry) => entry.type === "file").length;
   const left: string[] = [];
   if (source.walk.ignored.length) left.push(`${source.walk.ignored.length} by .gitignore`);
@@ -78,7 +87,7 @@ export function describeSource(source: PreparedSource): string {
     );
   return (
     `Packed ${files} file${files === 1 ? "" : "s"} from ${source.display}: ${formatBytes(source.contentBytes ?? 0)}, ` +
-    `${formatBytes(source.data.length)} gzipped${left.length ? `; left out ${left.join(", ")}` : ""}`
+    `${formatBytes(source.tarball.bytes)} gzipped${left.length ? `; left out ${left.join(", ")}` : ""}`
   );
 }
 

@@ -82,7 +82,7 @@ export function entryHeader(entry: TarEntry): Buffer {
       mtime,
     }),
   );
-  return Buffer.concat(blocks);
+  return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks);
 }
 
 interface HeaderFields {
@@ -95,7 +95,9 @@ interface HeaderFields {
 }
 
 function ustarHeader(fields: HeaderFields): Buffer {
-  const header = Buffer.alloc(BLOCK);
+  // From Node's shared pool (a block is small enough): one header a file makes no garbage of
+  // its own memory; zero-filled as the format needs.
+  const header = Buffer.allocUnsafe(BLOCK).fill(0);
   writeString(header, 0, NAME_MAX, fields.name);
   writeOctal(header, 100, 8, fields.mode);
   writeOctal(header, 108, 8, 0); // uid
@@ -112,15 +114,15 @@ function ustarHeader(fields: HeaderFields): Buffer {
   // The checksum is computed with its own field read as spaces.
   header.fill(0x20, 148, 156);
   let sum = 0;
-  for (const byte of header) sum += byte;
+  for (let i = 0; i < BLOCK; i++) sum += header[i]!;
   header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
   return header;
 }
 
 function writeString(header: Buffer, offset: number, length: number, value: string): void {
-  const bytes = Buffer.from(value, "utf8");
-  if (bytes.length > length) throw new Error(`tar: '${value}' does not fit in ${length} bytes`);
-  bytes.copy(header, offset);
+  if (Buffer.byteLength(value, "utf8") > length)
+    throw new Error(`tar: '${value}' does not fit in ${length} bytes`);
+  header.write(value, offset, length, "utf8");
 }
 
 /** An octal number of `length - 1` digits and a NUL. */

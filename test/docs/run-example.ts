@@ -24,6 +24,7 @@ import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { makeStandIns } from "../helpers/engine-standin.js";
 import { dockerArchive, makeTestImage, ociLayout, writeTree } from "../helpers/images.js";
 import { freshDir, instantClock, runCli } from "../helpers/run-cli.js";
+import { tarballBytes } from "../helpers/tarball.js";
 import { type Example, ROOT } from "./collect.js";
 import {
   literal,
@@ -211,7 +212,10 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
   writeFileSync(join(cwd, "agent", "agent.json"), '{"graphs": {"agent": "./agent.py:graph"}}\n');
   writeFileSync(join(cwd, "agent", "agent.py"), "graph = None\n");
   mkdirSync(join(cwd, "build"));
-  writeFileSync(join(cwd, "build", "agent.tgz"), (await packDirectory(join(cwd, "agent"), 1 << 20)).data);
+  writeFileSync(
+    join(cwd, "build", "agent.tgz"),
+    await tarballBytes((await packDirectory(join(cwd, "agent"), 1 << 20)).tarball),
+  );
   // An image as `docker save` writes it, and the same as an OCI layout (`--image-archive`).
   const image = makeTestImage("example");
   writeFileSync(join(cwd, "image.tar"), dockerArchive(image));

@@ -1,9 +1,9 @@
 import { InvalidArgumentError, Option } from "@commander-js/extra-typings";
 import picocolors from "picocolors";
-import type { LogEntry, LogSource } from "../../api/endpoints.js";
+import { getRevision, type LogEntry, type LogSource } from "../../api/endpoints.js";
 import { completes } from "../../completion/values.js";
 import type { Ctx } from "../../context.js";
-import { InterruptedError, OperationError } from "../../errors.js";
+import { InterruptedError, OperationError, UsageError } from "../../errors.js";
 import { isTerminalRevisionStatus, LOG_LEVELS } from "../../model/enums.js";
 import { entriesForward, type LogFilters, LogFollower, newestEntries } from "../../operations/logs.js";
 import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "../../operations/resolve.js";
@@ -12,7 +12,10 @@ import { parseDuration } from "../../util/duration.js";
 import { examples, idOrPrefix, integerIn } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 
-/** How often --follow asks for more (the public client polls every 1 to 3 s). */
+/**
+ * The pause before each request of --follow: one request per pause and round trip, as the
+ * public clients of the service make (they sleep 2 s between calls).
+ */
 export const FOLLOW_INTERVAL_MS = 2_000;
 const DEFAULT_LIMIT = 100;
 
@@ -20,6 +23,7 @@ interface LogsOptions {
   build?: boolean;
   revision?: string;
   follow?: boolean;
+  all?: boolean;
   level?: string;
   since?: TimeBound;
   until?: TimeBound;
@@ -41,6 +45,7 @@ export default defineCommand({
         idOrPrefix,
       )
       .option("--follow", "keep printing new entries until Ctrl-C (a build log: until its revision ends)")
+      .option("--all", "the whole log (every entry that matches), oldest first, printed as it arrives")
       .addOption(
         completes(
           new Option("--level <level>", `at least this level: ${LOG_LEVELS.join(", ")}`).argParser(level),
@@ -69,10 +74,13 @@ export default defineCommand({
 One line an entry, oldest first: TIME LEVEL MESSAGE (levels coloured on a terminal). -o json
 prints an array of {id, timestamp, level, message}; -o ndjson one entry a line, streamed with
 --follow. Without --since the newest --limit entries are shown; with --since, the entries from
-that time on. --follow then polls every ${FOLLOW_INTERVAL_MS / 1000}s for new entries until Ctrl-C (exit 130); following
-a build log ends by itself when its revision has finished (exit 0).${examples(
+that time on; with --all, the whole log, printed page by page (1,000 entries a request) from
+its first entry. --follow then asks for new entries every ${FOLLOW_INTERVAL_MS / 1000}s until Ctrl-C (exit 130);
+following a build log ends by itself when its revision has finished (exit 0). A time that is
+not one (the server's data) is shown as "(unreadable time)".${examples(
           "cpctl deploy logs my-agent --since 15m --level WARNING",
           "cpctl deploy logs my-agent --build            # why did the latest build fail?",
+          "cpctl deploy logs my-agent --all > agent.log",
           "cpctl deploy logs my-agent --follow -o ndjson | jq -r .message",
         )}`,
       ),
@@ -82,6 +90,8 @@ a build log ends by itself when its revision has finished (exit 0).${examples(
 });
 
 async function runLogs(ctx: Ctx, ref: string, options: LogsOptions): Promise<void> {
+  if (options.all && options.limit !== undefined)
+    throw new UsageError("--all and --limit cannot be used together: --all prints every entry");
   const source = await logSource(ctx, ref, options);
   const now = ctx.clock.now();
   const filters: LogFilters = {
@@ -94,41 +104,53 @@ async function runLogs(ctx: Ctx, ref: string, options: LogsOptions): Promise<voi
   const writer = await logWriter(ctx);
   const follower = new LogFollower(api, source, filters);
   try {
-    if (filters.since) {
+    if (filters.since || options.all) {
+      // Oldest first, as they come: each page is printed while the next is asked for.
       for await (const page of entriesForward(api, source, filters, options.limit)) {
-        follower.seen(page);
-        for (const entry of page) await writer.push(entry);
+        if (options.follow) follower.seen(page);
+        await writer.push(page);
       }
     } else {
       const newest = await newestEntries(api, source, filters, options.limit ?? DEFAULT_LIMIT);
-      follower.seen(newest);
-      for (const entry of newest) await writer.push(entry);
+      if (options.follow) follower.seen(newest);
+      await writer.push(newest);
     }
-    if (options.follow) await follow(ctx, source, follower, (entry) => writer.push(entry));
+    if (options.follow) await follow(ctx, source, follower, writer.push);
   } finally {
     // Ctrl-C while following ends the JSON array too: what was printed stays valid.
     await writer.end();
   }
 }
 
-/** Polls for new entries; a build log ends once its revision has finished, a runtime log on Ctrl-C. */
+/**
+ * Asks for new entries, one request after each pause; a runtime log ends on Ctrl-C, a build log
+ * once its revision has finished. Whether it has is asked in place of a read, after a read that
+ * brought nothing new, so that following a build costs no more requests than following a
+ * runtime log: then one more read gets its last lines.
+ */
 async function follow(
   ctx: Ctx,
   source: LogSource,
   follower: LogFollower,
-  print: (entry: LogEntry) => Promise<void>,
+  print: (entries: readonly LogEntry[]) => Promise<void>,
 ): Promise<void> {
   const api = await ctx.api();
-  const { getRevision } = await import("../../api/endpoints.js");
+  let askIfFinished = false;
   try {
     for (;;) {
       await ctx.clock.sleep(FOLLOW_INTERVAL_MS, ctx.signal);
-      const finished =
-        source.kind === "build" &&
-        isTerminalRevisionStatus((await getRevision(api, source.deploymentId, source.revisionId)).status);
-      // After the revision finished, one more read gets its last lines.
-      for (const entry of await follower.next()) await print(entry);
-      if (finished) return;
+      if (source.kind === "build" && askIfFinished) {
+        const revision = await getRevision(api, source.deploymentId, source.revisionId);
+        if (isTerminalRevisionStatus(revision.status)) {
+          await print(await follower.next());
+          return;
+        }
+        askIfFinished = false;
+        continue;
+      }
+      const fresh = await follower.next();
+      await print(fresh);
+      askIfFinished = fresh.length === 0;
     }
   } catch (error) {
     // Ctrl-C is how a follow ends: exit 130, nothing more to say.
@@ -150,20 +172,34 @@ async function logSource(ctx: Ctx, ref: string, options: LogsOptions): Promise<L
   return { kind: "build", deploymentId: deployment.id, revisionId: deployment.latest_revision_id };
 }
 
+interface LogWriter {
+  /** Writes a page of entries, at once. */
+  push(entries: readonly LogEntry[]): Promise<void>;
+  end(): Promise<void>;
+}
+
 /**
- * Text is written a line an entry as it comes (a log is not a table, and --follow must show
- * each entry at once); the other formats go through the printer's list writer (json streams
- * its array, ndjson and id a line an entry).
+ * Text is written a line an entry, a page in one write, as it comes (a log is not a table, and
+ * --follow must show each entry at once); the other formats go through the printer's list
+ * writer (json streams its array, ndjson and id a line an entry).
  */
-async function logWriter(ctx: Ctx): Promise<{ push(entry: LogEntry): Promise<void>; end(): Promise<void> }> {
+async function logWriter(ctx: Ctx): Promise<LogWriter> {
   const printer = await ctx.printer();
   if (printer.options.format !== "table") {
-    return printer.listWriter<LogEntry>({ id: (entry) => entry.id, columns: [] });
+    const list = printer.listWriter<LogEntry>({ id: (entry) => entry.id, columns: [] });
+    return {
+      push: async (entries) => {
+        for (const entry of entries) await list.push(entry);
+      },
+      end: () => list.end(),
+    };
   }
   const paint = picocolors.createColors(printer.options.color);
   return {
     // logLine made every piece of the entry visible; the colour codes are its own.
-    push: async (entry) => printer.styledLine(logLine(entry, paint)),
+    push: async (entries) => {
+      if (entries.length > 0) printer.styledLine(entries.map((entry) => logLine(entry, paint)).join("\n"));
+    },
     end: async () => {},
   };
 }

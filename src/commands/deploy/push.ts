@@ -36,7 +36,7 @@ export default defineCommand({
       )
       .option(
         "--include-credentials",
-        "pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)",
+        "pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)",
       )
       .option("--image <image>", "ship this image from the local docker or podman store (internal_container)")
       .option(

@@ -1,7 +1,7 @@
 import { Option } from "@commander-js/extra-typings";
 import { runUpload } from "../../operations/upload.js";
+import { CREDENTIAL_FILES } from "../../upload/credentials.js";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "../../upload/size.js";
-import { CREDENTIAL_FILES } from "../../upload/walk.js";
 import { examples, size } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
@@ -26,7 +26,7 @@ export default defineCommand({
         )
         .option(
           "--include-credentials",
-          "pack files that usually hold credentials too (.env*, .npmrc, *.pem, id_rsa*, ...: left out by default)",
+          "pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)",
         )
         .option("--dry-run", "pack and check the source and the deployment; upload nothing"),
       "with --patch: wait for the new revision (as `deploy wait`)",
@@ -36,11 +36,15 @@ export default defineCommand({
 A directory is packed into a gzipped tarball of its regular files: .gitignore files (the
 root's and nested ones) and the root's .dockerignore (as docker reads it: anchored patterns,
 ! lines) are honoured, .git/ and node_modules/ are always left out, and
-symbolic links are skipped with a warning. Files that usually hold credentials are left out,
-with a warning naming them, unless --include-credentials: ${CREDENTIAL_FILES.join(", ")}.
+symbolic links are skipped with a warning; a file is read without following a link, and only
+if it is still the file listed (one replaced while packing stops it). Files that usually hold
+credentials are left out, with a warning naming them, unless --include-credentials (names
+matched in any case, at any depth):
+${wrapped(CREDENTIAL_FILES)}
 A name with a line break, or that is not UTF-8, is skipped with a warning. Modes are
 normalised to 644/755 and every mtime is the same fixed date, so the same files give the
-same tarball.
+same tarball (gzip members of 256 KiB compressed on every core, which every gzip reader reads
+as one stream).
 
 The size limit is checked before anything is sent. Then the command asks for an upload URL
 (POST .../upload-url), PUTs the tarball to it, and prints the object path (-o json:
@@ -55,3 +59,18 @@ write access. With --patch it then patches the path in and prints the deployment
     ),
   run: (ctx, [ref, path], options) => runUpload(ctx, ref, path, options),
 });
+
+/** A list as indented lines of at most 90 columns. */
+function wrapped(items: readonly string[], width = 90): string {
+  const lines: string[] = [];
+  let line = " ";
+  for (const item of items) {
+    if (line.length + item.length + 2 > width) {
+      lines.push(line.trimEnd());
+      line = " ";
+    }
+    line += ` ${item},`;
+  }
+  lines.push(line.replace(/,$/, "."));
+  return lines.join("\n");
+}

@@ -1,0 +1,20 @@
+// What can go wrong with a source before anything is sent: source.ts turns both into usage
+// errors that say what to do.
+import type { SourceFile } from "./walk.js";
+
+/** The gzipped tarball passed the limit. `bytes` is a lower bound when `atLeast`. */
+export class TooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+    readonly atLeast: boolean,
+    /** For a directory: its biggest files, to say what to exclude. */
+    readonly largest: SourceFile[] = [],
+    readonly contentBytes: number | null = null,
+  ) {
+    super(`the tarball is ${atLeast ? "more than " : ""}${bytes} bytes, over the limit of ${limit}`);
+  }
+}
+
+/** A local problem with the source: unreadable, changed while packing, not a tarball. */
+export class SourceError extends Error {}
