@@ -1,6 +1,5 @@
 // What can go wrong with a source before anything is sent: source.ts turns both into usage
 // errors that say what to do.
-import type { SourceFile } from "./walk.js";
 
 /** The gzipped tarball passed the limit. `bytes` is a lower bound when `atLeast`. */
 export class TooLargeError extends Error {
@@ -9,7 +8,7 @@ export class TooLargeError extends Error {
     readonly limit: number,
     readonly atLeast: boolean,
     /** For a directory: its biggest files, to say what to exclude. */
-    readonly largest: SourceFile[] = [],
+    readonly largest: readonly { path: string; size: number }[] = [],
     readonly contentBytes: number | null = null,
   ) {
     super(`the tarball is ${atLeast ? "more than " : ""}${bytes} bytes, over the limit of ${limit}`);

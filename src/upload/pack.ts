@@ -15,8 +15,8 @@ import { SourceError, TooLargeError } from "./errors.js";
 import { ParallelGzip } from "./gzip-members.js";
 import { Spool, type Tarball } from "./spool.js";
 import { BLOCK, entryHeader } from "./tar.js";
-import { type SourceFile, type WalkOptions, type WalkResult, walkSource } from "./walk.js";
-import { openWalkedFile } from "./walked-file.js";
+import { type WalkOptions, type WalkResult, walkSource } from "./walk.js";
+import { openWalkedFile, type SourceFile } from "./walked-file.js";
 
 export type { Tarball } from "./spool.js";
 

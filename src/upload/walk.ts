@@ -38,23 +38,11 @@ import ignore, { type Ignore } from "ignore";
 import { visible } from "../output/safe-text.js";
 import { isCredentialFile } from "./credentials.js";
 import { DockerignoreError, type DockerignoreMatcher, parseDockerignore } from "./dockerignore.js";
-import { READ_NO_FOLLOW } from "./walked-file.js";
+import { READ_NO_FOLLOW, type SourceFile } from "./walked-file.js";
 
 export interface WalkOptions {
   /** Pack the files of CREDENTIAL_FILES (credentials.ts) too. */
   includeCredentials?: boolean;
-}
-
-export interface SourceFile {
-  /** Relative POSIX path inside the directory. */
-  path: string;
-  type: "file" | "directory";
-  /** Normalised as git does: 0o755 when any execute bit is set, else 0o644; 0o755 for directories. */
-  mode: number;
-  size: number;
-  /** Which file the walk saw (lstat): packing opens nothing else. 0 for directories. */
-  dev: number;
-  ino: number;
 }
 
 export interface SkippedPath {

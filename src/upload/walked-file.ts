@@ -13,7 +13,19 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { SourceError } from "./errors.js";
-import type { SourceFile } from "./walk.js";
+
+/** A file or directory the walk listed (walk.ts), as packing reads it. */
+export interface SourceFile {
+  /** Relative POSIX path inside the directory. */
+  path: string;
+  type: "file" | "directory";
+  /** Normalised as git does: 0o755 when any execute bit is set, else 0o644; 0o755 for directories. */
+  mode: number;
+  size: number;
+  /** Which file the walk saw (lstat): packing opens nothing else. 0 for directories. */
+  dev: number;
+  ino: number;
+}
 
 /** Read-only, not through a link in the last part of the path, never waiting on a FIFO. */
 export const READ_NO_FOLLOW = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
