@@ -2,8 +2,8 @@
 // command's module, and for messages and CI reports that name it), the output format errors
 // should take before settings are known, and `cpctl help CMD`.
 import type { Command } from "@commander-js/extra-typings";
-import type { Env } from "./context.js";
 import { GLOBAL_VALUE_OPTIONS } from "./global-options.js";
+import type { Env } from "./io.js";
 import { type FormatFlags, formatWithoutConfig, isOutputFormat, type OutputFormat } from "./output/format.js";
 
 /** The words that name the command: argv's leading non-option tokens, global option values skipped. */

@@ -1,5 +1,11 @@
-import type { Clock } from "./context.js";
 import { InterruptedError } from "./errors.js";
+
+/** The time of a run: the system's, or a test's that moves only when told. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or rejects with InterruptedError when the signal aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
 
 /** Sleeps that end early, with InterruptedError, when the signal aborts (Ctrl-C). */
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {

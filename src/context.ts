@@ -3,12 +3,11 @@
 // `completion`), and tests build a context around captured streams and a fake clock.
 import type { Command } from "@commander-js/extra-typings";
 import type { ApiClient } from "./api/client.js";
+import type { Clock } from "./clock.js";
 import type { Settings } from "./config/settings.js";
-import type { IO } from "./io.js";
+import type { Env, IO } from "./io.js";
 import type { Logger, Paint } from "./log.js";
 import type { Printer } from "./output/printer.js";
-
-export type Env = Readonly<Record<string, string | undefined>>;
 
 /** What a run is given by the process (or by a test): the command line, streams, environment, clock. */
 export interface RunDeps {
@@ -19,12 +18,6 @@ export interface RunDeps {
   homeDir: string;
   clock: Clock;
   signal: AbortSignal;
-}
-
-export interface Clock {
-  now(): number;
-  /** Resolves after `ms`, or rejects with InterruptedError when the signal aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** The global options of CLI.md as commander parsed them. */

@@ -15,6 +15,9 @@ import type { Readable } from "node:stream";
 import { InterruptedError, UsageError } from "./errors.js";
 import { formatBytes } from "./util/bytes.js";
 
+/** The environment variables of a run (process.env, or a test's). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
 export interface OutStream {
   write(text: string): void;
   readonly isTTY: boolean;

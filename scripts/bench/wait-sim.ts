@@ -18,8 +18,8 @@
 // prints one JSON object on stdout.
 import { ApiClient } from "../../src/api/client.js";
 import { createDeployment } from "../../src/api/endpoints.js";
+import type { Clock } from "../../src/clock.js";
 import { DEFAULT_INTERVAL_MS } from "../../src/commands/deploy/wait-options.js";
-import type { Clock } from "../../src/context.js";
 import { ManualClock, startEmulator } from "../../src/emulator/server.js";
 import { InterruptedError } from "../../src/errors.js";
 import type { CreateRequest } from "../../src/model/schemas.js";

@@ -1,8 +1,8 @@
 // Which CI system cpctl is running in, for what it adds there: GitHub Actions step outputs,
 // summary, annotations and log groups (GITHUB_ACTIONS=true; CPCTL_GITHUB=0 turns them off;
-// workflow-commands.ts writes them), GitLab's collapsible log sections (GITLAB_CI set). No
-// imports: main.ts asks on every run.
-type Env = Readonly<Record<string, string | undefined>>;
+// workflow-commands.ts writes them), GitLab's collapsible log sections (GITLAB_CI set). Nothing
+// loaded at run time (a type import only): main.ts asks on every run.
+import type { Env } from "../io.js";
 
 export function onGitHubActions(env: Env): boolean {
   return env.GITHUB_ACTIONS === "true" && env.CPCTL_GITHUB !== "0";

@@ -1,8 +1,8 @@
 // Deployment files: YAML or JSON (`-` for stdin) in the request body's own shape, with
 // `${env:NAME}` interpolation in any string. Errors point at the file line and field.
 import { resolve } from "node:path";
-import type { Env } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
+import type { Env } from "../io.js";
 import { DEPLOYMENT_FILE_LIMIT, type InStream, readAll, readTextFile, unreadableFile } from "../io.js";
 import { formatPath } from "../model/issue-path.js";
 import { formatBytes } from "../util/bytes.js";

@@ -2,7 +2,7 @@
 // the clock and the reporter it is given, so tests drive it with a fake clock.
 import type { ApiClient } from "../api/client.js";
 import { getRevision } from "../api/endpoints.js";
-import type { Clock } from "../context.js";
+import type { Clock } from "../clock.js";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import type { RevisionT } from "../model/responses.js";

@@ -10,7 +10,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import type { Clock } from "../../src/context.js";
+import type { Clock } from "../../src/clock.js";
 import { InterruptedError } from "../../src/errors.js";
 import { run } from "../../src/main.js";
 

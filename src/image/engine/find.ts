@@ -2,8 +2,8 @@
 // environment cpctl was given), or the one `--engine` names.
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { Env } from "../../context.js";
 import { UsageError } from "../../errors.js";
+import type { Env } from "../../io.js";
 
 export const ENGINES = ["docker", "podman"] as const;
 export type EngineName = (typeof ENGINES)[number];

@@ -17,8 +17,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Env } from "../../context.js";
 import { ApiError, OperationError, UsageError } from "../../errors.js";
+import type { Env } from "../../io.js";
 import type { RegistryAddress } from "../registry/address.js";
 import { TOKEN_USER, type TokenSource } from "../registry/session.js";
 import type { Engine } from "./find.js";

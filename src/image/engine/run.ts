@@ -3,8 +3,8 @@
 // (`docker push` progress on stderr), and Ctrl-C passed on: the engine is stopped and the run
 // ends as interrupted, so the caller's clean-up runs.
 import { spawn } from "node:child_process";
-import type { Env } from "../../context.js";
 import { InterruptedError, OperationError } from "../../errors.js";
+import type { Env } from "../../io.js";
 import type { Engine } from "./find.js";
 
 /** What is kept of each stream: enough for a digest line and an error's last words. */
