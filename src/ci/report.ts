@@ -10,7 +10,7 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { LogEntry } from "../api/endpoints.js";
-import type { Ctx } from "../context.js";
+import type { Env } from "../io.js";
 import { NO_PAINT } from "../log.js";
 import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
@@ -21,7 +21,6 @@ import { MASK, redactText } from "../secrets.js";
 import { formatDuration } from "../util/duration.js";
 import { onGitHubActions } from "./detect.js";
 import * as md from "./markdown.js";
-import { rememberedChanges } from "./previewed.js";
 
 export type OutcomeResult =
   | "deployed"
@@ -41,6 +40,7 @@ interface Outcome {
   status: string | null;
   result: OutcomeResult;
   elapsedSeconds?: number;
+  /** What the change previewed (none for a wait alone): the summary's "What changed". */
   changes?: readonly Change[];
   /** The end of the revision's log, when it failed. */
   logTail?: readonly LogEntry[];
@@ -63,7 +63,16 @@ interface ReportOptions {
   dotenvReport?: string;
 }
 
-export function reportOutcome(ctx: Ctx, outcome: Outcome, options: ReportOptions): void {
+/** What writing the report uses of a run. */
+export interface ReportContext {
+  readonly cwd: string;
+  readonly env: Env;
+  readonly log: { warn(message: string): void };
+  /** Every credential and secret value the run has handled: none of them is written. */
+  knownSecrets(): Iterable<string>;
+}
+
+export function reportOutcome(ctx: ReportContext, outcome: Outcome, options: ReportOptions): void {
   const secrets = ctx.knownSecrets();
   const outputs = outputsOf(outcome).map(([name, value]) => [name, hide(value, secrets)] as const);
   try {
@@ -78,10 +87,7 @@ export function reportOutcome(ctx: Ctx, outcome: Outcome, options: ReportOptions
       appendFileSync(ctx.env.GITHUB_OUTPUT, outputs.map(([name, value]) => outputLine(name, value)).join(""));
     }
     if (ctx.env.GITHUB_STEP_SUMMARY) {
-      appendFileSync(
-        ctx.env.GITHUB_STEP_SUMMARY,
-        hide(summaryOf({ ...outcome, changes: outcome.changes ?? rememberedChanges(ctx) }), secrets),
-      );
+      appendFileSync(ctx.env.GITHUB_STEP_SUMMARY, hide(summaryOf(outcome), secrets));
     }
   } catch (error) {
     // The deployment happened; a report that cannot be written is worth a warning, not a failure.

@@ -2,9 +2,8 @@
 // from so that a validation problem names the flag or the file line to fix.
 // Precedence: file < named field flags < --set < secret flags (which merge by name).
 import { resolve } from "node:path";
-import type { Ctx } from "../context.js";
 import { CliError, type FieldIssue, UsageError, ValidationError } from "../errors.js";
-import { readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
+import { type Env, type IO, readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
 import { formatPath, pathOfLoc } from "../model/issue-path.js";
 import type { DeploymentT } from "../model/responses.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
@@ -16,6 +15,17 @@ import { mergeByName, parseDotenv, secretFromFlag, secretRefFromFlag } from "./s
 import { deleteAt, getAt, type Path, parseAssignment, setAt, typedSetValue } from "./set-path.js";
 
 type BodyKind = "create" | "patch";
+
+/** What building a body uses of a run: where files are read from, and a sink for secret values. */
+export interface BodyContext {
+  readonly io: IO;
+  readonly env: Env;
+  readonly cwd: string;
+  readonly signal: AbortSignal;
+  readonly log: { info(message: string): void };
+  /** Every secret value read is given here, so that no message, trace or error can print it. */
+  rememberSecret(value: string): void;
+}
 
 /** The body-building options shared by create, patch, apply and diff. */
 export interface BodyOptions {
@@ -59,7 +69,7 @@ interface SecretOrigin {
 export async function buildBody(
   kind: BodyKind,
   options: BodyOptions,
-  ctx: Ctx,
+  ctx: BodyContext,
   current?: DeploymentT,
 ): Promise<BuiltBody> {
   const file = options.file
@@ -200,7 +210,7 @@ export async function rejectIssues(built: BuiltBody, issues: FieldIssue[], what:
   throw new ValidationError(`${what} is not valid:\n${lines.map((line) => `  ${line}`).join("\n")}`, issues);
 }
 
-async function secretsFromFile(path: string, ctx: Ctx) {
+async function secretsFromFile(path: string, ctx: BodyContext) {
   let text: string;
   try {
     text = await readTextFile(resolve(ctx.cwd, path), {
@@ -290,7 +300,7 @@ function seedListsFrom(current: DeploymentT, body: Record<string, unknown>, path
 }
 
 /** Every secret value is remembered so that no message can print it (see the error reporter in main.ts). */
-function registerSecretValues(body: Record<string, unknown>, ctx: Ctx): void {
+function registerSecretValues(body: Record<string, unknown>, ctx: BodyContext): void {
   const secrets = body.secrets;
   if (!Array.isArray(secrets)) return;
   for (const secret of secrets) {

@@ -8,6 +8,7 @@ import { getDeployment } from "../api/endpoints.js";
 import { type OutcomeResult, reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
 import { WaitFailedError } from "../errors.js";
+import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
 import { deploymentView } from "../output/views.js";
 import type { WaitVerdict } from "../wait/poll.js";
@@ -19,15 +20,17 @@ export interface FinishOptions extends WaitFlags {
   dotenvReport?: string;
 }
 
-/** What the change did, for the CI report when there is no wait to tell more. */
-type ChangeKind = "created" | "started" | "unchanged";
+/** A change the server has taken (or one that had nothing to send), as its CI report tells it. */
+export interface TakenChange {
+  deployment: DeploymentT;
+  /** What the change did, for the CI report when there is no wait to tell more. */
+  kind: "created" | "started" | "unchanged";
+  /** What its preview showed; empty when nothing was previewed. */
+  changes: readonly Change[];
+}
 
-export async function finishChange(
-  ctx: Ctx,
-  deployment: DeploymentT,
-  options: FinishOptions,
-  kind: ChangeKind,
-): Promise<void> {
+export async function finishChange(ctx: Ctx, taken: TakenChange, options: FinishOptions): Promise<void> {
+  const { deployment, kind, changes } = taken;
   const printer = await ctx.printer();
   const print = (shown: DeploymentT) => printer.item(shown, deploymentView);
   const report = (shown: DeploymentT, result: OutcomeResult, verdict?: WaitVerdict, failure?: unknown) =>
@@ -40,6 +43,7 @@ export async function finishChange(
         status: verdict?.status ?? null,
         result,
         elapsedSeconds: verdict?.elapsed_seconds,
+        changes,
         logTail: failure instanceof WaitFailedError ? failure.logTail : undefined,
       },
       options,

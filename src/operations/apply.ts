@@ -42,7 +42,8 @@ async function applyToExisting(ctx: Ctx, { current, plan }: FilePlan, input: App
   if (refused) throw refused;
   if (!plan.patch) {
     ctx.log.info(`deployment ${current.name} already matches the file: nothing to do`);
-    if (!input.dryRun) await finishChange(ctx, current, input, "unchanged");
+    if (!input.dryRun)
+      await finishChange(ctx, { deployment: current, kind: "unchanged", changes: [] }, input);
     return;
   }
   await patchAndFinish(ctx, current, plan.patch, input);

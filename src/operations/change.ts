@@ -108,13 +108,24 @@ export async function patchAndFinish(
 ): Promise<void> {
   const outcome = await sendPatch(ctx, current, plan, options);
   if (outcome.kind === "dry-run") return;
-  if (outcome.kind === "unchanged") return finishChange(ctx, outcome.deployment, options, "unchanged");
-  if (outcome.clash) {
+  // Nothing was sent: there was nothing to preview either.
+  if (outcome.kind === "unchanged")
+    return finishChange(ctx, { deployment: outcome.deployment, kind: "unchanged", changes: [] }, options);
+  const { deployment, started, clash } = outcome;
+  if (clash) {
     // The revision may build something other than what was asked: no wait, the truth first.
-    await finishChange(ctx, outcome.deployment, { ...options, wait: false }, "started");
-    throw outcome.clash;
+    await finishChange(
+      ctx,
+      { deployment, kind: "started", changes: plan.changes },
+      { ...options, wait: false },
+    );
+    throw clash;
   }
-  await finishChange(ctx, outcome.deployment, options, outcome.started ? "started" : "unchanged");
+  await finishChange(
+    ctx,
+    { deployment, kind: started ? "started" : "unchanged", changes: plan.changes },
+    options,
+  );
 }
 
 /** A plan that did not validate, for a change made by cpctl itself (no file or flag to name). */

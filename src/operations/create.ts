@@ -35,5 +35,5 @@ export async function createWithPreview(
   ctx.log.info(
     `created deployment ${deployment.name} (${deployment.id}); revision ${deployment.latest_revision_id ?? "none"}`,
   );
-  await finishChange(ctx, deployment, options, "created");
+  await finishChange(ctx, { deployment, kind: "created", changes }, options);
 }

@@ -3,7 +3,6 @@
 // mode it is one JSON object on a line of its own, `{"preview":{...}}`, so that a script can
 // read what is about to change (or what a --dry-run would change) without parsing text;
 // stdout keeps the result alone.
-import { rememberChanges } from "../ci/previewed.js";
 import { maskBeforeShowing } from "../ci/workflow-commands.js";
 import type { Ctx } from "../context.js";
 import type { Change } from "../model/changes.js";
@@ -25,7 +24,6 @@ interface Preview {
 }
 
 export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
-  rememberChanges(ctx, preview.changes);
   const printer = await ctx.printer();
   const showSecrets = Boolean(ctx.flags.showSecrets);
   const newRevision = preview.action !== "patch" || preview.triggers.length > 0;

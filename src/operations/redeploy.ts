@@ -86,11 +86,12 @@ export async function redeployWithPreview(
   options: RedeployOptions & { action: string },
 ): Promise<void> {
   const when = target.created_at.replace("T", " ").replace(/\.\d+Z$/, "Z");
+  const changes = redeployChanges(deployment, target);
   await showPreview(ctx, {
     action: "redeploy",
     name: deployment.name,
     deploymentId: deployment.id,
-    changes: redeployChanges(deployment, target),
+    changes,
     triggers: [],
     headline: `${options.action} deployment ${deployment.name}: a new revision from revision ${target.id} (${target.status}, created ${when})`,
   });
@@ -120,5 +121,5 @@ export async function redeployWithPreview(
   ctx.log.info(
     `new revision ${updated.latest_revision_id} of ${updated.name} started from revision ${target.id}`,
   );
-  await finishChange(ctx, updated, options, "started");
+  await finishChange(ctx, { deployment: updated, kind: "started", changes }, options);
 }

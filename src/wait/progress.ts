@@ -7,22 +7,32 @@
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
 import { onGitHubActions, onGitLab } from "../ci/detect.js";
 import { writeWorkflowCommand } from "../ci/workflow-commands.js";
-import type { Ctx } from "../context.js";
+import type { Clock } from "../clock.js";
+import type { Env, IO } from "../io.js";
+import type { Paint } from "../log.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { isCi } from "../output/format.js";
 import { visible } from "../output/safe-text.js";
 import { formatDuration } from "../util/duration.js";
 import { HEARTBEAT_MS, type WaitReporter } from "./poll.js";
 
+/** What showing a wait's progress uses of a run. */
+export interface ProgressContext {
+  readonly io: IO;
+  readonly env: Env;
+  readonly clock: Clock;
+  readonly paint: Paint;
+}
+
 /**
  * A spinner on a terminal; anywhere else (a CI job that gives its steps a terminal included:
  * it keeps a log) lines and heartbeats, not spinner frames (ora's own rule too).
  */
-export function showsSpinner(ctx: Ctx): boolean {
+export function showsSpinner(ctx: Pick<ProgressContext, "io" | "env">): boolean {
   return Boolean(ctx.io.stderr.isTTY && ctx.io.stderr.stream && ctx.env.TERM !== "dumb" && !isCi(ctx.env));
 }
 
-export async function createReporter(ctx: Ctx, revisionId: string): Promise<WaitReporter> {
+export async function createReporter(ctx: ProgressContext, revisionId: string): Promise<WaitReporter> {
   const stream = ctx.io.stderr.stream;
   if (showsSpinner(ctx) && stream) return spinnerReporter(ctx, revisionId, stream);
   return folded(ctx, `Waiting for revision ${visible(revisionId)}`, lineReporter(ctx, revisionId));
@@ -32,7 +42,7 @@ export async function createReporter(ctx: Ctx, revisionId: string): Promise<Wait
  * In a CI log, the wait's lines folded under one heading: a `::group::` on GitHub Actions, a
  * collapsed section on GitLab. Opened with the first line, closed when the wait ends.
  */
-function folded(ctx: Ctx, title: string, reporter: WaitReporter): WaitReporter {
+function folded(ctx: ProgressContext, title: string, reporter: WaitReporter): WaitReporter {
   const github = onGitHubActions(ctx.env);
   const gitlab = !github && onGitLab(ctx.env);
   if (!github && !gitlab) return reporter;
@@ -73,7 +83,7 @@ function folded(ctx: Ctx, title: string, reporter: WaitReporter): WaitReporter {
  * Tracks the last status and elapsed time the poller told, so that time keeps moving between
  * polls (the spinner's ticking clock, the line reporter's own heartbeat).
  */
-function tracker(ctx: Ctx) {
+function tracker(ctx: ProgressContext) {
   let status: string | null = null;
   let elapsedMs = 0;
   let at = ctx.clock.now();
@@ -99,7 +109,11 @@ interface LineReporterOptions {
   timer?: boolean;
 }
 
-export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporterOptions = {}): WaitReporter {
+export function lineReporter(
+  ctx: ProgressContext,
+  revisionId: string,
+  options: LineReporterOptions = {},
+): WaitReporter {
   const state = tracker(ctx);
   let lastLineAt = ctx.clock.now();
   let timer: NodeJS.Timeout | undefined;
@@ -144,7 +158,7 @@ export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporter
 }
 
 async function spinnerReporter(
-  ctx: Ctx,
+  ctx: ProgressContext,
   revisionId: string,
   stream: NodeJS.WritableStream,
 ): Promise<WaitReporter> {

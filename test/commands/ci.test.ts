@@ -188,6 +188,38 @@ describe("the step summary", () => {
   });
 });
 
+describe('the step summary\'s "What changed"', () => {
+  it("is the change's own: a patch's fields, a redeploy's; none for a wait or a patch that sends nothing", async () => {
+    const em = await startTestEmulator();
+    const made = await em.createDeployment("external_container", "web");
+    const run = async (args: string[]) => {
+      const step = githubStep(em);
+      const r = await runCli(args, { env: step.env });
+      expect(r.code, r.stderr).toBe(0);
+      const summary = step.summary();
+      return summary.includes("**What changed**") ? summary.slice(summary.indexOf("**What changed**")) : null;
+    };
+    const patched = await run(["deploy", "patch", made.id, "--min-scale", "2", "-y"]);
+    expect(patched).toContain("min_scale");
+    expect(await run(["deploy", "patch", made.id, "--min-scale", "2", "-y"])).toBeNull();
+    expect(await run(["deploy", "wait", made.id])).toBeNull();
+    // A new image, then the first revision again: the redeploy's change is the image back.
+    expect(await run(["deploy", "patch", made.id, "--image-uri", "example.com/web:2", "-y"])).toContain(
+      "image_uri",
+    );
+    const redeployed = await run([
+      "deploy",
+      "redeploy",
+      made.id,
+      "--revision",
+      made.latest_revision_id!,
+      "-y",
+    ]);
+    expect(redeployed).toContain("image_uri");
+    expect(redeployed).not.toContain("min_scale");
+  });
+});
+
 describe("--dotenv-report (a GitLab dotenv report)", () => {
   it("writes values as they are: GitLab keeps quotes, so none are added", async () => {
     const em = await startTestEmulator();
