@@ -1,8 +1,8 @@
 // The questions of an interactive `deploy create`: the values the body lacks, then the
 // request and a confirmation. Loaded by complete-create.ts only when there is something to ask
 // on a terminal, with the prompts and the integration listing it needs.
+import type { ApiClient } from "../api/client.js";
 import { listIntegrations } from "../api/endpoints.js";
-import type { Ctx } from "../context.js";
 import { OperationError } from "../errors.js";
 import { isUuid, SOURCES, type Source } from "../model/enums.js";
 import { DeploymentName } from "../model/schemas.js";
@@ -10,7 +10,7 @@ import { validateCreateRequest } from "../model/validate.js";
 import { jsonText } from "../output/encode.js";
 import { maskSecretValues } from "../secrets.js";
 import { missingValues, setValueAt, valueAt } from "./missing.js";
-import { type Choice, type Prompter, promptError, terminalPrompter } from "./prompter.js";
+import { type Choice, type PromptContext, type Prompter, promptError, terminalPrompter } from "./prompter.js";
 
 const SOURCE_CHOICES: Choice<Source>[] = [
   {
@@ -31,11 +31,24 @@ const SOURCE_CHOICES: Choice<Source>[] = [
   },
 ];
 
+/** What completing a create uses of a run, besides the prompts' own. */
+export interface CreateQuestionsContext extends PromptContext {
+  /** The command line, to print it again with the missing flags. */
+  readonly argv: readonly string[];
+  readonly interactive: boolean;
+  readonly flags: { readonly color: boolean; readonly input: boolean; readonly yes?: boolean };
+  readonly log: { warn(message: string): void };
+  /** A profile with `confirm: true` asks again before the create: one question is then enough. */
+  settings(): Promise<{ readonly confirm: boolean }>;
+  /** For the git integrations to choose from. */
+  api(): Promise<ApiClient>;
+}
+
 interface Question {
   path: readonly string[];
   /** Asked when missing even though no rule requires it. */
   alsoFor?: readonly Source[];
-  ask(ctx: Ctx, prompter: Prompter): Promise<string>;
+  ask(ctx: CreateQuestionsContext, prompter: Prompter): Promise<string>;
 }
 
 const nonEmpty = (what: string) => (value: string) => value.trim() !== "" || `${what} cannot be empty`;
@@ -77,7 +90,7 @@ const QUESTIONS: Question[] = [
  * shows the request and asks to confirm it.
  */
 export async function askForMissing(
-  ctx: Ctx,
+  ctx: CreateQuestionsContext,
   body: Record<string, unknown>,
   prompter?: Prompter,
 ): Promise<void> {
@@ -88,7 +101,11 @@ export async function askForMissing(
   }
 }
 
-async function ask(ctx: Ctx, body: Record<string, unknown>, prompter: Prompter): Promise<void> {
+async function ask(
+  ctx: CreateQuestionsContext,
+  body: Record<string, unknown>,
+  prompter: Prompter,
+): Promise<void> {
   if (body.name == null) {
     body.name = (await prompter.input({ message: "Deployment name", validate: validName })).trim();
   }
@@ -119,7 +136,7 @@ async function ask(ctx: Ctx, body: Record<string, unknown>, prompter: Prompter):
   if (!go) throw new OperationError("cancelled: nothing was created", "cancelled");
 }
 
-async function askIntegration(ctx: Ctx, prompter: Prompter): Promise<string> {
+async function askIntegration(ctx: CreateQuestionsContext, prompter: Prompter): Promise<string> {
   const api = await ctx.api();
   const [main, alt] = await Promise.allSettled([listIntegrations(api, false), listIntegrations(api, true)]);
   if (main.status === "rejected" && alt.status === "rejected") throw main.reason;
@@ -151,7 +168,7 @@ function validName(value: string): true | string {
 }
 
 /** `deploy create` prints the request itself on --dry-run and sends nothing: no confirmation. */
-function isDryRun(ctx: Ctx): boolean {
+function isDryRun(ctx: CreateQuestionsContext): boolean {
   const end = ctx.argv.indexOf("--");
   return (end === -1 ? ctx.argv : ctx.argv.slice(0, end)).includes("--dry-run");
 }

@@ -2,9 +2,9 @@
 // ask-create.ts, loaded only then), shows the request (secret values masked) on stderr and
 // asks to confirm. Anywhere else a missing value is a usage error that names every missing
 // flag and prints the command to run again.
-import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
 import { isCi } from "../output/format.js";
+import type { CreateQuestionsContext } from "./ask-create.js";
 import { type MissingField, missingValues, requirementsBySource, rerunCommand } from "./missing.js";
 import type { Prompter } from "./prompter.js";
 
@@ -13,7 +13,7 @@ import type { Prompter } from "./prompter.js";
  * validated. `prompter` is for tests; the terminal prompts load only when a question is asked.
  */
 export async function completeCreateBody(
-  ctx: Ctx,
+  ctx: CreateQuestionsContext,
   body: Record<string, unknown>,
   prompter?: Prompter,
 ): Promise<void> {
@@ -25,7 +25,11 @@ export async function completeCreateBody(
   await askForMissing(ctx, body, prompter);
 }
 
-function missingError(ctx: Ctx, fields: MissingField[], sourceUnknown: boolean): UsageError {
+function missingError(
+  ctx: CreateQuestionsContext,
+  fields: MissingField[],
+  sourceUnknown: boolean,
+): UsageError {
   const flags = fields.map((field) => field.flag);
   const error = new UsageError(
     `missing required ${flags.length === 1 ? "value" : "values"}: ${flags.join(", ")}`,
@@ -41,7 +45,7 @@ function missingError(ctx: Ctx, fields: MissingField[], sourceUnknown: boolean):
   return error;
 }
 
-function whyNotInteractive(ctx: Ctx): string {
+function whyNotInteractive(ctx: CreateQuestionsContext): string {
   const reasons = [
     ctx.flags.input === false ? "--no-input was given" : null,
     isCi(ctx.env) ? "CI is set" : null,

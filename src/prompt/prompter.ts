@@ -1,8 +1,8 @@
 // The questions the CLI can ask, behind a small interface so that the flows are tested with
 // scripted answers and the real prompts (@inquirer/input, select and confirm) load only
 // when a question is actually asked on a terminal.
-import type { Ctx } from "../context.js";
 import { InterruptedError, OperationError } from "../errors.js";
+import type { Env, IO } from "../io.js";
 import { colorEnabled } from "../output/format.js";
 
 export interface Choice<T extends string> {
@@ -22,8 +22,16 @@ export interface Prompter {
   confirm(question: { message: string; default: boolean }): Promise<boolean>;
 }
 
+/** What prompting uses of a run: the terminal's streams, what decides colour, Ctrl-C. */
+export interface PromptContext {
+  readonly io: IO;
+  readonly env: Env;
+  readonly signal: AbortSignal;
+  readonly flags: { readonly color: boolean };
+}
+
 /** Prompts on the terminal: stderr when it is one (stdout keeps only results), else stdout. */
-export async function terminalPrompter(ctx: Ctx): Promise<Prompter> {
+export async function terminalPrompter(ctx: PromptContext): Promise<Prompter> {
   const output =
     (ctx.io.stderr.isTTY && ctx.io.stderr.stream) ||
     (ctx.io.stdout.isTTY && ctx.io.stdout.stream) ||
