@@ -15,9 +15,9 @@ export type { RunDeps } from "./context.js";
 
 export async function run(given: RunDeps): Promise<number> {
   const deps = { ...given, argv: withHelpCommand(given.argv) };
-  // On GitHub Actions nothing cpctl writes may become a workflow command (ci/workflow-commands.ts).
+  // On GitHub Actions nothing cpctl writes may become a workflow command (output/workflow-commands.ts).
   if (onGitHubActions(deps.env)) {
-    const { guardStreams } = await import("./ci/workflow-commands.js");
+    const { guardStreams } = await import("./output/workflow-commands.js");
     deps.io = guardStreams(deps.io);
   }
   const secrets: SecretRegistry = new Set();

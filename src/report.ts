@@ -17,8 +17,8 @@ import { closest } from "./util/did-you-mean.js";
 /**
  * On GitHub Actions (CLI.md "In CI"), the error as annotations, in place of the plain message:
  * the runner shows an annotation in the log as well, and a plain copy, with its real line
- * breaks, was text a file or a server wrote (ci/workflow-commands.ts keeps that from becoming
- * a command, but once is enough). A problem cpctl places in a file (`deploy.yaml:12: ...`) is
+ * breaks, was text a file or a server wrote (output/workflow-commands.ts keeps that from
+ * becoming a command, but once is enough). A problem cpctl places in a file (`deploy.yaml:12: ...`) is
  * annotated at that file and line.
  */
 async function annotate(error: unknown, deps: RunDeps, text: (message: string) => string): Promise<void> {

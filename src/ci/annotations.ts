@@ -8,7 +8,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { OutStream } from "../io.js";
-import { writeWorkflowCommand } from "./workflow-commands.js";
+import { writeWorkflowCommand } from "../output/workflow-commands.js";
 
 interface ErrorAnnotation {
   title: string;

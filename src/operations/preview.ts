@@ -3,13 +3,14 @@
 // mode it is one JSON object on a line of its own, `{"preview":{...}}`, so that a script can
 // read what is about to change (or what a --dry-run would change) without parsing text;
 // stdout keeps the result alone.
-import { maskBeforeShowing } from "../ci/workflow-commands.js";
+
 import type { Ctx } from "../context.js";
 import type { Change } from "../model/changes.js";
 import { changeAsJson, changeLines, countChanges } from "../output/changes.js";
 import { jsonText } from "../output/encode.js";
 import { isMachineFormat } from "../output/format.js";
 import { visible } from "../output/safe-text.js";
+import { maskBeforeShowing } from "../output/workflow-commands.js";
 
 interface Preview {
   action: "create" | "patch" | "redeploy";

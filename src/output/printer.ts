@@ -2,7 +2,7 @@
 // goes to stderr through the context's logger. What a server or a file gave is shown with its
 // control characters made visible in table and text output (safe-text.ts), and escaped in
 // json, ndjson and yaml (encode.ts), which keep the exact value.
-import { maskBeforeShowing, secretValuesIn } from "../ci/workflow-commands.js";
+
 import type { OutStream } from "../io.js";
 import { maskSecretValues } from "../secrets.js";
 import { jsonText, yamlText } from "./encode.js";
@@ -11,6 +11,7 @@ import { relativeTime } from "./relative-time.js";
 import { visible, visibleLines } from "./safe-text.js";
 import { DEFAULT_TERMINAL_WIDTH, TerminalTable } from "./table.js";
 import { displayWidth, padEnd } from "./text-width.js";
+import { maskBeforeShowing, secretValuesIn } from "./workflow-commands.js";
 
 export interface Column<T> {
   header: string;

@@ -6,13 +6,13 @@
 // - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
 import { onGitHubActions, onGitLab } from "../ci/detect.js";
-import { writeWorkflowCommand } from "../ci/workflow-commands.js";
 import type { Clock } from "../clock.js";
 import type { Env, IO } from "../io.js";
 import type { Paint } from "../log.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { isCi } from "../output/format.js";
 import { visible } from "../output/safe-text.js";
+import { writeWorkflowCommand } from "../output/workflow-commands.js";
 import { formatDuration } from "../util/duration.js";
 import { HEARTBEAT_MS, type WaitReporter } from "./poll.js";
 

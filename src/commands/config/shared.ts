@@ -1,7 +1,7 @@
 // What the `cpctl config` commands share: the config state even when the settings cannot be
 // resolved (so that `config path`, `list` and `set` help fix a broken setup), a printer that
 // does not depend on the profile, and credential masking.
-import { maskBeforeShowing } from "../../ci/workflow-commands.js";
+
 import { ConfigError, type ConfigFiles, type ConfigLocations } from "../../config/files.js";
 import { NO_PROFILE } from "../../config/profiles.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey, type Settings } from "../../config/settings.js";
@@ -10,6 +10,7 @@ import type { Ctx } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { colorEnabled, formatWithoutConfig } from "../../output/format.js";
 import { Printer } from "../../output/printer.js";
+import { maskBeforeShowing } from "../../output/workflow-commands.js";
 import { MASK } from "../../secrets.js";
 
 interface ConfigState {

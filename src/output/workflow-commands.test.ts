@@ -1,4 +1,4 @@
-// The guard of ci/workflow-commands.ts on its own: what it escapes, across writes, and that
+// The guard of output/workflow-commands.ts on its own: what it escapes, across writes, and that
 // cpctl's own commands always start a line and are the only commands the runner finds.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
