@@ -30,7 +30,7 @@ import { loadTest } from "./bench/load.mjs";
 import { alternate, benchEnv, capture, closeDevNull, command, median } from "./bench/measure.mjs";
 import { nodeVersionRows } from "./bench/node-versions.mjs";
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
-import { pagesRow } from "./bench/pages.mjs";
+import { pagesRow } from "./bench/page-window.mjs";
 import { preparePeers } from "./bench/peers.mjs";
 import { proxyVariablesHere, startForwardProxy, throughProxy } from "./bench/proxy.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
