@@ -18,7 +18,7 @@ import { pushDisplay, pushSummary } from "../image/progress.js";
 import { pushImage } from "../image/push.js";
 import { imageNameFor, imageReference, registryAddress, repositoryOf } from "../image/registry/address.js";
 import { RegistrySession, type TokenSource } from "../image/registry/session.js";
-import { checkTag, defaultTag } from "../image/tag.js";
+import { defaultTag } from "../image/tag.js";
 import type { DeploymentT } from "../model/responses.js";
 import { VERSION } from "../version.js";
 import { showsSpinner } from "../wait/progress.js";
@@ -70,15 +70,17 @@ export function releaseImage(prepared: PreparedImage): void {
   if (prepared.kind === "archive") prepared.archive.close();
 }
 
-/** Pushes the prepared image to the deployment's registry; `tag` defaults to the time and the image's short ID. */
+/**
+ * Pushes the prepared image to the deployment's registry. `tag` (--tag, checked with the other
+ * flags before anything is read: push-payload.ts) defaults to the time and the image's short ID.
+ */
 export async function shipImage(
   ctx: Ctx,
   prepared: PreparedImage,
   deployment: DeploymentT,
   options: { tag?: string } = {},
 ): Promise<ShippedImage> {
-  const tag =
-    options.tag === undefined ? defaultTag(ctx.clock.now(), prepared.imageId) : checkTag(options.tag);
+  const tag = options.tag ?? defaultTag(ctx.clock.now(), prepared.imageId);
   const api = await ctx.api();
   try {
     let current = await createPushToken(api, deployment.id);
