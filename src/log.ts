@@ -1,7 +1,6 @@
 // Messages for people: always on stderr, so that stdout carries only results. A message may
 // quote a server or a file: its control characters are made visible (output/safe-text.ts).
 // On GitHub Actions a warning is a `::warning::` annotation, which the log shows too.
-
 import type { OutStream } from "./io.js";
 import { visibleLines } from "./output/safe-text.js";
 import { isGuarded, writeWorkflowCommand } from "./output/workflow-commands.js";

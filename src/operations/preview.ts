@@ -3,7 +3,6 @@
 // mode it is one JSON object on a line of its own, `{"preview":{...}}`, so that a script can
 // read what is about to change (or what a --dry-run would change) without parsing text;
 // stdout keeps the result alone.
-
 import type { Ctx } from "../context.js";
 import type { Change } from "../model/changes.js";
 import { changeAsJson, changeLines, countChanges } from "../output/changes.js";

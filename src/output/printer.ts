@@ -2,7 +2,6 @@
 // goes to stderr through the context's logger. What a server or a file gave is shown with its
 // control characters made visible in table and text output (safe-text.ts), and escaped in
 // json, ndjson and yaml (encode.ts), which keep the exact value.
-
 import type { OutStream } from "../io.js";
 import { maskSecretValues } from "../secrets.js";
 import { jsonText, yamlText } from "./encode.js";

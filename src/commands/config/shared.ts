@@ -1,7 +1,6 @@
 // What the `cpctl config` commands share: the config state even when the settings cannot be
 // resolved (so that `config path`, `list` and `set` help fix a broken setup), a printer that
 // does not depend on the profile, and credential masking.
-
 import { ConfigError, type ConfigFiles, type ConfigLocations } from "../../config/files.js";
 import { NO_PROFILE } from "../../config/profiles.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey, type Settings } from "../../config/settings.js";
