@@ -1,10 +1,30 @@
-// A create as create and apply send it: the preview (every field it adds), --dry-run, the
-// confirmation, the create itself (never sent twice; see create-guard.ts), then print and wait.
+// `deploy create`: the body from the file and flags (manifest/build.ts), what it lacks asked for
+// on a terminal or named (prompt/), validated; then a create as create and apply send it: the
+// preview (every field it adds), --dry-run, the confirmation, the create itself (never sent
+// twice; see create-guard.ts), then print and wait.
 import type { Ctx } from "../context.js";
+import { type BodyOptions, buildBody, rejectIssues } from "../manifest/build.js";
 import type { Change } from "../model/changes.js";
+import { creationChanges } from "../model/plan.js";
 import type { CreateRequest } from "../model/schemas.js";
+import { validateCreateRequest } from "../model/validate.js";
+import { completeCreateBody } from "../prompt/complete-create.js";
 import type { FinishOptions } from "./after-change.js";
+import { resolveIdFlags } from "./id-flags.js";
 import { showPreview } from "./preview.js";
+
+export interface CreateInput extends BodyOptions, FinishOptions {
+  dryRun?: boolean;
+}
+
+export async function runCreate(ctx: Ctx, input: CreateInput): Promise<void> {
+  await resolveIdFlags(ctx, input);
+  const built = await buildBody("create", input, ctx);
+  await completeCreateBody(ctx, built.body);
+  const checked = validateCreateRequest(built.body);
+  if (!checked.ok) return rejectIssues(built, checked.issues, "the create request");
+  await createWithPreview(ctx, checked.value, input, creationChanges(checked.value));
+}
 
 /** Sends a validated create (or prints it for --dry-run), then prints and waits as asked. */
 export async function createWithPreview(

@@ -119,11 +119,3 @@ export function addMergeOptions<C extends AnyCommand>(command: C): WithOptions<C
 
 /** The options addMergeOptions adds. */
 export type MergeOptions = MergeFlags;
-
-/** What create, patch, apply and upload --patch are given: the body flags, --dry-run and the wait flags. */
-export interface MutationOptions extends BodyOptions {
-  dryRun?: boolean;
-  wait?: boolean;
-  timeout: number;
-  interval: number;
-}

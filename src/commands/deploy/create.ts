@@ -1,16 +1,8 @@
-import type { Ctx } from "../../context.js";
-import { buildBody, rejectIssues } from "../../manifest/build.js";
-import { creationChanges } from "../../model/plan.js";
-import { validateCreateRequest } from "../../model/validate.js";
-import { createWithPreview } from "../../operations/create.js";
-import { resolveIdFlags } from "../../operations/id-flags.js";
-import { completeCreateBody } from "../../prompt/complete-create.js";
+import { runCreate } from "../../operations/create.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { addExtraBodyOptions, addFieldOptions, addFileOption, type MutationOptions } from "./body-options.js";
+import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
 import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
-
-export type CreateOptions = MutationOptions;
 
 export default defineCommand({
   configure: (command) =>
@@ -29,16 +21,5 @@ export default defineCommand({
         "    --cpu 1 --memory-mb 2048 --secret OPENAI_API_KEY --dry-run",
       )}`,
     ),
-  run: async (ctx, _args, options) => {
-    await runCreate(ctx, options);
-  },
+  run: (ctx, _args, options) => runCreate(ctx, options),
 });
-
-export async function runCreate(ctx: Ctx, options: CreateOptions): Promise<void> {
-  await resolveIdFlags(ctx, options);
-  const built = await buildBody("create", options, ctx);
-  await completeCreateBody(ctx, built.body);
-  const checked = validateCreateRequest(built.body);
-  if (!checked.ok) return rejectIssues(built, checked.issues, "the create request");
-  await createWithPreview(ctx, checked.value, options, creationChanges(checked.value));
-}
