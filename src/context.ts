@@ -6,8 +6,8 @@ import type { ApiClient } from "./api/client.js";
 import type { Clock } from "./clock.js";
 import type { Settings } from "./config/settings.js";
 import type { Env, IO } from "./io.js";
-import type { Logger, Paint } from "./log.js";
 import type { Printer } from "./output/printer.js";
+import type { RunContext } from "./run-context.js";
 
 /** What a run is given by the process (or by a test): the command line, streams, environment, clock. */
 export interface RunDeps {
@@ -36,27 +36,15 @@ export interface GlobalFlags {
   showSecrets?: boolean;
 }
 
-export interface Ctx {
+export interface Ctx extends RunContext {
   /** The command line after `cpctl`, for messages that show how to run it again. */
   readonly argv: readonly string[];
   /** The words of argv that name the command ("deploy create"), for CI reports. */
   readonly command: string;
-  readonly io: IO;
-  readonly env: Env;
-  readonly cwd: string;
-  readonly clock: Clock;
-  /** Aborted on Ctrl-C. */
-  readonly signal: AbortSignal;
   readonly flags: GlobalFlags;
-  readonly log: Logger;
-  readonly paint: Paint;
   /** True when prompting is allowed: stdin and stdout are terminals, no --no-input, CI unset. */
   readonly interactive: boolean;
   readonly requestTimeoutMs: number;
-  /** Remembers a secret value so that no message, trace or error can print it. */
-  rememberSecret(value: string): void;
-  /** Every credential and secret value this run has handled (for what is written outside the terminal). */
-  knownSecrets(): Iterable<string>;
   /** Flags > environment > project config > user config > defaults. */
   settings(): Promise<Settings>;
   api(): Promise<ApiClient>;

@@ -10,13 +10,13 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { LogEntry } from "../api/endpoints.js";
-import type { Env } from "../io.js";
 import { NO_PAINT } from "../log.js";
 import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
 import { changeLines } from "../output/changes.js";
 import { logLine } from "../output/log-lines.js";
 import { visible } from "../output/safe-text.js";
+import type { RunContext } from "../run-context.js";
 import { MASK, redactText } from "../secrets.js";
 import { formatDuration } from "../util/duration.js";
 import { onGitHubActions } from "./detect.js";
@@ -64,13 +64,7 @@ interface ReportOptions {
 }
 
 /** What writing the report uses of a run. */
-export interface ReportContext {
-  readonly cwd: string;
-  readonly env: Env;
-  readonly log: { warn(message: string): void };
-  /** Every credential and secret value the run has handled: none of them is written. */
-  knownSecrets(): Iterable<string>;
-}
+export type ReportContext = Pick<RunContext, "cwd" | "env" | "log" | "knownSecrets">;
 
 export function reportOutcome(ctx: ReportContext, outcome: Outcome, options: ReportOptions): void {
   const secrets = ctx.knownSecrets();

@@ -3,10 +3,11 @@
 // Precedence: file < named field flags < --set < secret flags (which merge by name).
 import { resolve } from "node:path";
 import { CliError, type FieldIssue, UsageError, ValidationError } from "../errors.js";
-import { type Env, type IO, readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
+import { readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
 import { formatPath, pathOfLoc } from "../model/issue-path.js";
 import type { DeploymentT } from "../model/responses.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
+import type { RunContext } from "../run-context.js";
 import { looksMasked, MASK } from "../secrets.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";
 import { type DeploymentFile, loadDeploymentFile } from "./file.js";
@@ -16,16 +17,8 @@ import { deleteAt, getAt, type Path, parseAssignment, setAt, typedSetValue } fro
 
 type BodyKind = "create" | "patch";
 
-/** What building a body uses of a run: where files are read from, and a sink for secret values. */
-export interface BodyContext {
-  readonly io: IO;
-  readonly env: Env;
-  readonly cwd: string;
-  readonly signal: AbortSignal;
-  readonly log: { info(message: string): void };
-  /** Every secret value read is given here, so that no message, trace or error can print it. */
-  rememberSecret(value: string): void;
-}
+/** What building a body uses of a run: where files are read from, and the sink for secret values. */
+export type BodyContext = Pick<RunContext, "io" | "env" | "cwd" | "signal" | "log" | "rememberSecret">;
 
 /** The body-building options shared by create, patch, apply and diff. */
 export interface BodyOptions {

@@ -8,6 +8,7 @@ import { isUuid, SOURCES, type Source } from "../model/enums.js";
 import { DeploymentName } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
 import { jsonText } from "../output/encode.js";
+import type { RunContext } from "../run-context.js";
 import { maskSecretValues } from "../secrets.js";
 import { missingValues, setValueAt, valueAt } from "./missing.js";
 import { type Choice, type PromptContext, type Prompter, promptError, terminalPrompter } from "./prompter.js";
@@ -32,12 +33,11 @@ const SOURCE_CHOICES: Choice<Source>[] = [
 ];
 
 /** What completing a create uses of a run, besides the prompts' own. */
-export interface CreateQuestionsContext extends PromptContext {
+export interface CreateQuestionsContext extends PromptContext, Pick<RunContext, "log"> {
   /** The command line, to print it again with the missing flags. */
   readonly argv: readonly string[];
   readonly interactive: boolean;
   readonly flags: { readonly color: boolean; readonly input: boolean; readonly yes?: boolean };
-  readonly log: { warn(message: string): void };
   /** A profile with `confirm: true` asks again before the create: one question is then enough. */
   settings(): Promise<{ readonly confirm: boolean }>;
   /** For the git integrations to choose from. */

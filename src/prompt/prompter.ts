@@ -2,8 +2,8 @@
 // scripted answers and the real prompts (@inquirer/input, select and confirm) load only
 // when a question is actually asked on a terminal.
 import { InterruptedError, OperationError } from "../errors.js";
-import type { Env, IO } from "../io.js";
 import { colorEnabled } from "../output/format.js";
+import type { RunContext } from "../run-context.js";
 
 export interface Choice<T extends string> {
   value: T;
@@ -23,12 +23,9 @@ export interface Prompter {
 }
 
 /** What prompting uses of a run: the terminal's streams, what decides colour, Ctrl-C. */
-export interface PromptContext {
-  readonly io: IO;
-  readonly env: Env;
-  readonly signal: AbortSignal;
+export type PromptContext = Pick<RunContext, "io" | "env" | "signal"> & {
   readonly flags: { readonly color: boolean };
-}
+};
 
 /** Prompts on the terminal: stderr when it is one (stdout keeps only results), else stdout. */
 export async function terminalPrompter(ctx: PromptContext): Promise<Prompter> {

@@ -6,23 +6,16 @@
 // - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
 import { onGitHubActions, onGitLab } from "../ci/detect.js";
-import type { Clock } from "../clock.js";
-import type { Env, IO } from "../io.js";
-import type { Paint } from "../log.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { isCi } from "../output/format.js";
 import { visible } from "../output/safe-text.js";
 import { writeWorkflowCommand } from "../output/workflow-commands.js";
+import type { RunContext } from "../run-context.js";
 import { formatDuration } from "../util/duration.js";
 import { HEARTBEAT_MS, type WaitReporter } from "./poll.js";
 
 /** What showing a wait's progress uses of a run. */
-export interface ProgressContext {
-  readonly io: IO;
-  readonly env: Env;
-  readonly clock: Clock;
-  readonly paint: Paint;
-}
+export type ProgressContext = Pick<RunContext, "io" | "env" | "clock" | "paint">;
 
 /**
  * A spinner on a terminal; anywhere else (a CI job that gives its steps a terminal included:
