@@ -1,7 +1,8 @@
 // The imports of src/ go one way. Read as arrows between rooms (a folder of src/, or a file at
 // its top), they draw no circle but through the arrows that docs/development.md lists under
 // "Arrows that run back up", each with its reason; and no two files of src/ import each other,
-// however indirectly. An import that closes a circle fails here until it is removed or listed.
+// however indirectly; below the commands and operations, no file imports context.ts. An import
+// that closes a circle fails here until it is removed or listed.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { expect, test } from "vitest";
@@ -84,6 +85,12 @@ const fileGraph = importsOf(files);
 test("no two files of src/ import each other, however indirectly", () => {
   expect(files.length).toBeGreaterThan(100);
   expect(circles(fileGraph)).toEqual([]);
+});
+
+test("below the commands and operations, nothing takes the whole context (context.ts)", () => {
+  const above = /^src\/(commands|operations)\/|^src\/(main|program|report|context-factory)\.ts$/;
+  const takers = files.filter((file) => !above.test(file) && fileGraph.get(file)!.has("src/context.ts"));
+  expect(takers, "take the members of RunContext (run-context.ts) they use instead").toEqual([]);
 });
 
 test(`between the rooms of src/, no circle but through the arrows ${DOC} lists`, () => {
