@@ -33,7 +33,7 @@ const SOURCE_CHOICES: Choice<Source>[] = [
 ];
 
 /** What completing a create uses of a run, besides the prompts' own. */
-export interface CreateQuestionsContext extends PromptContext, Pick<RunContext, "log"> {
+export interface AskContext extends PromptContext, Pick<RunContext, "log"> {
   /** The command line, to print it again with the missing flags. */
   readonly argv: readonly string[];
   readonly interactive: boolean;
@@ -48,7 +48,7 @@ interface Question {
   path: readonly string[];
   /** Asked when missing even though no rule requires it. */
   alsoFor?: readonly Source[];
-  ask(ctx: CreateQuestionsContext, prompter: Prompter): Promise<string>;
+  ask(ctx: AskContext, prompter: Prompter): Promise<string>;
 }
 
 const nonEmpty = (what: string) => (value: string) => value.trim() !== "" || `${what} cannot be empty`;
@@ -90,7 +90,7 @@ const QUESTIONS: Question[] = [
  * shows the request and asks to confirm it.
  */
 export async function askForMissing(
-  ctx: CreateQuestionsContext,
+  ctx: AskContext,
   body: Record<string, unknown>,
   prompter?: Prompter,
 ): Promise<void> {
@@ -101,11 +101,7 @@ export async function askForMissing(
   }
 }
 
-async function ask(
-  ctx: CreateQuestionsContext,
-  body: Record<string, unknown>,
-  prompter: Prompter,
-): Promise<void> {
+async function ask(ctx: AskContext, body: Record<string, unknown>, prompter: Prompter): Promise<void> {
   if (body.name == null) {
     body.name = (await prompter.input({ message: "Deployment name", validate: validName })).trim();
   }
@@ -136,7 +132,7 @@ async function ask(
   if (!go) throw new OperationError("cancelled: nothing was created", "cancelled");
 }
 
-async function askIntegration(ctx: CreateQuestionsContext, prompter: Prompter): Promise<string> {
+async function askIntegration(ctx: AskContext, prompter: Prompter): Promise<string> {
   const api = await ctx.api();
   const [main, alt] = await Promise.allSettled([listIntegrations(api, false), listIntegrations(api, true)]);
   if (main.status === "rejected" && alt.status === "rejected") throw main.reason;
@@ -168,7 +164,7 @@ function validName(value: string): true | string {
 }
 
 /** `deploy create` prints the request itself on --dry-run and sends nothing: no confirmation. */
-function isDryRun(ctx: CreateQuestionsContext): boolean {
+function isDryRun(ctx: AskContext): boolean {
   const end = ctx.argv.indexOf("--");
   return (end === -1 ? ctx.argv : ctx.argv.slice(0, end)).includes("--dry-run");
 }

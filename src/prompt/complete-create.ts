@@ -4,7 +4,7 @@
 // flag and prints the command to run again.
 import { UsageError } from "../errors.js";
 import { isCi } from "../output/format.js";
-import type { CreateQuestionsContext } from "./ask-create.js";
+import type { AskContext } from "./ask-create.js";
 import { type MissingField, missingValues, requirementsBySource, rerunCommand } from "./missing.js";
 import type { Prompter } from "./prompter.js";
 
@@ -13,7 +13,7 @@ import type { Prompter } from "./prompter.js";
  * validated. `prompter` is for tests; the terminal prompts load only when a question is asked.
  */
 export async function completeCreateBody(
-  ctx: CreateQuestionsContext,
+  ctx: AskContext,
   body: Record<string, unknown>,
   prompter?: Prompter,
 ): Promise<void> {
@@ -25,11 +25,7 @@ export async function completeCreateBody(
   await askForMissing(ctx, body, prompter);
 }
 
-function missingError(
-  ctx: CreateQuestionsContext,
-  fields: MissingField[],
-  sourceUnknown: boolean,
-): UsageError {
+function missingError(ctx: AskContext, fields: MissingField[], sourceUnknown: boolean): UsageError {
   const flags = fields.map((field) => field.flag);
   const error = new UsageError(
     `missing required ${flags.length === 1 ? "value" : "values"}: ${flags.join(", ")}`,
@@ -45,7 +41,7 @@ function missingError(
   return error;
 }
 
-function whyNotInteractive(ctx: CreateQuestionsContext): string {
+function whyNotInteractive(ctx: AskContext): string {
   const reasons = [
     ctx.flags.input === false ? "--no-input was given" : null,
     isCi(ctx.env) ? "CI is set" : null,
