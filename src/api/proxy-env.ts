@@ -10,9 +10,8 @@
 // all to an http:// one. No imports but errors: every run asks, and a run without a proxy
 // variable loads nothing more.
 import { UsageError } from "../errors.js";
+import type { Env } from "../io.js";
 import { bypassesProxy } from "./no-proxy.js";
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 interface Variable {
   /** The name it was read from: "https_proxy", "HTTP_PROXY", "ALL_PROXY"... */

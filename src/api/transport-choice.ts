@@ -3,11 +3,9 @@
 // transport (only then is undici loaded). A run with neither pays for nothing here but a few
 // environment look-ups.
 import { UsageError } from "../errors.js";
-import { readTextFile, unreadableFile } from "../io.js";
+import { type Env, readTextFile, unreadableFile } from "../io.js";
 import { type ProxyEnvironment, proxyEnvironment } from "./proxy-env.js";
 import { nodeTransport, nodeTransportWithCa, parseHttpUrl, type Transport } from "./transport.js";
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 interface TransportChoice {
   env: Env;
