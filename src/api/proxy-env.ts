@@ -7,8 +7,8 @@
 //   https and socks5 (socks5h) proxies are understood; a path is ignored.
 // A variable is read only for the requests it applies to: a malformed HTTPS_PROXY is an error
 // (exit 2, naming the variable, never its credentials) for an https:// request, and nothing at
-// all to an http:// one. No imports but errors: every run asks, and a run without a proxy
-// variable loads nothing more.
+// all to an http:// one. Nothing loaded but errors (and a type): every run asks, and a run
+// without a proxy variable loads nothing more.
 import { UsageError } from "../errors.js";
 import type { Env } from "../io.js";
 import { bypassesProxy } from "./no-proxy.js";
