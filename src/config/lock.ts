@@ -104,11 +104,7 @@ async function pause(ms: number, signal: AbortSignal | undefined): Promise<void>
 
 /** One try: the lock, or why not ("gone": something moved, look again at once). */
 function tryTake(dir: string, own: Holder): Held | Verdict {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
-    throw cannot(dir, error);
-  }
+  makeLockDirectory(dir);
   const top = epochs(dir).at(-1) ?? 0;
   if (top > 0) {
     const verdict = judge(join(dir, String(top)), own);
@@ -140,6 +136,21 @@ function tryTake(dir: string, own: Holder): Held | Verdict {
   const holder = { fd, dir, epoch: top + 1 };
   for (const older of epochs(dir)) if (older < holder.epoch) unlinkQuietly(join(dir, String(older)));
   return holder;
+}
+
+function makeLockDirectory(dir: string): void {
+  for (let tries = 1; ; tries++) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return;
+    } catch (error) {
+      // A holder that was done removed the directory between Node's mkdir and the stat its
+      // recursive mkdir makes of what it found: the lock came free, make it again. Bounded,
+      // for a path that can never be made (a dangling link in it).
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" && tries < 100) continue;
+      throw cannot(dir, error);
+    }
+  }
 }
 
 /** Still ours: our file still linked, and no one took the next number. */
