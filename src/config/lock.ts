@@ -30,8 +30,8 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import { InterruptedError, OperationError } from "../errors.js";
+import { abortableSleep } from "../util/sleep.js";
 
 /** A lock this old was abandoned, whoever holds it: a config write takes milliseconds. */
 export const LOCK_STALE_MS = 10_000;
@@ -92,14 +92,12 @@ async function acquire(dir: string, path: string, waitMs: number, signal?: Abort
   ).withHint(`If no cpctl is running, remove the lock directory ${dir} and try again.`);
 }
 
-async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await delay(ms, undefined, { signal });
-  } catch (error) {
-    if (signal?.aborted)
-      throw new InterruptedError("interrupted while waiting for the config file's lock: nothing was written");
-    throw error;
-  }
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return abortableSleep(
+    ms,
+    signal,
+    () => new InterruptedError("interrupted while waiting for the config file's lock: nothing was written"),
+  );
 }
 
 /** One try: the lock, or why not ("gone": something moved, look again at once). */
