@@ -1,4 +1,4 @@
-import { InterruptedError } from "./errors.js";
+import { abortableSleep } from "./util/sleep.js";
 
 /** The time of a run: the system's, or a test's that moves only when told. */
 export interface Clock {
@@ -7,20 +7,8 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** Sleeps that end early, with InterruptedError, when the signal aborts (Ctrl-C). */
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new InterruptedError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new InterruptedError());
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-export const systemClock: Clock = { now: () => Date.now(), sleep: abortableSleep };
+/** Sleeps end early, with InterruptedError, when the signal aborts (Ctrl-C). */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => abortableSleep(ms, signal),
+};
