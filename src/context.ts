@@ -5,8 +5,9 @@ import type { Command } from "@commander-js/extra-typings";
 import type { ApiClient } from "./api/client.js";
 import type { Settings } from "./config/settings.js";
 import type { IO } from "./io.js";
-import type { Logger, Paint } from "./log.js";
+import type { Logger } from "./log.js";
 import type { Printer } from "./output/printer.js";
+import type { Paint } from "./output/safe-text.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -8,7 +8,7 @@ import { maskSecretValues } from "../secrets.js";
 import { jsonText, yamlText } from "./encode.js";
 import type { OutputFormat } from "./format.js";
 import { relativeTime } from "./relative-time.js";
-import { visible, visibleLines } from "./safe-text.js";
+import { type Styled, visible, visibleLines } from "./safe-text.js";
 import { DEFAULT_TERMINAL_WIDTH, TerminalTable } from "./table.js";
 import { displayWidth, padEnd } from "./text-width.js";
 
@@ -167,12 +167,9 @@ export class Printer {
     this.out.write(`${visibleLines(text)}\n`);
   }
 
-  /**
-   * A line whose colour codes are the caller's own: every piece of data in it must already have
-   * gone through `visible` (as deploy diff's lines do).
-   */
-  styledLine(text: string): void {
-    this.out.write(`${text}\n`);
+  /** A line whose colour codes are the program's own, its data escaped when it was styled. */
+  styledLine(text: Styled): void {
+    this.out.write(`${text.text}\n`);
   }
 
   /** Output made safe by its encoder. */

@@ -1,7 +1,7 @@
 // The revision-polling state machine (CLI.md "Waiting"). Pure of I/O but for the API client,
 // the clock and the reporter it is given, so tests drive it with a fake clock.
 import type { ApiClient } from "../api/client.js";
-import { getRevision } from "../api/endpoints.js";
+import { getRevision, type LogEntry } from "../api/endpoints.js";
 import type { Clock } from "../context.js";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
@@ -43,8 +43,8 @@ export interface WaitReporter {
   heartbeat(status: string | null, elapsedMs: number): void;
   /** A poll failed in a way worth retrying. */
   transient(message: string, elapsedMs: number): void;
-  /** A line of the revision's log (`--logs`). */
-  log(line: string): void;
+  /** An entry of the revision's log (`--logs`). */
+  log(entry: LogEntry): void;
   /** Called once when waiting ends, whatever the outcome. */
   stop(): void;
 }

@@ -5,12 +5,14 @@
 //   NO_COLOR, --no-color or TERM=dumb, never off a terminal).
 // - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
+import type { LogEntry } from "../api/endpoints.js";
 import { onGitHubActions, onGitLab } from "../ci/detect.js";
 import { writeWorkflowCommand } from "../ci/workflow-commands.js";
 import type { Ctx } from "../context.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { isCi } from "../output/format.js";
-import { visible } from "../output/safe-text.js";
+import { logLine } from "../output/log-lines.js";
+import { NO_PAINT, styled, visible, writeText } from "../output/safe-text.js";
 import { formatDuration } from "../util/duration.js";
 import { HEARTBEAT_MS, type WaitReporter } from "./poll.js";
 
@@ -45,8 +47,9 @@ function folded(ctx: Ctx, title: string, reporter: WaitReporter): WaitReporter {
         open = true;
         if (github) writeWorkflowCommand(ctx.io.stderr, "group", title);
         else
-          ctx.io.stderr.write(
-            `\u001b[0Ksection_start:${Math.floor(ctx.clock.now() / 1000)}:${section}[collapsed=true]\r\u001b[0K${title}\n`,
+          writeText(
+            ctx.io.stderr,
+            styled`\u001b[0Ksection_start:${Math.floor(ctx.clock.now() / 1000)}:${section}[collapsed=true]\r\u001b[0K${title}\n`,
           );
       }
       speak(...args);
@@ -62,8 +65,9 @@ function folded(ctx: Ctx, title: string, reporter: WaitReporter): WaitReporter {
       open = false;
       if (github) writeWorkflowCommand(ctx.io.stderr, "endgroup", "");
       else
-        ctx.io.stderr.write(
-          `\u001b[0Ksection_end:${Math.floor(ctx.clock.now() / 1000)}:${section}\r\u001b[0K\n`,
+        writeText(
+          ctx.io.stderr,
+          styled`\u001b[0Ksection_end:${Math.floor(ctx.clock.now() / 1000)}:${section}\r\u001b[0K\n`,
         );
     },
   };
@@ -105,7 +109,10 @@ export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporter
   let timer: NodeJS.Timeout | undefined;
   const say = (text: string) => {
     lastLineAt = ctx.clock.now();
-    ctx.io.stderr.write(`${new Date(lastLineAt).toISOString()} revision ${visible(revisionId)}: ${text}\n`);
+    writeText(
+      ctx.io.stderr,
+      `${new Date(lastLineAt).toISOString()} revision ${visible(revisionId)}: ${text}\n`,
+    );
     schedule();
   };
   const beat = () => say(`still ${state.status ?? "waiting"} after ${formatDuration(state.elapsed())}`);
@@ -130,10 +137,10 @@ export function lineReporter(ctx: Ctx, revisionId: string, options: LineReporter
       state.seen(null, elapsedMs);
       say(`poll failed, retrying (${formatDuration(elapsedMs)}): ${firstLine(message)}`);
     },
-    log: (line) => {
+    log: (entry) => {
       // A log line is proof of life too: no heartbeat needed while the log moves.
       lastLineAt = ctx.clock.now();
-      ctx.io.stderr.write(`  | ${line}\n`);
+      writeText(ctx.io.stderr, styled`  | ${logLine(entry, ctx.paint)}\n`);
       schedule();
     },
     stop: () => {
@@ -156,8 +163,10 @@ async function spinnerReporter(
   let latestLog: string | null = null;
   /** The first poll found it ended: nothing was waited for. */
   let already = false;
+  // ora draws it: every piece of data in it escaped, the colours ours.
   const text = () =>
-    `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${shortened(latestLog, ctx.io.stderr.columns)}`) : ""}`;
+    styled`revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${shortened(latestLog, ctx.io.stderr.columns)}`) : ""}`
+      .text;
   // Colour of the frames is ours to decide (ora's own detection looks at stdout), so none.
   const spinner = ora({
     stream: stream as NodeJS.WriteStream,
@@ -194,8 +203,8 @@ async function spinnerReporter(
       retrying = firstLine(message);
       show();
     },
-    log: (line) => {
-      latestLog = line;
+    log: (entry: LogEntry) => {
+      latestLog = logLine(entry, NO_PAINT).text;
       show();
     },
     stop: () => {
@@ -204,9 +213,9 @@ async function spinnerReporter(
       const status = state.status;
       const symbol =
         status === REVISION_SUCCESS
-          ? paint.green("✔")
+          ? paint.green("✔").text
           : status && isTerminalRevisionStatus(status)
-            ? paint.red("✖")
+            ? paint.red("✖").text
             : "•";
       const final = already
         ? `revision ${short}: already ${status}`
