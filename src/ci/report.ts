@@ -9,10 +9,9 @@
 // (the run's credentials and the secret values it handled) is replaced in what is written.
 import { appendFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { LogEntry } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import type { Change } from "../model/changes.js";
-import type { DeploymentT } from "../model/responses.js";
+import type { DeploymentT, LogEntry } from "../model/responses.js";
 import { changeLines } from "../output/changes.js";
 import { logLine } from "../output/log-lines.js";
 import { NO_PAINT, visible } from "../output/safe-text.js";

@@ -9,9 +9,9 @@
 //   few `label value` lines with -o table (the outcome and the URL).
 // Secret values never appear: deployments are masked (unless --show-secrets), and log lines
 // have every secret the run handled replaced.
-import type { LogEntry } from "../api/endpoints.js";
+
 import type { Ctx } from "../context.js";
-import type { DeploymentT } from "../model/responses.js";
+import type { DeploymentT, LogEntry } from "../model/responses.js";
 import type { Printer, View } from "../output/printer.js";
 import { styled, writeText } from "../output/safe-text.js";
 import { MASK, redactText } from "../secrets.js";

@@ -1,11 +1,11 @@
 // One wait as the commands run it: pick the progress display, poll, and turn an
 // unsuccessful verdict into the error that carries its exit code (5, 6 or 130).
 import type { ApiClient } from "../api/client.js";
-import { getRevision, type LogEntry, type LogSource } from "../api/endpoints.js";
+import { getRevision, type LogSource } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { ApiError, InterruptedError, WaitFailedError, WaitTimeoutError } from "../errors.js";
 import { BUILDABLE_SOURCES } from "../model/enums.js";
-import type { RevisionT } from "../model/responses.js";
+import type { LogEntry, RevisionT } from "../model/responses.js";
 import { isMachineFormat } from "../output/format.js";
 import { logLine } from "../output/log-lines.js";
 import { joinLines, styled, visible, writeText } from "../output/safe-text.js";

@@ -2,7 +2,7 @@
 // one is never printed as it came, and nothing a server sends makes the line throw.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { LogEntry } from "../api/endpoints.js";
+import type { LogEntry } from "../model/responses.js";
 import { entryTime, logLine } from "./log-lines.js";
 import { NO_PAINT } from "./safe-text.js";
 

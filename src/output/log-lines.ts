@@ -3,7 +3,7 @@
 // escaped, so that a log cannot move the cursor or recolour the terminal. A timestamp that is
 // not a time (the service gives epoch milliseconds or ISO 8601) is not printed as it came: it
 // could be anything, a fake second entry included; the line says the time is unreadable.
-import type { LogEntry } from "../api/endpoints.js";
+import type { LogEntry } from "../model/responses.js";
 import { type Paint, type Styled, styled, visible } from "./safe-text.js";
 
 const LEVEL_WIDTH = 8;

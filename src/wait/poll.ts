@@ -1,11 +1,11 @@
 // The revision-polling state machine (CLI.md "Waiting"). Pure of I/O but for the API client,
 // the clock and the reporter it is given, so tests drive it with a fake clock.
 import type { ApiClient } from "../api/client.js";
-import { getRevision, type LogEntry } from "../api/endpoints.js";
+import { getRevision } from "../api/endpoints.js";
 import type { Clock } from "../context.js";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
-import type { RevisionT } from "../model/responses.js";
+import type { LogEntry, RevisionT } from "../model/responses.js";
 
 export type WaitResult = "deployed" | "failed" | "timed_out" | "interrupted";
 

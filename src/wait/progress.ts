@@ -5,11 +5,12 @@
 //   NO_COLOR, --no-color or TERM=dumb, never off a terminal).
 // - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
-import type { LogEntry } from "../api/endpoints.js";
+
 import { onGitHubActions, onGitLab } from "../ci/detect.js";
 import { writeWorkflowCommand } from "../ci/workflow-commands.js";
 import type { Ctx } from "../context.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
+import type { LogEntry } from "../model/responses.js";
 import { isCi } from "../output/format.js";
 import { logLine } from "../output/log-lines.js";
 import { NO_PAINT, styled, visible, writeText } from "../output/safe-text.js";

@@ -1,10 +1,11 @@
 import { InvalidArgumentError, Option } from "@commander-js/extra-typings";
-import { getRevision, type LogEntry, type LogSource } from "../../api/endpoints.js";
+import { getRevision, type LogSource } from "../../api/endpoints.js";
 import { completes } from "../../completion/values.js";
 import type { Ctx } from "../../context.js";
 import { InterruptedError, OperationError, UsageError } from "../../errors.js";
 import { paintFor } from "../../log.js";
 import { isTerminalRevisionStatus, LOG_LEVELS } from "../../model/enums.js";
+import type { LogEntry } from "../../model/responses.js";
 import { entriesForward, type LogFilters, LogFollower, newestEntries } from "../../operations/logs.js";
 import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "../../operations/resolve.js";
 import { logLine } from "../../output/log-lines.js";
