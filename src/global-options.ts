@@ -2,7 +2,7 @@
 // reads the command line before commander does, learns from them which ones take a value.
 import { Option } from "@commander-js/extra-typings";
 import { oneOf } from "./commands/parsers.js";
-import { OUTPUT_FORMATS } from "./output/format.js";
+import { OUTPUT_FORMATS } from "./model/enums.js";
 
 /** Fresh options for one program (commander keeps state on them), in the order help lists them. */
 export function globalOptions(): Option[] {

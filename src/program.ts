@@ -15,7 +15,7 @@ import {
   rootHelpCommands,
   rootHelpFooter,
 } from "./help.js";
-import type { OutputFormat } from "./output/format.js";
+import type { OutputFormat } from "./model/enums.js";
 import { writeText } from "./output/safe-text.js";
 import { VERSION } from "./version.js";
 

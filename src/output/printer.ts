@@ -4,9 +4,9 @@
 // json, ndjson and yaml (encode.ts), which keep the exact value.
 import { maskBeforeShowing, secretValuesIn } from "../ci/workflow-commands.js";
 import type { OutStream } from "../io.js";
+import type { OutputFormat } from "../model/enums.js";
 import { maskSecretValues } from "../secrets.js";
 import { jsonText, yamlText } from "./encode.js";
-import type { OutputFormat } from "./format.js";
 import { relativeTime } from "./relative-time.js";
 import { type Styled, visible, visibleLines } from "./safe-text.js";
 import { DEFAULT_TERMINAL_WIDTH, TerminalTable } from "./table.js";
