@@ -26,7 +26,7 @@ import { type FinishOptions, finishChange } from "./after-change.js";
 import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";
 import { stateCommand } from "./suggest.js";
-import { sendChange } from "./uncertain.js";
+import { sendChange } from "./send-change.js";
 
 interface SendOptions {
   dryRun?: boolean;

@@ -15,7 +15,7 @@ import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";
 import { resolveRevisionId } from "./resolve.js";
 import { suggestCommand } from "./suggest.js";
-import { sendChange } from "./uncertain.js";
+import { sendChange } from "./send-change.js";
 
 export interface RedeployOptions extends FinishOptions {
   dryRun?: boolean;
