@@ -8,7 +8,7 @@ import type { OutputFormat } from "../model/enums.js";
 import { maskSecretValues } from "../secrets.js";
 import { jsonText, yamlText } from "./encode.js";
 import { relativeTime } from "./relative-time.js";
-import { type Styled, visible, visibleLines } from "./safe-text.js";
+import { type Styled, styled, visible, writeText } from "./safe-text.js";
 import { DEFAULT_TERMINAL_WIDTH, TerminalTable } from "./table.js";
 import { displayWidth, padEnd } from "./text-width.js";
 
@@ -164,12 +164,12 @@ export class Printer {
 
   /** A line of text (several, separated by line feeds), its control characters made visible. */
   line(text: string): void {
-    this.out.write(`${visibleLines(text)}\n`);
+    writeText(this.out, `${text}\n`);
   }
 
   /** A line whose colour codes are the program's own, its data escaped when it was styled. */
   styledLine(text: Styled): void {
-    this.out.write(`${text.text}\n`);
+    writeText(this.out, styled`${text}\n`);
   }
 
   /** Output made safe by its encoder. */
