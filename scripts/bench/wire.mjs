@@ -213,8 +213,10 @@ async function listRow(proxyUrl, c, rtt, runs) {
     median: `${formatMs(subject)}, ${check.subjectRequests} req`,
     floor: `${formatMs(floor)}, ${check.floorRequests} req (${c.listFloor.label})`,
     ratio: `${(subject / floor).toFixed(2)}x`,
-    goal: "<= 1.50x",
-    pass: subject / floor <= 1.5,
+    // Issue 26's goal is at real distances; on loopback the figure is parsing and printing
+    // 2,000 deployments, shown for reference.
+    goal: rtt === 0 ? "-" : "<= 1.50x",
+    pass: rtt === 0 ? "info" : subject / floor <= 1.5,
   };
 }
 

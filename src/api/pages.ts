@@ -110,7 +110,7 @@ export async function* readPages<T>(
   }
 
   // Ahead: the pages at offset, offset + pageSize, ... with `window` in flight.
-  keepYoungGenerationSmall();
+  const letGo = keepYoungGenerationSmall();
   const ahead: Ahead<T>[] = [];
   const start = Number(offset ?? 0);
   let nextToAsk = start;
@@ -186,6 +186,7 @@ export async function* readPages<T>(
   } finally {
     // The last page, an error or a reader that stopped early: nothing asked ahead stays open.
     for (const entry of ahead) entry.controller.abort();
+    letGo();
   }
 }
 

@@ -41,8 +41,12 @@ export async function packDirectory(
   maxBytes: number,
   options: PackOptions = {},
 ): Promise<PackedDirectory> {
-  keepYoungGenerationSmall();
-  return packWalk(root, await walkSource(root, options), maxBytes, options);
+  const letGo = keepYoungGenerationSmall();
+  try {
+    return await packWalk(root, await walkSource(root, options), maxBytes, options);
+  } finally {
+    letGo();
+  }
 }
 
 /**

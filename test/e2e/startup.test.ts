@@ -355,6 +355,42 @@ describe("the compile cache", () => {
     expect(listing(cacheOf(cacheRoot))).toEqual(written);
   });
 
+  test("deploy upload of a directory and list --all, which tune V8 while they work, leave a cache the next run reads", async () => {
+    // V8 stamps its flags into a cache and refuses one stamped with others: a flag left set
+    // while chunks load or at exit made every run compile afresh and write its cache again.
+    const cacheRoot = freshDir("cache");
+    const source = freshDir("source");
+    for (let i = 0; i < 20; i++) writeFileSync(join(source, `file-${i}.txt`), `content ${i}\n`.repeat(50));
+    const env = { CPCTL_CACHE_DIR: cacheRoot, CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "cache-key" };
+    const created = await node(
+      bin,
+      [
+        "deploy",
+        "create",
+        "--name",
+        "cache-test",
+        "--source",
+        "internal_source",
+        "--agent-config-path",
+        "agent.json",
+        "-o",
+        "id",
+      ],
+      { env: { ...env, CPCTL_COMPILE_CACHE: "0" } },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    for (const args of [
+      ["deploy", "upload", created.stdout.trim(), source],
+      ["deploy", "list", "--all", "-o", "ndjson"],
+    ]) {
+      for (let run = 0; run < 2; run++) expect((await node(bin, args, { env })).code).toBe(0);
+      const settled = listing(cacheOf(cacheRoot));
+      const again = await node(bin, args, { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(listing(cacheOf(cacheRoot)), args.join(" ")).toEqual(settled);
+    }
+  });
+
   test("a run that loads a new set of chunks writes the shared chunks again, with its functions too", async () => {
     const cacheRoot = freshDir("cache");
     const dir = cacheOf(cacheRoot);
