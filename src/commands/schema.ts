@@ -1,5 +1,6 @@
 import { toJSONSchema } from "zod/mini";
 import { DeploymentCreateRequest } from "../model/schemas.js";
+import { jsonText } from "../output/encode.js";
 import { writeText } from "../output/safe-text.js";
 import { examples } from "./parsers.js";
 import { defineCommand } from "./spec.js";
@@ -26,6 +27,6 @@ for completion and checks; see docs/deployments.md ("Deployment files").${exampl
       // Editors put the schema's address in the file itself; cpctl ignores the key.
       properties: { $schema: { type: "string" }, ...properties },
     };
-    writeText(ctx.io.stdout, `${JSON.stringify(document, null, 2)}\n`);
+    writeText(ctx.io.stdout, `${jsonText(document, 2)}\n`);
   },
 });
