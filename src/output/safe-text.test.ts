@@ -61,8 +61,9 @@ describe("writeText, the one way text for a person is written", () => {
  */
 const ALLOWED = new Set(["src/output/safe-text.ts", "src/cli.ts", "src/emulator/responses.ts"]);
 
-/** `ctx.io.stderr.write(`, `stderr.write(`, `target.stdout?.write(`, `process.stderr`... */
-const DIRECT_WRITE = /\b(?:stderr|stdout)\??\.write\s*\(|\bprocess\.(?:stderr|stdout)\b/;
+/** `ctx.io.stderr.write(`, `stderr.write(`, `target.stdout?.write(`, `process.stderr`, `console.error(`... */
+const DIRECT_WRITE =
+  /\b(?:stderr|stdout)\??\.write\s*\(|\bprocess\.(?:stderr|stdout)\b|\bconsole\.(?:log|info|warn|error|debug)\s*\(/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -89,6 +90,7 @@ describe("nothing writes to stderr (or stdout) around the writer", () => {
       "target.stdout?.write(x)",
       "process.stderr.write(x)",
       "const s = process.stdout;",
+      "console.error(message)",
     ])
       expect(DIRECT_WRITE.test(line), line).toBe(true);
     expect(DIRECT_WRITE.test("writeText(ctx.io.stderr, x)")).toBe(false);
