@@ -7,8 +7,9 @@
 // It is also the one way text for a person is written (stderr, and stdout on a terminal):
 // `writeText` escapes a plain string; what the program styles itself (colours, a line redrawn
 // with \r) is `Styled`, made by `styled` and a paint (`painted`), which escape every piece of
-// data they are given. src/output/safe-text.test.ts fails when a module writes to stderr
-// around it. Results on stdout go through output/printer.ts.
+// data they are given. Results go through output/printer.ts, which writes with it too; a
+// document cpctl makes whole (a completion script, the schema) through writeText itself.
+// src/output/safe-text.test.ts fails when a module writes to stderr or stdout around them.
 // No imports but types: main.ts's error reporter uses it on every run.
 import type { OutStream } from "../io.js";
 
