@@ -4,9 +4,9 @@
 // never sent twice. POST/PATCH are retried only when the failure proves the request never
 // reached the server (connection refused, DNS failure, connect timeout). Everything that
 // can be retried goes through the injected `sleep`, so tests never wait on the clock.
-import { setTimeout as delay } from "node:timers/promises";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
 import { formatDuration } from "../util/duration.js";
+import { abortableSleep } from "../util/sleep.js";
 
 export interface RetryPolicy {
   /** Attempts in all, the first one included. */
@@ -61,14 +61,7 @@ export function isRetrySafeMethod(method: string): boolean {
   return ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].includes(method.toUpperCase());
 }
 
-export const defaultSleep: Sleep = async (ms, signal) => {
-  try {
-    await delay(ms, undefined, { signal });
-  } catch (error) {
-    if (signal?.aborted) throw new InterruptedError();
-    throw error;
-  }
-};
+export const defaultSleep: Sleep = abortableSleep;
 
 /**
  * Seconds to wait from a Retry-After value: delta-seconds ("120") or an HTTP-date.

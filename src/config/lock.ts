@@ -30,8 +30,8 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import { InterruptedError, OperationError } from "../errors.js";
+import { abortableSleep } from "../util/sleep.js";
 
 /** A lock this old was abandoned, whoever holds it: a config write takes milliseconds. */
 export const LOCK_STALE_MS = 10_000;
@@ -92,23 +92,17 @@ async function acquire(dir: string, path: string, waitMs: number, signal?: Abort
   ).withHint(`If no cpctl is running, remove the lock directory ${dir} and try again.`);
 }
 
-async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await delay(ms, undefined, { signal });
-  } catch (error) {
-    if (signal?.aborted)
-      throw new InterruptedError("interrupted while waiting for the config file's lock: nothing was written");
-    throw error;
-  }
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return abortableSleep(
+    ms,
+    signal,
+    () => new InterruptedError("interrupted while waiting for the config file's lock: nothing was written"),
+  );
 }
 
 /** One try: the lock, or why not ("gone": something moved, look again at once). */
 function tryTake(dir: string, own: Holder): Held | Verdict {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
-    throw cannot(dir, error);
-  }
+  makeLockDirectory(dir);
   const top = epochs(dir).at(-1) ?? 0;
   if (top > 0) {
     const verdict = judge(join(dir, String(top)), own);
@@ -140,6 +134,21 @@ function tryTake(dir: string, own: Holder): Held | Verdict {
   const holder = { fd, dir, epoch: top + 1 };
   for (const older of epochs(dir)) if (older < holder.epoch) unlinkQuietly(join(dir, String(older)));
   return holder;
+}
+
+function makeLockDirectory(dir: string): void {
+  for (let tries = 1; ; tries++) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return;
+    } catch (error) {
+      // A holder that was done removed the directory between Node's mkdir and the stat its
+      // recursive mkdir makes of what it found: the lock came free, make it again. Bounded,
+      // for a path that can never be made (a dangling link in it).
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" && tries < 100) continue;
+      throw cannot(dir, error);
+    }
+  }
 }
 
 /** Still ours: our file still linked, and no one took the next number. */

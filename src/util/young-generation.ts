@@ -12,7 +12,9 @@
 // flags into the code cache bin/cpctl.cjs saves at exit and refuses a cache stamped with
 // other flags: left set, every chunk compiled after it was compiled afresh on every run and
 // its cache written again at exit (about 30 ms of a 50-file `deploy upload`).
-import { setFlagsFromString } from "node:v8";
+//
+// node:v8 is loaded on first use: imported at the top, it and the modules it needs came with
+// every command (this module sits under api/pages.ts), about 2 ms of each start.
 
 const TRIED_V8_MAJORS = new Set([11, 12, 13, 14]);
 /** V8's default for the flag (unchanged from V8 11 to 14). */
@@ -27,6 +29,7 @@ let holders = 0;
 export function keepYoungGenerationSmall(): () => void {
   const major = Number(process.versions.v8.split(".")[0]);
   if (!TRIED_V8_MAJORS.has(major)) return () => {};
+  const { setFlagsFromString } = process.getBuiltinModule("node:v8");
   if (holders++ === 0) setFlagsFromString("--semi-space-growth-factor=1");
   let released = false;
   return () => {

@@ -273,6 +273,8 @@ describe("what the common commands load", () => {
     expect(builtins).toContain("http");
     expect(builtins).not.toContain("https");
     expect(builtins).not.toContain("tls");
+    // V8's flags are loaded only by the work that sets one (packing, lists read whole).
+    expect(builtins).not.toContain("v8");
   });
 
   test("deploy list with a project .cpctlrc.yaml: cosmiconfig, from the compile cache, and no node:crypto", async () => {
@@ -313,7 +315,16 @@ describe("what the common commands load", () => {
     expect(sources.some((s) => s.includes("node_modules/zod/"))).toBe(true);
     expect(sources.filter((s) => s.includes("node_modules/yaml/"))).toEqual([]);
     expect(sources.filter((s) => s.endsWith("src/api/transport.ts"))).toEqual([]);
-    for (const module of ["http", "https", "net", "tty", "perf_hooks", "fs/promises"])
+    for (const module of [
+      "http",
+      "https",
+      "net",
+      "tty",
+      "perf_hooks",
+      "fs/promises",
+      "v8",
+      "timers/promises",
+    ])
       expect(builtins, module).not.toContain(module);
     // The response schemas are for the tests; a command validates only what it sends. The
     // sending half of create (confirmation, endpoints, views) and the prompts load when used.
