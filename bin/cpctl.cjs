@@ -3,7 +3,9 @@
 // never starts (docs/performance.md has the measurements behind each choice here).
 //
 // Two answers need no bundle at all:
-// - exactly `--version` or `-V`: the version from package.json;
+// - exactly `--version` or `-V`: the version from package.json (commander, in the bundle,
+//   answers any other spelling with the version the bundle was built with: the same, which
+//   test/e2e/startup.test.ts checks);
 // - exactly `--help` or `-h` with stdout not a terminal: dist/help.txt, which the build
 //   renders with commander on a pipe (test/e2e/startup.test.ts checks it against commander).
 //   On a terminal commander renders the help itself, for the terminal's width.
@@ -63,7 +65,9 @@ function packageVersion() {
 
 /**
  * isatty(fd), without loading node:tty (and node:net with it, about 3 ms) when fstat already
- * tells: a pipe, a file or /dev/null is not a terminal. (src/cli.ts has the same.)
+ * tells: a pipe, a file or /dev/null is not a terminal. src/cli.ts has the same for the
+ * bundle, which cannot load this file (nothing outside dist/): src/cli.test.ts holds the two
+ * to the same answers.
  */
 function isTerminal(fd) {
   try {

@@ -4,7 +4,8 @@
 import type { Command } from "@commander-js/extra-typings";
 import { GLOBAL_VALUE_OPTIONS } from "./global-options.js";
 import type { Env } from "./io.js";
-import { type FormatFlags, formatWithoutConfig, isOutputFormat, type OutputFormat } from "./output/format.js";
+import { isOutputFormat, type OutputFormat } from "./model/enums.js";
+import { type FormatFlags, formatWithoutConfig } from "./output/format.js";
 
 /** The words that name the command: argv's leading non-option tokens, global option values skipped. */
 export function commandWords(argv: readonly string[]): string[] {

@@ -1,22 +1,16 @@
 // The process entry point (bundled to dist/cli.js). It adapts the real process to `run`:
 // streams, environment, clock, Ctrl-C.
 //
-// Start-up budget (docs/performance.md): this file has no static import at all, so that
-// `--version` is answered by dist/cli.js alone, before any other chunk is read. The version
-// is the build-time constant itself (src/version.ts reads the same one); builtins come from
-// process.getBuiltinModule, which costs nothing, where a static import costs a module load.
+// Start-up budget (docs/performance.md): `cpctl --version` and a piped `cpctl --help` never get
+// here (bin/cpctl.cjs answers them without the bundle; any other spelling is commander's). This
+// file has no static import at all, so that it reads no chunk before it must; builtins come
+// from process.getBuiltinModule, which costs nothing, where a static import costs a module load.
 // Output that is not a terminal is written to the file descriptor directly: creating
 // process.stderr on a pipe costs about 4 ms (node:net and a socket), process.stdout on a file
 // about 2 ms, and Node writes to pipes and files synchronously anyway.
 
-declare const __CPCTL_VERSION__: string;
-
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-    writeStdoutNow(`${__CPCTL_VERSION__}\n`);
-    return;
-  }
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -64,24 +58,14 @@ export async function main(): Promise<void> {
   process.exitCode = code;
 }
 
-/** One short write straight to fd 1, without creating the process.stdout stream. */
-function writeStdoutNow(text: string): void {
-  try {
-    process.getBuiltinModule("node:fs").writeSync(1, text);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A closed reader (`| true`) is not worth an error; a non-blocking pipe that is full
-    // (EAGAIN) gets the ordinary, buffered stream.
-    if (code === "EAGAIN") process.stdout.write(text);
-    else if (code !== "EPIPE") throw error;
-  }
-}
-
 /**
  * isatty(fd), without loading node:tty (and node:net with it, about 3 ms) when fstat already
  * tells: a pipe, a file or /dev/null is not a terminal. Only another character device asks tty.
+ * bin/cpctl.cjs has its own copy, for its --help fast path, which answers before the bundle
+ * loads (and the bundle may load nothing outside dist/): src/cli.test.ts holds the two to the
+ * same answers.
  */
-function isTerminal(fd: number): boolean {
+export function isTerminal(fd: number): boolean {
   const fs = process.getBuiltinModule("node:fs");
   try {
     const stat = fs.fstatSync(fd);

@@ -2,7 +2,6 @@
 // Settings, the API client and the printer are created on first use and then kept.
 import { resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
-import picocolors from "picocolors";
 import type { ApiClient } from "./api/client.js";
 import { MAX_PAGE_WINDOW } from "./api/pages.js";
 import { commandWords } from "./argv.js";
@@ -22,10 +21,11 @@ import {
 import type { Ctx, GlobalFlags, RunDeps } from "./context.js";
 import { CliError, UsageError } from "./errors.js";
 import { KEY_FILE_LIMIT, readAll, readTextFile, unreadableFile } from "./io.js";
-import { createLogger, NO_PAINT, type Paint } from "./log.js";
-import { colorEnabled, flagFormat, isCi, type OutputFormat } from "./output/format.js";
+import { createLogger, paintFor } from "./log.js";
+import type { OutputFormat } from "./model/enums.js";
+import { colorEnabled, flagFormat, isCi } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
-import { visibleLines } from "./output/safe-text.js";
+import { NO_PAINT, styled, writeText } from "./output/safe-text.js";
 import { DURATION_HELP, parseDuration } from "./util/duration.js";
 import { VERSION } from "./version.js";
 
@@ -56,7 +56,7 @@ export function createContext(deps: ContextDeps): Ctx {
   const { io, env, flags } = deps;
   const debug = Boolean(flags.debug) || env.CPCTL_DEBUG === "1" || env.CPCTL_DEBUG === "true";
   const stderrColor = colorEnabled({ isTTY: io.stderr.isTTY, env, colorFlag: flags.color !== false });
-  const paint = stderrColor ? loadPaint() : NO_PAINT;
+  const paint = stderrColor ? paintFor(true) : NO_PAINT;
   const requestTimeoutMs = parseTimeout(flags.requestTimeout ?? "30s");
 
   let settings: Promise<Settings> | undefined;
@@ -133,7 +133,7 @@ async function resolveAll(deps: ContextDeps): Promise<Settings> {
     homeDir: deps.homeDir,
     env,
     profileFlag: flags.profile,
-    warn: (m) => deps.io.stderr.write(`warning: ${visibleLines(m)}\n`),
+    warn: (m) => writeText(deps.io.stderr, `warning: ${m}\n`),
   });
   const settings = resolveSettings(
     [flagLayer, environmentLayer(env), ...config.layers, defaultLayer()],
@@ -192,7 +192,7 @@ async function createApiClient(
       env: ctx.env,
       caFile: settings.caFile,
       caFileOrigin: settings.origin.caFile,
-      trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(visibleLines(line))}\n`) : undefined,
+      trace: debug ? (line) => writeText(ctx.io.stderr, styled`${ctx.paint.dim(line)}\n`) : undefined,
       signal: ctx.signal,
     }),
     baseUrl: settings.baseUrl,
@@ -207,7 +207,7 @@ async function createApiClient(
     // Secret values this run has handled: the trace masks them even where a server quotes them.
     knownSecrets: () => secrets,
     userAgent: `cpctl/${VERSION} node/${process.versions.node}`,
-    trace: debug ? (line) => ctx.io.stderr.write(`${ctx.paint.dim(visibleLines(line))}\n`) : undefined,
+    trace: debug ? (line) => writeText(ctx.io.stderr, styled`${ctx.paint.dim(line)}\n`) : undefined,
     sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
     now: () => ctx.clock.now(),
     signal: ctx.signal,
@@ -245,9 +245,4 @@ function parseTimeout(text: string): number {
     throw new UsageError(`--request-timeout: '${text}' is not a duration (${DURATION_HELP})`);
   }
   return ms;
-}
-
-function loadPaint(): Paint {
-  const colors = picocolors.createColors(true);
-  return { yellow: colors.yellow, red: colors.red, dim: colors.dim, bold: colors.bold, green: colors.green };
 }

@@ -1,8 +1,8 @@
 // The global options, defined once: program.ts adds them to the program, and argv.ts, which
 // reads the command line before commander does, learns from them which ones take a value.
 import { Option } from "@commander-js/extra-typings";
-import { oneOf } from "./commands/parsers.js";
-import { OUTPUT_FORMATS } from "./output/format.js";
+import { OUTPUT_FORMATS } from "./model/enums.js";
+import { oneOf } from "./util/one-of.js";
 
 /** Fresh options for one program (commander keeps state on them), in the order help lists them. */
 export function globalOptions(): Option[] {

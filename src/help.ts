@@ -4,20 +4,18 @@
 // terminal's width: option descriptions beside or under their option (HELP_LAYOUT), the text
 // after them wrapped between words (fitHelpText).
 import { Command, Help } from "@commander-js/extra-typings";
-import { COMMANDS, type CommandEntry, GROUPS } from "./commands/registry.js";
+import { COMMANDS, type CommandEntry, GROUPS, HEADINGS, type Heading } from "./commands/registry.js";
 
 /** After each command's own help text and examples. */
 export const GLOBAL_OPTIONS_HINT =
   "\nGlobal options (-o/--output, --json, --profile, --base-url, --no-input, -y, --debug, ...): see `cpctl --help`.";
 
 /** The heading each command is listed under in `cpctl --help`. */
-export function helpHeading(entry: CommandEntry): string {
+export function helpHeading(entry: CommandEntry): Heading {
   const group = GROUPS.find((g) => entry.path.length === 2 && g.name === entry.path[0]);
   if (group) return group.heading;
   return entry.path[0] === "emulator" ? "Local control plane" : "Setup";
 }
-
-const HEADING_ORDER = ["Deployments", "Discovery", "Setup", "Local control plane"];
 
 /**
  * `cpctl --help` lists every command by its full name under its heading, from the registry
@@ -25,12 +23,13 @@ const HEADING_ORDER = ["Deployments", "Discovery", "Setup", "Local control plane
  * help configuration is its own: commands added with addCommand do not inherit it.)
  */
 export function rootHelpCommands(): Command[] {
-  const listed = COMMANDS.map((entry) =>
-    new Command(entry.path.join(" ")).description(entry.summary).helpGroup(`${helpHeading(entry)}:`),
-  );
-  const rank = (command: Command) => HEADING_ORDER.indexOf(command.helpGroup().slice(0, -1));
+  const rank = (entry: CommandEntry) => HEADINGS.indexOf(helpHeading(entry));
   // A stable sort: the registry's order within each heading.
-  return listed.sort((a, b) => rank(a) - rank(b));
+  return [...COMMANDS]
+    .sort((a, b) => rank(a) - rank(b))
+    .map((entry) =>
+      new Command(entry.path.join(" ")).description(entry.summary).helpGroup(`${helpHeading(entry)}:`),
+    );
 }
 
 /**

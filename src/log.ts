@@ -1,8 +1,10 @@
 // Messages for people: always on stderr, so that stdout carries only results. A message may
-// quote a server or a file: its control characters are made visible (output/safe-text.ts).
+// quote a server or a file: its control characters are made visible, and colours are painted
+// only after (output/safe-text.ts, the one way text for a person is written).
 // On GitHub Actions a warning is a `::warning::` annotation, which the log shows too.
+import picocolors from "picocolors";
 import type { OutStream } from "./io.js";
-import { visibleLines } from "./output/safe-text.js";
+import { type Paint, painted, styled, visibleLines, writeText } from "./output/safe-text.js";
 import { isGuarded, writeWorkflowCommand } from "./output/workflow-commands.js";
 
 export interface Logger {
@@ -13,31 +15,27 @@ export interface Logger {
   readonly debugEnabled: boolean;
 }
 
-export interface Paint {
-  yellow(text: string): string;
-  red(text: string): string;
-  dim(text: string): string;
-  bold(text: string): string;
-  green(text: string): string;
+/** The paint for a stream with colour on or off (NO_PAINT, in output/safe-text.ts, loads nothing). */
+export function paintFor(colour: boolean): Paint {
+  const colors = picocolors.createColors(colour);
+  return {
+    yellow: painted(colors.yellow),
+    red: painted(colors.red),
+    dim: painted(colors.dim),
+    bold: painted(colors.bold),
+    green: painted(colors.green),
+  };
 }
-
-export const NO_PAINT: Paint = {
-  yellow: (t) => t,
-  red: (t) => t,
-  dim: (t) => t,
-  bold: (t) => t,
-  green: (t) => t,
-};
 
 export function createLogger(stderr: OutStream, paint: Paint, debugEnabled: boolean): Logger {
   return {
-    info: (message) => stderr.write(`${visibleLines(message)}\n`),
+    info: (message) => writeText(stderr, `${message}\n`),
     warn: (message) => {
       if (isGuarded(stderr)) writeWorkflowCommand(stderr, "warning", visibleLines(message));
-      else stderr.write(`${paint.yellow("warning:")} ${visibleLines(message)}\n`);
+      else writeText(stderr, styled`${paint.yellow("warning:")} ${message}\n`);
     },
     debug: (message) => {
-      if (debugEnabled) stderr.write(`${paint.dim(visibleLines(message))}\n`);
+      if (debugEnabled) writeText(stderr, styled`${paint.dim(message)}\n`);
     },
     debugEnabled,
   };

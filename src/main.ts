@@ -7,7 +7,7 @@ import { guessFormat, joinDashedValues, withHelpCommand } from "./argv.js";
 import { onGitHubActions } from "./ci/detect.js";
 import type { RunDeps } from "./context.js";
 import type { SecretRegistry } from "./context-factory.js";
-import type { OutputFormat } from "./output/format.js";
+import type { OutputFormat } from "./model/enums.js";
 import { buildProgram } from "./program.js";
 import { report, reportCommanderError } from "./report.js";
 

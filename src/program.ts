@@ -15,7 +15,8 @@ import {
   rootHelpCommands,
   rootHelpFooter,
 } from "./help.js";
-import type { OutputFormat } from "./output/format.js";
+import type { OutputFormat } from "./model/enums.js";
+import { writeText } from "./output/safe-text.js";
 import { VERSION } from "./version.js";
 
 /** The program, and the command argv names (its module loaded and its handler wired), if any. */
@@ -105,8 +106,8 @@ function configureParent(command: Command, deps: RunDeps): Command {
 function helpOutput(deps: RunDeps) {
   const widthOf = (stream: RunDeps["io"]["stdout"]) => (stream.isTTY && stream.columns) || HELP_WIDTH;
   return {
-    writeOut: (text: string) => deps.io.stdout.write(fitHelpText(text, widthOf(deps.io.stdout))),
-    writeErr: (text: string) => deps.io.stderr.write(fitHelpText(text, widthOf(deps.io.stderr))),
+    writeOut: (text: string) => writeText(deps.io.stdout, fitHelpText(text, widthOf(deps.io.stdout))),
+    writeErr: (text: string) => writeText(deps.io.stderr, fitHelpText(text, widthOf(deps.io.stderr))),
     getOutHelpWidth: () => widthOf(deps.io.stdout),
     getErrHelpWidth: () => widthOf(deps.io.stderr),
     // Commander's own errors are reported by reportCommanderError, in the CLI's format.

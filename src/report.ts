@@ -8,9 +8,10 @@ import type { RunDeps } from "./context.js";
 import type { SecretRegistry } from "./context-factory.js";
 import { CliError, UsageError } from "./errors.js";
 import { exitCodeOf } from "./exit-codes.js";
+import type { OutputFormat } from "./model/enums.js";
 import { jsonText } from "./output/encode.js";
-import { isMachineFormat, type OutputFormat } from "./output/format.js";
-import { visibleLines } from "./output/safe-text.js";
+import { isMachineFormat } from "./output/format.js";
+import { visibleLines, writeText } from "./output/safe-text.js";
 import { createRedactor, MASK, maskSecretValues } from "./secrets.js";
 import { closest } from "./util/did-you-mean.js";
 
@@ -139,10 +140,10 @@ export async function report(
   // short secret is still one, and error messages are few enough not to be garbled.
   const redact = createRedactor(secrets, { marker: MASK, minLength: 4 });
   // A message may quote a server or a file: on a terminal its control characters are shown,
-  // never acted on; the JSON error object escapes them (output/safe-text.ts, output/encode.ts).
+  // never acted on (writeText); the JSON error object escapes them (output/encode.ts).
   const text = (message: string) => visibleLines(redact(message));
+  const say = (line: string) => writeText(deps.io.stderr, `${line}\n`);
   const json = (body: unknown) => jsonText(maskSecretValues(body, redact));
-  const stderr = deps.io.stderr;
   // In json/ndjson mode stderr holds the JSON error object alone, GitHub Actions or not.
   if (!isMachineFormat(format) && onGitHubActions(deps.env)) {
     await annotate(error, deps, text);
@@ -152,10 +153,10 @@ export async function report(
     // A bug of ours: say so plainly; the stack only with --debug.
     const message = error instanceof Error ? error.message : String(error);
     if (isMachineFormat(format)) {
-      stderr.write(`${json({ error: { code: "internal", status: null, message, details: null } })}\n`);
+      say(json({ error: { code: "internal", status: null, message, details: null } }));
     } else {
-      stderr.write(`error: internal error: ${text(message)}\n`);
-      stderr.write(`${text(internalHint(error, deps))}\n`);
+      say(`error: internal error: ${redact(message)}`);
+      say(redact(internalHint(error, deps)));
     }
     return code;
   }
@@ -165,10 +166,10 @@ export async function report(
     const body = {
       error: { code: error.code, status: error.status, message, details: error.details ?? null },
     };
-    stderr.write(`${json(body)}\n`);
+    say(json(body));
   } else {
-    stderr.write(`error: ${text(error.message)}\n`);
-    for (const hint of error.hints) stderr.write(`${text(hint)}\n`);
+    say(`error: ${redact(error.message)}`);
+    for (const hint of error.hints) say(redact(hint));
   }
   return code;
 }

@@ -3,7 +3,8 @@
 // layer below the operations names the members it takes (Pick<RunContext, ...>), never Ctx.
 import type { Clock } from "./clock.js";
 import type { Env, IO } from "./io.js";
-import type { Logger, Paint } from "./log.js";
+import type { Logger } from "./log.js";
+import type { Paint } from "./output/safe-text.js";
 
 export interface RunContext {
   readonly io: IO;

@@ -4,7 +4,7 @@
 // `npm run docs:commands` (scripts/command-reference.mjs) and by the test that keeps the
 // checked-in file current (test/docs/command-reference.test.ts). Pure: a tree in, a string out.
 import type { Argument, Command, Option } from "@commander-js/extra-typings";
-import { COMMANDS, type CommandEntry, GROUPS } from "../../src/commands/registry.js";
+import { COMMANDS, type CommandEntry, GROUPS, HEADINGS } from "../../src/commands/registry.js";
 import { fitHelpText, GLOBAL_OPTIONS_HINT, HELP_WIDTH, helpHeading } from "../../src/help.js";
 
 /** Where the reference is checked in, relative to the repository root. */
@@ -15,8 +15,6 @@ export const REGENERATE = "npm run docs:commands";
 
 // biome-ignore lint/suspicious/noExplicitAny: any commander command, whatever its typed args and options
 type AnyCommand = Command<any, any, any>;
-
-const HEADINGS = ["Deployments", "Discovery", "Setup", "Local control plane"] as const;
 
 export function renderCommandReference(program: AnyCommand): string {
   const out: string[] = [

@@ -5,6 +5,7 @@ import type {
   DeploymentT,
   GitIntegrationT,
   ListenerT,
+  LogEntry,
   PushTokenResponseT,
   RevisionT,
   UploadUrlResponseT,
@@ -127,14 +128,6 @@ export interface LogQuery {
   query?: string;
   start_time?: string;
   end_time?: string;
-}
-
-export interface LogEntry {
-  id: string;
-  /** Epoch milliseconds, or an ISO 8601 string. */
-  timestamp: number | string;
-  level: string;
-  message: string;
 }
 
 interface LogPage {

@@ -87,7 +87,7 @@ export function backoffDelayMs(failures: number, policy: RetryPolicy, random: ()
  * and its answer, if any, does not say it was refused. A 5xx says only that something went
  * wrong, perhaps after the work (a server that failed half-way, a proxy whose upstream went
  * away after taking the request); a 4xx, 429 included, says it was not done. The one rule for
- * the retry hints below, an uncertain change (operations/uncertain.ts) and an uncertain create
+ * the retry hints below, an uncertain change (operations/send-change.ts) and an uncertain create
  * (operations/create-guard.ts).
  */
 export function mayHaveBeenApplied(error: unknown): boolean {

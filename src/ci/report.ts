@@ -9,13 +9,11 @@
 // (the run's credentials and the secret values it handled) is replaced in what is written.
 import { appendFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { LogEntry } from "../api/endpoints.js";
-import { NO_PAINT } from "../log.js";
 import type { Change } from "../model/changes.js";
-import type { DeploymentT } from "../model/responses.js";
+import type { DeploymentT, LogEntry } from "../model/responses.js";
 import { changeLines } from "../output/changes.js";
 import { logLine } from "../output/log-lines.js";
-import { visible } from "../output/safe-text.js";
+import { NO_PAINT, visible } from "../output/safe-text.js";
 import type { RunContext } from "../run-context.js";
 import { MASK, redactText } from "../secrets.js";
 import { formatDuration } from "../util/duration.js";
@@ -144,7 +142,10 @@ function summaryOf(outcome: Outcome): string {
     parts.push(
       "**What changed**",
       "",
-      ...md.codeBlock("diff", changeLines(outcome.changes, { showSecrets: false, paint: NO_PAINT })),
+      ...md.codeBlock(
+        "diff",
+        changeLines(outcome.changes, { showSecrets: false, paint: NO_PAINT }).map((line) => line.text),
+      ),
       "",
     );
   }
@@ -154,7 +155,7 @@ function summaryOf(outcome: Outcome): string {
       "",
       ...md.codeBlock(
         "text",
-        outcome.logTail.map((entry) => logLine(entry, NO_PAINT)),
+        outcome.logTail.map((entry) => logLine(entry, NO_PAINT).text),
       ),
       "",
     );

@@ -4,6 +4,7 @@
 import { Argument } from "@commander-js/extra-typings";
 import { COMPLETION_FILES, completionScript, SHELLS } from "../completion/index.js";
 import { treeFromProgram } from "../completion/tree.js";
+import { writeText } from "../output/safe-text.js";
 import { examples } from "./parsers.js";
 import { defineCommand } from "./spec.js";
 
@@ -25,6 +26,6 @@ ${examples(
     ),
   run: async (ctx, [shell]) => {
     // The root program with every command configured (every command module loaded: only here).
-    ctx.io.stdout.write(completionScript(shell, treeFromProgram(await ctx.commandTree())));
+    writeText(ctx.io.stdout, completionScript(shell, treeFromProgram(await ctx.commandTree())));
   },
 });

@@ -21,19 +21,8 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
-/**
- * One of `values`, whatever its case where that leaves one choice (`--status ready` is READY):
- * after `.choices(values)`, which still lists them in help and completions.
- */
-export function oneOf<T extends string>(values: readonly T[]) {
-  return (value: string): T => {
-    const exact = values.find((v) => v === value);
-    if (exact) return exact;
-    const folded = values.filter((v) => v.toLowerCase() === value.toLowerCase());
-    if (folded.length === 1) return folded[0]!;
-    throw new InvalidArgumentError(`expected one of ${values.join(", ")}.`);
-  };
-}
+// The global options use it too (global-options.ts): it lives below both.
+export { oneOf } from "../util/one-of.js";
 
 export function finiteNumber(value: string): number {
   const n = Number(value);
@@ -83,7 +72,6 @@ export function duration(value: string): number {
   return ms;
 }
 
-/** Repeatable options collect into an array. */
 /** A byte size as --max-size takes it: 50MiB, 1GiB, 20MB, a number of bytes. */
 export function size(value: string): number {
   const bytes = parseSize(value);
@@ -91,6 +79,7 @@ export function size(value: string): number {
   return bytes;
 }
 
+/** Repeatable options collect into an array. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }

@@ -10,10 +10,14 @@ export interface CommandEntry {
   load: () => Promise<{ default: CommandSpec }>;
 }
 
+/** The headings `cpctl --help` and docs/commands.md list the commands under, in this order. */
+export const HEADINGS = ["Deployments", "Discovery", "Setup", "Local control plane"] as const;
+export type Heading = (typeof HEADINGS)[number];
+
 interface CommandGroup {
   name: string;
   summary: string;
-  heading: string;
+  heading: Heading;
 }
 
 export const GROUPS: readonly CommandGroup[] = [

@@ -1,5 +1,7 @@
 import { toJSONSchema } from "zod/mini";
 import { DeploymentCreateRequest } from "../model/schemas.js";
+import { jsonText } from "../output/encode.js";
+import { writeText } from "../output/safe-text.js";
 import { examples } from "./parsers.js";
 import { defineCommand } from "./spec.js";
 
@@ -25,6 +27,6 @@ for completion and checks; see docs/deployments.md ("Deployment files").${exampl
       // Editors put the schema's address in the file itself; cpctl ignores the key.
       properties: { $schema: { type: "string" }, ...properties },
     };
-    ctx.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    writeText(ctx.io.stdout, `${jsonText(document, 2)}\n`);
   },
 });

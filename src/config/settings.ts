@@ -4,14 +4,15 @@
 // Every value remembers where it came from, for `cpctl config show` and for error messages
 // that name the place to fix.
 import { UsageError } from "../errors.js";
-import { DEFAULT_TENANT_HEADER, isUuid } from "../model/enums.js";
 import {
   DEFAULT_FORMAT,
+  DEFAULT_TENANT_HEADER,
   FORMAT_ENV,
   isOutputFormat,
+  isUuid,
   OUTPUT_FORMATS,
   type OutputFormat,
-} from "../output/format.js";
+} from "../model/enums.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
 import type { SettingKey } from "./keys.js";
 import { describeChoice } from "./profiles.js";

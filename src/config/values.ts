@@ -1,7 +1,6 @@
 // The keys a profile may hold, what each accepts, and `${env:NAME}` references in values.
 // Shared by the loader (checking a file) and `config set` (checking before writing).
-import { isUuid } from "../model/enums.js";
-import { isOutputFormat, OUTPUT_FORMATS } from "../output/format.js";
+import { isOutputFormat, isUuid, OUTPUT_FORMATS } from "../model/enums.js";
 import { tenantHeaderProblem } from "../tenant-header.js";
 import { closest } from "../util/did-you-mean.js";
 import { envReferences } from "../util/env-references.js";

@@ -4,7 +4,6 @@ export const DEFAULT_PORT = 8124;
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_STAGE_MS = 1500;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-export const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 /** How long an upload URL stays valid, on the emulator's clock: minutes, like a signed URL. */
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
 /** What an in-memory emulator holds of uploaded tarballs, all deployments together. */

@@ -2,6 +2,7 @@
 // throw an HttpError), and the server writes it. That keeps faults (latency, drops, truncated
 // bodies) in one place, applied to an answer that is already complete.
 import type { FieldIssue } from "../errors.js";
+import { writeText } from "../output/safe-text.js";
 
 export interface EmulatorResponse {
   status: number;
@@ -59,4 +60,12 @@ export function deploymentNotFound(id: string): HttpError {
 
 export function revisionNotFound(id: string): HttpError {
   return new HttpError(404, `Revision ID ${id} not found.`);
+}
+
+/**
+ * A line for whoever runs the emulator, on its stderr: what it quotes (a path, an error's
+ * message) is shown, never acted on (output/safe-text.ts).
+ */
+export function tellOperator(message: string): void {
+  writeText(process.stderr, `cpctl emulator: ${message}\n`);
 }

@@ -23,7 +23,7 @@
 //   start-error           failed
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { RevisionStatus } from "../model/enums.js";
+import { DEFAULT_MAX_UPLOAD_BYTES, type RevisionStatus } from "../model/enums.js";
 import type { GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
 import { type AuthConfig, DEFAULT_TENANT_HEADER } from "./api/auth.js";
 import type { ControlAuthConfig } from "./api/control-auth.js";
@@ -41,7 +41,6 @@ import { type ClockView, Controls, type TracingProjectView } from "./controls/co
 import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_UPLOAD_BYTES,
   DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES,
   DEFAULT_PORT,
   DEFAULT_STAGE_MS,

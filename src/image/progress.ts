@@ -3,7 +3,7 @@
 // pipe): a line per blob when it is done, and per retry. At the end, the caller says the
 // summary (pushSummary): how much was sent, and how much was in the registry already.
 import type { OutStream } from "../io.js";
-import { visible } from "../output/safe-text.js";
+import { styled, visible, writeText } from "../output/safe-text.js";
 import { formatBytes } from "../util/bytes.js";
 import type { PlanBlob, PlanManifest, PushPlan } from "./plan.js";
 import { planBytes } from "./plan.js";
@@ -42,7 +42,7 @@ export function pushDisplay(plan: PushPlan, target: ProgressTarget): PushDisplay
   let drawn = false;
 
   const clear = () => {
-    if (drawn) target.stderr.write("\r\u001b[K");
+    if (drawn) writeText(target.stderr, styled`\r\u001b[K`);
     drawn = false;
   };
   const draw = (force = false) => {
@@ -52,8 +52,9 @@ export function pushDisplay(plan: PushPlan, target: ProgressTarget): PushDisplay
     drawnAt = now;
     let bytes = 0;
     for (const value of sent.values()) bytes += value;
-    target.stderr.write(
-      `\r\u001b[Kpushing: ${finished}/${plan.blobs.length} blobs, ${formatBytes(bytes)} of ${formatBytes(total)}`,
+    writeText(
+      target.stderr,
+      styled`\r\u001b[Kpushing: ${finished}/${plan.blobs.length} blobs, ${formatBytes(bytes)} of ${formatBytes(total)}`,
     );
     drawn = true;
   };

@@ -1,5 +1,5 @@
-// The spec's enumerations as plain constants. Kept free of zod so that hot paths
-// (wait, help, completions) can use them without loading the schema library.
+// The spec's enumerations, and CLI.md's output formats, as plain constants. Kept free of zod so
+// that hot paths (wait, help, completions) can use them without loading the schema library.
 
 export const SOURCES = ["gitrepo", "external_container", "internal_container", "internal_source"] as const;
 export type Source = (typeof SOURCES)[number];
@@ -122,3 +122,23 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_LIMIT_MIN = 1;
 export const LOG_LIMIT_MAX = 1000;
 export const LOG_LIMIT_DEFAULT = 100;
+
+/**
+ * The largest gzipped source tarball: the emulator's cap, and cpctl's default --max-size (the
+ * service documents none; a real one may refuse less, with 413).
+ */
+export const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+/** The output formats of CLI.md ("Output"): -o, CPCTL_OUTPUT and a profile's `output` name one. */
+export const OUTPUT_FORMATS = ["table", "json", "yaml", "ndjson", "id"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export function isOutputFormat(value: string): value is OutputFormat {
+  return (OUTPUT_FORMATS as readonly string[]).includes(value);
+}
+
+/** The format when nothing chooses one. */
+export const DEFAULT_FORMAT: OutputFormat = "table";
+
+/** The environment variable that chooses a format: below the flags, above the config files (CLI.md). */
+export const FORMAT_ENV = "CPCTL_OUTPUT";

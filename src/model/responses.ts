@@ -79,13 +79,25 @@ export const PushTokenResponse = z.looseObject({ token: string, registry_url: st
 // --- Logs (service-facts "Logs": build_logs, deploy_logs) ---
 
 /** `timestamp`: epoch milliseconds or an ISO 8601 string, as the service facts allow (the emulator sends ISO). */
-const LogEntry = z.looseObject({
+const LogEntrySchema = z.looseObject({
   id: string,
   timestamp: z.union([string, int]),
   level: z.enum(LOG_LEVELS),
   message: string,
 });
-export const LogPage = z.looseObject({ logs: z.array(LogEntry), next_offset: nullable(string) });
+export const LogPage = z.looseObject({ logs: z.array(LogEntrySchema), next_offset: nullable(string) });
+
+/**
+ * A log entry as cpctl reads it: looser than the schema (a level it does not know is shown as
+ * it came, not refused).
+ */
+export interface LogEntry {
+  id: string;
+  /** Epoch milliseconds, or an ISO 8601 string. */
+  timestamp: number | string;
+  level: string;
+  message: string;
+}
 
 // --- Error bodies (spec 7) ---
 

@@ -25,8 +25,8 @@ import { describeIssue } from "../model/validate.js";
 import { type FinishOptions, finishChange } from "./after-change.js";
 import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";
+import { sendChange } from "./send-change.js";
 import { stateCommand } from "./suggest.js";
-import { sendChange } from "./uncertain.js";
 
 interface SendOptions {
   dryRun?: boolean;

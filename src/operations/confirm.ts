@@ -6,7 +6,7 @@ import { requireSet } from "../config/settings.js";
 import { displayUrl } from "../config/values.js";
 import type { Ctx } from "../context.js";
 import { OperationError, UsageError } from "../errors.js";
-import { visibleLines } from "../output/safe-text.js";
+import { styled, visible, writeText } from "../output/safe-text.js";
 
 /** Asks a yes/no question; resolves to the answer, rejects with InterruptedError on Ctrl-C. */
 export type ConfirmPrompt = (ctx: Ctx, message: string) => Promise<boolean>;
@@ -42,8 +42,7 @@ export async function guardMutation(ctx: Ctx, action: string, options: GuardOpti
   const settings = await ctx.settings();
   requireSet(settings, ["confirm"]);
   const target = `${settings.profile ? `profile ${settings.profile}` : "no profile"} (${settings.baseUrl ? displayUrl(settings.baseUrl) : "no address"})`;
-  if (ctx.io.stderr.isTTY)
-    ctx.io.stderr.write(`${ctx.paint.bold("→")} ${visibleLines(`${target}: ${action}`)}\n`);
+  if (ctx.io.stderr.isTTY) writeText(ctx.io.stderr, styled`${ctx.paint.bold("→")} ${target}: ${action}\n`);
 
   const mustConfirm = settings.confirm || Boolean(options.always);
   if (!mustConfirm || ctx.flags.yes) {
@@ -62,7 +61,8 @@ export async function guardMutation(ctx: Ctx, action: string, options: GuardOpti
     );
   }
   const ask = options.prompt ?? terminalConfirm;
-  const yes = await ask(ctx, `${capitalize(action)} on ${target}?`);
+  // The question names what a server or a file called things: shown, never acted on.
+  const yes = await ask(ctx, visible(`${capitalize(action)} on ${target}?`));
   if (!yes) throw new OperationError(CANCELLED_MESSAGE, "cancelled");
   markConfirmed(ctx);
   return true;

@@ -8,9 +8,10 @@
 // cursor there to resume from later), and refuses a cursor it was already given, which would
 // otherwise read the same page forever.
 import type { ApiClient } from "../api/client.js";
-import { type LogEntry, type LogQuery, type LogSource, readLogPage } from "../api/endpoints.js";
+import { type LogQuery, type LogSource, readLogPage } from "../api/endpoints.js";
 import { NetworkError } from "../errors.js";
 import { LOG_LIMIT_MAX } from "../model/enums.js";
+import type { LogEntry } from "../model/responses.js";
 import { entryTime } from "../output/log-lines.js";
 
 export interface LogFilters {

@@ -8,7 +8,7 @@ import type { Change } from "../model/changes.js";
 import { changeAsJson, changeLines, countChanges } from "../output/changes.js";
 import { jsonText } from "../output/encode.js";
 import { isMachineFormat } from "../output/format.js";
-import { visible } from "../output/safe-text.js";
+import { joinLines, styled, visible, writeText } from "../output/safe-text.js";
 import { maskBeforeShowing } from "../output/workflow-commands.js";
 
 interface Preview {
@@ -46,7 +46,7 @@ export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
         changes: preview.changes.map((change) => changeAsJson(change, showSecrets)),
       },
     };
-    ctx.io.stderr.write(`${jsonText(json)}\n`);
+    writeText(ctx.io.stderr, `${jsonText(json)}\n`);
     return;
   }
   const revision =
@@ -63,7 +63,6 @@ export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
       : preview.changes.length === 0
         ? `No field of deployment ${name} changes${revision}`
         : `Changes to deployment ${name}: ${countChanges(preview.changes)}${revision}`;
-  // The headline's data is made visible above, the lines' by changeLines: the colours are ours.
   const lines = changeLines(preview.changes, { showSecrets, paint: ctx.paint });
-  ctx.io.stderr.write(`${[headline, ...lines.map((line) => `  ${line}`)].join("\n")}\n`);
+  writeText(ctx.io.stderr, styled`${joinLines([headline, ...lines.map((line) => styled`  ${line}`)])}\n`);
 }

@@ -9,11 +9,11 @@
 //   few `label value` lines with -o table (the outcome and the URL).
 // Secret values never appear: deployments are masked (unless --show-secrets), and log lines
 // have every secret the run handled replaced.
-import type { LogEntry } from "../api/endpoints.js";
+
 import type { Ctx } from "../context.js";
-import type { DeploymentT } from "../model/responses.js";
+import type { DeploymentT, LogEntry } from "../model/responses.js";
 import type { Printer, View } from "../output/printer.js";
-import { visibleLines } from "../output/safe-text.js";
+import { styled, writeText } from "../output/safe-text.js";
 import { MASK, redactText } from "../secrets.js";
 import { formatBytes } from "../util/bytes.js";
 import { formatDuration } from "../util/duration.js";
@@ -58,7 +58,7 @@ export class PushReport {
   /** A step: its numbered line on stderr, and its event on stdout with -o ndjson. */
   async step(event: StepEvent, text: string, fields: Record<string, unknown>): Promise<void> {
     this.steps++;
-    this.ctx.io.stderr.write(`${this.ctx.paint.bold(`${this.steps}.`)} ${visibleLines(text)}\n`);
+    writeText(this.ctx.io.stderr, styled`${this.ctx.paint.bold(`${this.steps}.`)} ${text}\n`);
     if (this.streaming) await this.printer.value({ event, ...fields });
   }
 

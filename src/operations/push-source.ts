@@ -9,11 +9,12 @@ import { getRevision } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
 import type { Change } from "../model/changes.js";
+import { DEFAULT_MAX_UPLOAD_BYTES } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
 import { findAgentConfig } from "../project/agent-config.js";
 import { projectDirectory } from "../project/directory.js";
 import { detectTrackedPackages } from "../project/tracked-packages.js";
-import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes } from "../upload/size.js";
+import { formatBytes } from "../upload/size.js";
 import { describeSource, leftOutWarnings, prepareSource } from "../upload/source.js";
 import {
   deploymentName,

@@ -14,8 +14,8 @@ import { type FinishOptions, finishChange } from "./after-change.js";
 import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";
 import { resolveRevisionId } from "./resolve.js";
+import { sendChange } from "./send-change.js";
 import { suggestCommand } from "./suggest.js";
-import { sendChange } from "./uncertain.js";
 
 export interface RedeployOptions extends FinishOptions {
   dryRun?: boolean;

@@ -1,14 +1,14 @@
 // One wait as the commands run it: pick the progress display, poll, and turn an
 // unsuccessful verdict into the error that carries its exit code (5, 6 or 130).
 import type { ApiClient } from "../api/client.js";
-import { getRevision, type LogEntry, type LogSource } from "../api/endpoints.js";
+import { getRevision, type LogSource } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { ApiError, InterruptedError, WaitFailedError, WaitTimeoutError } from "../errors.js";
 import { BUILDABLE_SOURCES } from "../model/enums.js";
-import type { RevisionT } from "../model/responses.js";
+import type { LogEntry, RevisionT } from "../model/responses.js";
 import { isMachineFormat } from "../output/format.js";
 import { logLine } from "../output/log-lines.js";
-import { visible } from "../output/safe-text.js";
+import { joinLines, styled, visible, writeText } from "../output/safe-text.js";
 import { formatDuration } from "../util/duration.js";
 import {
   type AfterPoll,
@@ -95,7 +95,7 @@ function logStreamer(
     try {
       for (const entry of await follower.next()) {
         events?.log(entry);
-        reporter.log(logLine(entry, ctx.paint));
+        reporter.log(entry);
       }
     } catch (error) {
       if (error instanceof InterruptedError) throw error;
@@ -152,8 +152,10 @@ async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedE
       if (isMachineFormat(printer.options.format)) error.details = { log: source.kind, tail };
       else {
         const name = source.kind === "build" ? "build log" : "log";
-        ctx.io.stderr.write(
-          `The last ${tail.length} lines of the ${name} of revision ${visible(target.revisionId)}:\n${tail.map((entry) => `  ${logLine(entry, ctx.paint)}`).join("\n")}\n`,
+        const lines = tail.map((entry) => styled`  ${logLine(entry, ctx.paint)}`);
+        writeText(
+          ctx.io.stderr,
+          styled`The last ${tail.length} lines of the ${name} of revision ${visible(target.revisionId)}:\n${joinLines(lines)}\n`,
         );
       }
     }

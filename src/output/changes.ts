@@ -3,11 +3,10 @@
 // `!` a field fixed at creation. Secret values are masked unless --show-secrets; an empty
 // secret shows as empty, so that blanking one never reads as "**** -> ****". Every piece of
 // data is made visible (output/safe-text.ts) before the lines are coloured.
-import type { Paint } from "../log.js";
 import type { Change } from "../model/changes.js";
 import { MASK } from "../secrets.js";
 import { jsonText } from "./encode.js";
-import { visible } from "./safe-text.js";
+import { type Paint, type Styled, visible } from "./safe-text.js";
 
 export interface ChangeStyle {
   showSecrets: boolean;
@@ -29,7 +28,8 @@ export function changeAsJson(change: Change, showSecrets: boolean): Change {
   };
 }
 
-export function changeLines(changes: readonly Change[], style: ChangeStyle): string[] {
+/** The lines of the changes, every piece of data escaped, coloured by the style's paint. */
+export function changeLines(changes: readonly Change[], style: ChangeStyle): Styled[] {
   const { paint } = style;
   const text = (change: Change, value: unknown) => {
     const shown = shownValue(change, value, style.showSecrets);

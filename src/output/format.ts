@@ -1,17 +1,6 @@
-// Output formats of CLI.md and the decisions that depend on the terminal.
-
-export const OUTPUT_FORMATS = ["table", "json", "yaml", "ndjson", "id"] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-
-export function isOutputFormat(value: string): value is OutputFormat {
-  return (OUTPUT_FORMATS as readonly string[]).includes(value);
-}
-
-/** The format when nothing chooses one. */
-export const DEFAULT_FORMAT: OutputFormat = "table";
-
-/** The environment variable that chooses a format: below the flags, above the config files (CLI.md). */
-export const FORMAT_ENV = "CPCTL_OUTPUT";
+// The output format chosen before the settings resolve, and the decisions that depend on the
+// terminal. The formats themselves are CLI.md's vocabulary (model/enums.ts), which config/ reads too.
+import { DEFAULT_FORMAT, FORMAT_ENV, isOutputFormat, type OutputFormat } from "../model/enums.js";
 
 /** What the global flags say of the format. */
 export interface FormatFlags {

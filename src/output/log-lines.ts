@@ -3,9 +3,8 @@
 // escaped, so that a log cannot move the cursor or recolour the terminal. A timestamp that is
 // not a time (the service gives epoch milliseconds or ISO 8601) is not printed as it came: it
 // could be anything, a fake second entry included; the line says the time is unreadable.
-import type { LogEntry } from "../api/endpoints.js";
-import type { Paint } from "../log.js";
-import { visible } from "./safe-text.js";
+import type { LogEntry } from "../model/responses.js";
+import { type Paint, type Styled, styled, visible } from "./safe-text.js";
 
 const LEVEL_WIDTH = 8;
 /** The width of an ISO 8601 time with milliseconds, which the placeholder keeps. */
@@ -31,9 +30,9 @@ export function entryTime(entry: LogEntry): number {
   return Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS ? ms : Number.NaN;
 }
 
-export function logLine(entry: LogEntry, paint: Paint): string {
+export function logLine(entry: LogEntry, paint: Paint): Styled {
   const level = visible(textOf(entry.level));
-  return `${shownTime(entry)} ${levelPaint(level, paint)(level.padEnd(LEVEL_WIDTH))} ${visible(textOf(entry.message))}`;
+  return styled`${shownTime(entry)} ${levelPaint(level, paint)(level.padEnd(LEVEL_WIDTH))} ${visible(textOf(entry.message))}`;
 }
 
 /** The time column: UTC with milliseconds, or the placeholder. */
@@ -55,7 +54,7 @@ function textOf(value: unknown): string {
       : JSON.stringify(value);
 }
 
-function levelPaint(level: string, paint: Paint): (text: string) => string {
+function levelPaint(level: string, paint: Paint): (text: string) => string | Styled {
   switch (level.toUpperCase()) {
     case "ERROR":
     case "CRITICAL":

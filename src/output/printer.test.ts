@@ -5,9 +5,9 @@
 import { describe, expect, test } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { OutStream } from "../io.js";
+import type { OutputFormat } from "../model/enums.js";
 import type { DeploymentT, GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
 import { yamlText } from "./encode.js";
-import type { OutputFormat } from "./format.js";
 import { Printer } from "./printer.js";
 import { displayWidth } from "./text-width.js";
 import {

@@ -3,11 +3,11 @@
 // control characters made visible in table and text output (safe-text.ts), and escaped in
 // json, ndjson and yaml (encode.ts), which keep the exact value.
 import type { OutStream } from "../io.js";
+import type { OutputFormat } from "../model/enums.js";
 import { maskSecretValues } from "../secrets.js";
 import { jsonText, yamlText } from "./encode.js";
-import type { OutputFormat } from "./format.js";
 import { relativeTime } from "./relative-time.js";
-import { visible, visibleLines } from "./safe-text.js";
+import { type Styled, styled, visible, writeText } from "./safe-text.js";
 import { DEFAULT_TERMINAL_WIDTH, TerminalTable } from "./table.js";
 import { displayWidth, padEnd } from "./text-width.js";
 import { maskBeforeShowing, secretValuesIn } from "./workflow-commands.js";
@@ -164,15 +164,12 @@ export class Printer {
 
   /** A line of text (several, separated by line feeds), its control characters made visible. */
   line(text: string): void {
-    this.out.write(`${visibleLines(text)}\n`);
+    writeText(this.out, `${text}\n`);
   }
 
-  /**
-   * A line whose colour codes are the caller's own: every piece of data in it must already have
-   * gone through `visible` (as deploy diff's lines do).
-   */
-  styledLine(text: string): void {
-    this.out.write(`${text}\n`);
+  /** A line whose colour codes are the program's own, its data escaped when it was styled. */
+  styledLine(text: Styled): void {
+    writeText(this.out, styled`${text}\n`);
   }
 
   /** Output made safe by its encoder. */

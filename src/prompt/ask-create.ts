@@ -8,6 +8,7 @@ import { isUuid, SOURCES, type Source } from "../model/enums.js";
 import { DeploymentName } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
 import { jsonText } from "../output/encode.js";
+import { writeText } from "../output/safe-text.js";
 import type { RunContext } from "../run-context.js";
 import { maskSecretValues } from "../secrets.js";
 import { missingValues, setValueAt, valueAt } from "./missing.js";
@@ -121,7 +122,8 @@ async function ask(ctx: AskContext, body: Record<string, unknown>, prompter: Pro
   const checked = validateCreateRequest(body);
   // An invalid body is reported by the caller's validation, with where each value came from.
   if (!checked.ok || isDryRun(ctx)) return;
-  ctx.io.stderr.write(
+  writeText(
+    ctx.io.stderr,
     `\nThe request (POST /v2/deployments):\n${indent(jsonText(maskSecretValues(checked.value), 2))}\n\n`,
   );
   if (ctx.flags.yes) return;

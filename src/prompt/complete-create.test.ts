@@ -6,7 +6,7 @@ import type { ApiClient } from "../api/client.js";
 import type { Ctx, GlobalFlags } from "../context.js";
 import { InterruptedError, OperationError, UsageError } from "../errors.js";
 import { exitCodeOf } from "../exit-codes.js";
-import { NO_PAINT } from "../log.js";
+import { NO_PAINT } from "../output/safe-text.js";
 import { completeCreateBody } from "./complete-create.js";
 import { missingValues, requiredFor, rerunCommand, shellQuote } from "./missing.js";
 import type { Choice, Prompter } from "./prompter.js";

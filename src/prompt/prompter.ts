@@ -3,6 +3,7 @@
 // when a question is actually asked on a terminal.
 import { InterruptedError, OperationError } from "../errors.js";
 import { colorEnabled } from "../output/format.js";
+import { visible } from "../output/safe-text.js";
 import type { RunContext } from "../run-context.js";
 
 export interface Choice<T extends string> {
@@ -43,17 +44,28 @@ export async function terminalPrompter(ctx: PromptContext): Promise<Prompter> {
   const context = { input: ctx.io.stdin.stream, output, signal: ctx.signal, clearPromptOnDone: false };
   const color = colorEnabled({ isTTY: true, env: ctx.env, colorFlag: ctx.flags.color !== false });
   const theme = color ? undefined : PLAIN_THEME;
+  // What a question shows may come from a server (an integration's name): shown, never acted on.
+  const shown = (choice: Choice<string>) => ({
+    ...choice,
+    name: visible(choice.name),
+    description: choice.description === undefined ? undefined : visible(choice.description),
+  });
   return {
     input: (q) =>
-      asked(input({ message: q.message, default: q.default, validate: q.validate, theme }, context)),
+      asked(input({ message: visible(q.message), default: q.default, validate: q.validate, theme }, context)),
     select: <T extends string>(q: { message: string; choices: Choice<T>[]; default?: T }) =>
       asked(
         select<T>(
-          { message: q.message, choices: q.choices, default: q.default, theme: theme as never },
+          {
+            message: visible(q.message),
+            choices: q.choices.map(shown) as Choice<T>[],
+            default: q.default,
+            theme: theme as never,
+          },
           context,
         ) as Promise<T>,
       ),
-    confirm: (q) => asked(confirm({ message: q.message, default: q.default, theme }, context)),
+    confirm: (q) => asked(confirm({ message: visible(q.message), default: q.default, theme }, context)),
   };
 }
 

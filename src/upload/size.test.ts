@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_UPLOAD_BYTES, formatBytes, parseSize } from "./size.js";
+import { DEFAULT_MAX_UPLOAD_BYTES } from "../model/enums.js";
+import { formatBytes, parseSize } from "./size.js";
 
 describe("parseSize", () => {
   it("reads bytes, binary and decimal units, in any case", () => {

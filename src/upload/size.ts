@@ -3,9 +3,6 @@
 // A bare number is bytes. Binary units: K, M, G (and KiB, MiB, GiB) are powers of 1024;
 // decimal units: KB, MB, GB are powers of 1000. Case does not matter; `B` may follow.
 
-/** The emulator's default upload cap, and the CLI's default `--max-size`. */
-export const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
-
 const UNITS: Record<string, number> = {
   "": 1,
   b: 1,

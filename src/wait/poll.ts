@@ -5,7 +5,7 @@ import { getRevision } from "../api/endpoints.js";
 import type { Clock } from "../clock.js";
 import { ApiError, InterruptedError, NetworkError } from "../errors.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
-import type { RevisionT } from "../model/responses.js";
+import type { LogEntry, RevisionT } from "../model/responses.js";
 
 export type WaitResult = "deployed" | "failed" | "timed_out" | "interrupted";
 
@@ -43,8 +43,8 @@ export interface WaitReporter {
   heartbeat(status: string | null, elapsedMs: number): void;
   /** A poll failed in a way worth retrying. */
   transient(message: string, elapsedMs: number): void;
-  /** A line of the revision's log (`--logs`). */
-  log(line: string): void;
+  /** An entry of the revision's log (`--logs`). */
+  log(entry: LogEntry): void;
   /** Called once when waiting ends, whatever the outcome. */
   stop(): void;
 }

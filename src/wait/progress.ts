@@ -5,10 +5,13 @@
 //   NO_COLOR, --no-color or TERM=dumb, never off a terminal).
 // - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
+
 import { onGitHubActions, onGitLab } from "../ci/detect.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
+import type { LogEntry } from "../model/responses.js";
 import { isCi } from "../output/format.js";
-import { visible } from "../output/safe-text.js";
+import { logLine } from "../output/log-lines.js";
+import { NO_PAINT, styled, visible, writeText } from "../output/safe-text.js";
 import { writeWorkflowCommand } from "../output/workflow-commands.js";
 import type { RunContext } from "../run-context.js";
 import { formatDuration } from "../util/duration.js";
@@ -48,8 +51,9 @@ function folded(ctx: ProgressContext, title: string, reporter: WaitReporter): Wa
         open = true;
         if (github) writeWorkflowCommand(ctx.io.stderr, "group", title);
         else
-          ctx.io.stderr.write(
-            `\u001b[0Ksection_start:${Math.floor(ctx.clock.now() / 1000)}:${section}[collapsed=true]\r\u001b[0K${title}\n`,
+          writeText(
+            ctx.io.stderr,
+            styled`\u001b[0Ksection_start:${Math.floor(ctx.clock.now() / 1000)}:${section}[collapsed=true]\r\u001b[0K${title}\n`,
           );
       }
       speak(...args);
@@ -65,8 +69,9 @@ function folded(ctx: ProgressContext, title: string, reporter: WaitReporter): Wa
       open = false;
       if (github) writeWorkflowCommand(ctx.io.stderr, "endgroup", "");
       else
-        ctx.io.stderr.write(
-          `\u001b[0Ksection_end:${Math.floor(ctx.clock.now() / 1000)}:${section}\r\u001b[0K\n`,
+        writeText(
+          ctx.io.stderr,
+          styled`\u001b[0Ksection_end:${Math.floor(ctx.clock.now() / 1000)}:${section}\r\u001b[0K\n`,
         );
     },
   };
@@ -112,7 +117,10 @@ export function lineReporter(
   let timer: NodeJS.Timeout | undefined;
   const say = (text: string) => {
     lastLineAt = ctx.clock.now();
-    ctx.io.stderr.write(`${new Date(lastLineAt).toISOString()} revision ${visible(revisionId)}: ${text}\n`);
+    writeText(
+      ctx.io.stderr,
+      `${new Date(lastLineAt).toISOString()} revision ${visible(revisionId)}: ${text}\n`,
+    );
     schedule();
   };
   const beat = () => say(`still ${state.status ?? "waiting"} after ${formatDuration(state.elapsed())}`);
@@ -137,10 +145,10 @@ export function lineReporter(
       state.seen(null, elapsedMs);
       say(`poll failed, retrying (${formatDuration(elapsedMs)}): ${firstLine(message)}`);
     },
-    log: (line) => {
+    log: (entry) => {
       // A log line is proof of life too: no heartbeat needed while the log moves.
       lastLineAt = ctx.clock.now();
-      ctx.io.stderr.write(`  | ${line}\n`);
+      writeText(ctx.io.stderr, styled`  | ${logLine(entry, ctx.paint)}\n`);
       schedule();
     },
     stop: () => {
@@ -163,8 +171,10 @@ async function spinnerReporter(
   let latestLog: string | null = null;
   /** The first poll found it ended: nothing was waited for. */
   let already = false;
+  // ora draws it: every piece of data in it escaped, the colours ours.
   const text = () =>
-    `revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${shortened(latestLog, ctx.io.stderr.columns)}`) : ""}`;
+    styled`revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${shortened(latestLog, ctx.io.stderr.columns)}`) : ""}`
+      .text;
   // Colour of the frames is ours to decide (ora's own detection looks at stdout), so none.
   const spinner = ora({
     stream: stream as NodeJS.WriteStream,
@@ -201,8 +211,8 @@ async function spinnerReporter(
       retrying = firstLine(message);
       show();
     },
-    log: (line) => {
-      latestLog = line;
+    log: (entry: LogEntry) => {
+      latestLog = logLine(entry, NO_PAINT).text;
       show();
     },
     stop: () => {
@@ -211,9 +221,9 @@ async function spinnerReporter(
       const status = state.status;
       const symbol =
         status === REVISION_SUCCESS
-          ? paint.green("✔")
+          ? paint.green("✔").text
           : status && isTerminalRevisionStatus(status)
-            ? paint.red("✖")
+            ? paint.red("✖").text
             : "•";
       const final = already
         ? `revision ${short}: already ${status}`

@@ -172,7 +172,13 @@ describe("bin/cpctl.cjs answers without the bundle", () => {
       const result = await node(bin, [flag]);
       expect(result).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
     }
-    // The bundle's own answer (its build-time constant): a stale dist/ would differ.
+    // The bundle's own answer (commander, with its build-time constant), for any other
+    // spelling: the same version; a stale dist/ would differ.
+    expect(await node(bin, ["--no-color", "--version"])).toEqual({
+      code: 0,
+      stdout: `${pkg.version}\n`,
+      stderr: "",
+    });
   });
 
   test("--help and -h on a pipe print exactly what commander prints, from the sources and from the bundle", async () => {

@@ -97,6 +97,26 @@ describe("table and text output show control characters, never act on them", () 
     expect(JSON.parse(json.stderr.trim()).error.message).toContain(MESSAGE);
   });
 
+  it("a question on a terminal that names the server's deployment", async () => {
+    for (const id of [ID, LONE_ID]) {
+      // delete always asks; the question names the deployment as the server calls it.
+      const r = await runCli(["deploy", "delete", id], {
+        env: { ...env, NO_COLOR: "1" },
+        tty: true,
+        stdin: "n\n",
+      });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain("cancelled");
+      // The prompt library moves the cursor to redraw the question: its own sequences, not the server's.
+      const shown = r.stderr.replace(/\x1b\[(?:\d*[ABGK]|\?25[hl])/g, "");
+      expect(shown).not.toMatch(RAW_CONTROL);
+      expect(shown).not.toMatch(LONE_SURROGATE);
+      expect(shown).toContain(
+        id === ID ? "Delete deployment evil\\x1b]0;pwned" : "Delete deployment half\ufffd a pair",
+      );
+    }
+  });
+
   it("the --debug trace of the server's answers too", async () => {
     const r = await runCli(["deploy", "get", ID, "--debug"], { env });
     expect(r.code).toBe(0);

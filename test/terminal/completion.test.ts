@@ -15,10 +15,10 @@ import {
   DEPLOYMENT_STATUSES,
   DEPLOYMENT_TYPES,
   LOG_LEVELS,
+  OUTPUT_FORMATS,
   REVISION_STATUSES,
   SOURCES,
 } from "../../src/model/enums.js";
-import { OUTPUT_FORMATS } from "../../src/output/format.js";
 import { runCli } from "../helpers/run-cli.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -1,7 +1,7 @@
 import { deleteDeployment } from "../../api/endpoints.js";
 import { guardMutation } from "../../operations/confirm.js";
 import { resolveDeployment } from "../../operations/resolve.js";
-import { sendChange } from "../../operations/uncertain.js";
+import { sendChange } from "../../operations/send-change.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 

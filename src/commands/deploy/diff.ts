@@ -1,9 +1,9 @@
-import picocolors from "picocolors";
 import { ExitSignal } from "../../errors.js";
+import { paintFor } from "../../log.js";
 import type { ApplyPlan as Plan } from "../../model/plan.js";
 import { planFromFile } from "../../operations/plan-from-file.js";
 import { type ChangeStyle, changeAsJson, changeLines, countChanges } from "../../output/changes.js";
-import { visible } from "../../output/safe-text.js";
+import { joinLines, type Styled, styled, visible } from "../../output/safe-text.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption } from "./body-options.js";
@@ -37,7 +37,7 @@ export default defineCommand({
       printer.styledLine(
         renderText(visible(report.name), plan, {
           showSecrets,
-          paint: picocolors.createColors(printer.options.color),
+          paint: paintFor(printer.options.color),
         }),
       );
     else if (format === "id") for (const change of plan.changes) printer.line(change.path);
@@ -52,13 +52,12 @@ export default defineCommand({
   },
 });
 
-function renderText(name: string, plan: Plan, style: ChangeStyle): string {
-  const count = plan.changes.length;
+function renderText(name: string, plan: Plan, style: ChangeStyle): Styled {
   const headline =
     plan.action === "none"
       ? `deployment ${name}: no differences`
       : plan.action === "create"
         ? `deployment ${name} does not exist: apply would create it`
         : `deployment ${name}: apply would change ${countChanges(plan.changes)}${plan.triggers.length ? ` (new revision: ${plan.triggers.join(", ")})` : " (no new revision)"}`;
-  return [headline, ...changeLines(plan.changes, style).map((line) => `  ${line}`)].join(count ? "\n" : "");
+  return joinLines([headline, ...changeLines(plan.changes, style).map((line) => styled`  ${line}`)]);
 }

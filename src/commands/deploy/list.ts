@@ -10,7 +10,7 @@ import {
 } from "../../model/enums.js";
 import type { DeploymentT } from "../../model/responses.js";
 import { latestRevisionStatuses } from "../../operations/latest-status.js";
-import { fetchPage, sayMoreExist } from "../../operations/page.js";
+import { fetchPage, sayMoreExist } from "../../operations/list-page.js";
 import { deploymentListView, deploymentView } from "../../output/views.js";
 import { booleanWord, examples, integerIn, oneOf, uuidList } from "../parsers.js";
 import { defineCommand } from "../spec.js";

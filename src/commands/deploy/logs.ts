@@ -1,13 +1,15 @@
 import { InvalidArgumentError, Option } from "@commander-js/extra-typings";
-import picocolors from "picocolors";
-import { getRevision, type LogEntry, type LogSource } from "../../api/endpoints.js";
+import { getRevision, type LogSource } from "../../api/endpoints.js";
 import { completes } from "../../completion/values.js";
 import type { Ctx } from "../../context.js";
 import { InterruptedError, OperationError, UsageError } from "../../errors.js";
+import { paintFor } from "../../log.js";
 import { isTerminalRevisionStatus, LOG_LEVELS } from "../../model/enums.js";
+import type { LogEntry } from "../../model/responses.js";
 import { entriesForward, type LogFilters, LogFollower, newestEntries } from "../../operations/logs.js";
 import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "../../operations/resolve.js";
 import { logLine } from "../../output/log-lines.js";
+import { joinLines } from "../../output/safe-text.js";
 import { parseDuration } from "../../util/duration.js";
 import { examples, idOrPrefix, integerIn } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -194,11 +196,11 @@ async function logWriter(ctx: Ctx): Promise<LogWriter> {
       end: () => list.end(),
     };
   }
-  const paint = picocolors.createColors(printer.options.color);
+  const paint = paintFor(printer.options.color);
   return {
     // logLine made every piece of the entry visible; the colour codes are its own.
     push: async (entries) => {
-      if (entries.length > 0) printer.styledLine(entries.map((entry) => logLine(entry, paint)).join("\n"));
+      if (entries.length > 0) printer.styledLine(joinLines(entries.map((entry) => logLine(entry, paint))));
     },
     end: async () => {},
   };

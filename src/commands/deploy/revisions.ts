@@ -2,7 +2,7 @@ import { Option } from "@commander-js/extra-typings";
 import { allRevisions, listRevisions } from "../../api/endpoints.js";
 import { UsageError } from "../../errors.js";
 import { LIST_LIMIT_MAX, LIST_LIMIT_MIN, REVISION_STATUSES } from "../../model/enums.js";
-import { fetchPage, sayMoreExist } from "../../operations/page.js";
+import { fetchPage, sayMoreExist } from "../../operations/list-page.js";
 import { resolveDeployment, resolveDeploymentId } from "../../operations/resolve.js";
 import { revisionListView, revisionView } from "../../output/views.js";
 import { examples, integerIn, oneOf } from "../parsers.js";

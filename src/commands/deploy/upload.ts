@@ -1,7 +1,7 @@
 import { Option } from "@commander-js/extra-typings";
+import { DEFAULT_MAX_UPLOAD_BYTES } from "../../model/enums.js";
 import { runUpload } from "../../operations/upload.js";
 import { CREDENTIAL_FILES } from "../../upload/credentials.js";
-import { DEFAULT_MAX_UPLOAD_BYTES } from "../../upload/size.js";
 import { examples, size } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addWaitOptions, WAIT_HELP } from "./wait-options.js";

@@ -2,6 +2,7 @@
 import { parseEmulatorArgs } from "../../emulator/cli-args.js";
 import { DEFAULT_PORT, DEFAULT_STAGE_MS } from "../../emulator/defaults.js";
 import { startEmulator } from "../../emulator/server.js";
+import { writeText } from "../../output/safe-text.js";
 import { collect, examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 
@@ -54,7 +55,10 @@ ${examples(
       ),
   run: async (ctx, _args, options) => {
     const emulator = await startEmulator(parseEmulatorArgs(options));
-    ctx.io.stdout.write(`listening on ${emulator.url}\nregistry listening on ${emulator.registry.url}\n`);
+    writeText(
+      ctx.io.stdout,
+      `listening on ${emulator.url}\nregistry listening on ${emulator.registry.url}\n`,
+    );
     for (const line of emulator.describeKeys()) ctx.log.info(line);
     ctx.log.info("local control plane ready; Ctrl-C stops it");
     // Runs until Ctrl-C or SIGTERM; stopping a server on request is a success (exit 0).

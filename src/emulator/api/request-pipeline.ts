@@ -8,7 +8,7 @@
 // out), not counted, not observed.
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { type EmulatorResponse, HttpError } from "../responses.js";
+import { type EmulatorResponse, HttpError, tellOperator } from "../responses.js";
 import { type AuthConfig, authenticate } from "./auth.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { type ControlAuthConfig, checkOperator } from "./control-auth.js";
@@ -188,9 +188,7 @@ function withRetryAfter(answer: EmulatorResponse, fault: Fault): EmulatorRespons
 function internalError(error: unknown): EmulatorResponse {
   // A bug or a failed state write: say so (stderr and the answer), never crash the server.
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(
-    `cpctl emulator: internal error: ${error instanceof Error ? (error.stack ?? message) : message}\n`,
-  );
+  tellOperator(`internal error: ${error instanceof Error ? (error.stack ?? message) : message}`);
   return { status: 500, json: { detail: `Internal emulator error: ${message}` } };
 }
 

@@ -22,6 +22,7 @@ import type { AddressInfo } from "node:net";
 import { type Fault, faultDoesWork, faultStatus, htmlErrorPage } from "../api/faults.js";
 import type { Core } from "../api/handler-parts.js";
 import { HeldAnswers, type RequestEvent } from "../api/request-pipeline.js";
+import { tellOperator } from "../responses.js";
 import { EmulatorStartError } from "../start-error.js";
 import { RegistryError } from "./errors.js";
 import { handle, type Registry, type RegistryAnswer } from "./handlers.js";
@@ -155,9 +156,7 @@ function errorAnswer(error: unknown): RegistryAnswer {
 
 function internalError(error: unknown): RegistryAnswer {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(
-    `cpctl emulator: registry internal error: ${error instanceof Error ? (error.stack ?? message) : message}\n`,
-  );
+  tellOperator(`registry internal error: ${error instanceof Error ? (error.stack ?? message) : message}`);
   return errorAnswer(new RegistryError(500, "UNAVAILABLE", `internal emulator error: ${message}`));
 }
 

@@ -30,7 +30,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { HttpError } from "../responses.js";
+import { HttpError, tellOperator } from "../responses.js";
 import { EmulatorStartError } from "../start-error.js";
 import { isStaleTempFile, writeFileAtomic } from "./atomic-file.js";
 import { JournalWriter, readJournal, UnusableJournalError } from "./journal.js";
@@ -174,8 +174,8 @@ export class StateFile {
     this.removeStaleTempFiles();
     const saved = readStateFiles(this.path);
     if (saved.tornBytes > 0) {
-      process.stderr.write(
-        `cpctl emulator: dropped the last line of ${this.journalPath} (${saved.tornBytes} bytes): it was cut short by a crash while being written, so it was never acknowledged.\n`,
+      tellOperator(
+        `dropped the last line of ${this.journalPath} (${saved.tornBytes} bytes): it was cut short by a crash while being written, so it was never acknowledged.`,
       );
     }
     const { state } = saved;
@@ -223,8 +223,8 @@ export class StateFile {
     try {
       if (this.dirty && this.stateLock.holds()) this.writeWhole();
     } catch (error) {
-      process.stderr.write(
-        `cpctl emulator: could not fold the journal into ${this.path} at the stop: ${(error as Error).message}; it is read again at the next start.\n`,
+      tellOperator(
+        `could not fold the journal into ${this.path} at the stop: ${(error as Error).message}; it is read again at the next start.`,
       );
     } finally {
       this.journal?.close();
@@ -260,8 +260,8 @@ export class StateFile {
       this.writeWhole();
     } catch (error) {
       this.foldAt = 2 * this.foldAt;
-      process.stderr.write(
-        `cpctl emulator: could not fold the journal into ${this.path}: ${(error as Error).message}; the journal keeps every change.\n`,
+      tellOperator(
+        `could not fold the journal into ${this.path}: ${(error as Error).message}; the journal keeps every change.`,
       );
     }
   }

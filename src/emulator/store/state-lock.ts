@@ -28,7 +28,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { HttpError } from "../responses.js";
+import { HttpError, tellOperator } from "../responses.js";
 import { EmulatorStartError } from "../start-error.js";
 
 interface Holder {
@@ -111,8 +111,8 @@ export class StateLock {
     if (this.holds()) return;
     if (!this.lostReported) {
       this.lostReported = true;
-      process.stderr.write(
-        `cpctl emulator: another emulator took over the state file ${this.statePath}; this one no longer saves changes: stop it.\n`,
+      tellOperator(
+        `another emulator took over the state file ${this.statePath}; this one no longer saves changes: stop it.`,
       );
     }
     throw new HttpError(
