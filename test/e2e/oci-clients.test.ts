@@ -1,9 +1,10 @@
 // Real clients of the OCI distribution API against the emulator's registry: skopeo copies
 // images in (an OCI layout, a docker archive) and out again, with a push token in an auth file;
-// docker's own `login` goes through the registry's challenge and token service. Each is
-// skipped, visibly, where its client is not installed (.ci/run installs skopeo).
+// docker's own `login` goes through the registry's challenge and token service; and
+// `deploy push --image` drives a real podman. Each is skipped, visibly, where its client is not
+// installed (.ci/run installs skopeo and podman).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -12,16 +13,20 @@ import { PUSH_TOKEN_LIFETIME_MS } from "../../src/emulator/registry/tokens.js";
 import { closeTestEmulators, startTestEmulator } from "../helpers/emulator.js";
 import { dockerArchive, makeTestImage, ociLayout, sha256, writeTree } from "../helpers/images.js";
 import { pushToken, registry, repositoryOf } from "../helpers/registry.js";
+import { cliEnv, instantClock, runCli } from "../helpers/run-cli.js";
 
 function installed(command: string): boolean {
   return spawnSync(command, ["--version"], { stdio: "ignore" }).status === 0;
 }
-const HAS = { skopeo: installed("skopeo"), docker: installed("docker") };
+/** podman installed and able to run here (its storage and runtime set up), not only on PATH. */
+const podmanWorks = () =>
+  installed("podman") && spawnSync("podman", ["info"], { stdio: "ignore" }).status === 0;
+const HAS = { skopeo: installed("skopeo"), docker: installed("docker"), podman: podmanWorks() };
 const needs = (client: keyof typeof HAS) => (HAS[client] ? "" : ` (skipped: ${client} is not installed)`);
-for (const client of ["skopeo", "docker"] as const) {
+for (const client of ["skopeo", "docker", "podman"] as const) {
   if (!HAS[client]) {
     console.warn(
-      `SKIPPED: ${client} is not installed, so it does not push to the emulator's registry (.ci/run installs skopeo)`,
+      `SKIPPED: ${client} is not installed (or cannot run here), so it does not push to the emulator's registry (.ci/run installs skopeo and podman)`,
     );
   }
 }
@@ -171,5 +176,64 @@ describe.skipIf(!HAS.docker)(`docker login to the emulator's registry${needs("do
     expect(good.output).toContain("Login Succeeded");
     const bad = await login(`${target.token}x`);
     expect(bad.code).not.toBe(0);
+  });
+});
+
+describe.skipIf(!HAS.podman)(`deploy push --image with a real podman${needs("podman")}`, () => {
+  it("pushes an image from podman's store and deploys its digest; the user's auth files stay unwritten", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const tag = `localhost/cpctl-podman-test:${process.pid}-${Date.now()}`;
+    const archive = join(dir(), "image.tar");
+    writeFileSync(archive, dockerArchive(makeTestImage("podman"), [tag]));
+    const loaded = await run("podman", ["load", "--input", archive]);
+    expect(loaded.code, loaded.output).toBe(0);
+    const home = dir();
+    const runtime = dir();
+    try {
+      const result = await runCli(
+        [
+          "deploy",
+          "push",
+          "--image",
+          tag,
+          "--engine",
+          "podman",
+          "--name",
+          "podman-agent",
+          "--yes",
+          "-o",
+          "json",
+        ],
+        {
+          env: cliEnv(em, { PATH: process.env.PATH ?? "", HOME: home, XDG_RUNTIME_DIR: runtime }),
+          clock: instantClock(Date.now(), (ms) => em.advance(ms)),
+        },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ result: "deployed", created: true });
+      const deployment = (await em.get("/v2/deployments?name=podman-agent")).json.resources[0];
+      const imageUri: string = deployment.source_revision_config.image_uri;
+      expect(imageUri).toMatch(new RegExp(`^${em.emulator.registry.host}/.+@sha256:[0-9a-f]{64}$`));
+      // The digest patched in is the manifest the registry holds.
+      const [repository, digest] = imageUri.slice(em.emulator.registry.host.length + 1).split("@");
+      const target = await pushToken(em, deployment.id);
+      const manifest = await fetch(
+        `http://${em.emulator.registry.host}/v2/${repository}/manifests/${digest}`,
+        {
+          headers: { Authorization: `Bearer ${target.token}` },
+        },
+      );
+      expect(manifest.status).toBe(200);
+      expect(sha256(Buffer.from(await manifest.arrayBuffer()))).toBe(digest);
+      // podman's login went to a private directory: none of the user's auth files was written.
+      for (const file of [
+        join(home, ".config", "containers", "auth.json"),
+        join(home, ".docker", "config.json"),
+        join(runtime, "containers", "auth.json"),
+      ])
+        expect(existsSync(file), file).toBe(false);
+    } finally {
+      await run("podman", ["rmi", "--force", tag]);
+    }
   });
 });
