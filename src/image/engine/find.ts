@@ -30,6 +30,12 @@ export function findEngine(env: Env, wanted?: EngineName): Engine {
   );
 }
 
+/** The engine that is not `name`, when it is on PATH too: what to try when `name` cannot run. */
+export function otherEngineOnPath(name: EngineName, env: Env): EngineName | null {
+  const other = name === "docker" ? "podman" : "docker";
+  return onPath(other, env) ? other : null;
+}
+
 function onPath(name: string, env: Env): string | null {
   const extensions = process.platform === "win32" ? (env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";") : [""];
   for (const dir of (env.PATH ?? "").split(delimiter)) {

@@ -190,7 +190,7 @@ describe("pushing with docker or podman", () => {
       UsageError,
     );
     expect(stopped.message).toMatch(
-      /could not look the image up \(Cannot connect to the Docker daemon.*is docker running\?.*--image-archive/,
+      /could not look the image up \(Cannot connect to the Docker daemon.*is docker running\? Or, if the image is in podman's store, add --engine podman\..*--image-archive/,
     );
   });
 });

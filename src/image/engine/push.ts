@@ -21,7 +21,7 @@ import { ApiError, OperationError, UsageError } from "../../errors.js";
 import type { Env } from "../../io.js";
 import type { RegistryAddress } from "../registry/address.js";
 import { TOKEN_USER, type TokenSource } from "../registry/session.js";
-import type { Engine } from "./find.js";
+import { type Engine, otherEngineOnPath } from "./find.js";
 import { type EngineRun, lastWords, runEngine } from "./run.js";
 
 export const PUSH_ATTEMPTS = 3;
@@ -54,8 +54,10 @@ export async function inspectLocalImage(context: EngineContext, image: string): 
     if (/no such image|image not known|not found/i.test(words)) {
       throw new UsageError(`--image ${image}: ${name} has no such image: ${words}`);
     }
+    const other = otherEngineOnPath(name, context.env);
+    const orOther = other ? ` Or, if the image is in ${other}'s store, add --engine ${other}.` : "";
     throw new UsageError(
-      `--image ${image}: ${name} could not look the image up (${words}): is ${name} running? Or save the image elsewhere and push the file with --image-archive`,
+      `--image ${image}: ${name} could not look the image up (${words}): is ${name} running?${orOther} Or save the image elsewhere and push the file with --image-archive`,
     );
   }
   return { id };
