@@ -187,10 +187,10 @@ export class ApiClient {
     let started: number | undefined;
     const deadline =
       total > 0 && Number.isFinite(total)
-        ? { total, left: () => total - (performance.now() - (started ?? performance.now())) }
+        ? { total, left: () => total - (monotonicMs() - (started ?? monotonicMs())) }
         : undefined;
     const attemptTimeout = () => {
-      started ??= performance.now();
+      started ??= monotonicMs();
       return deadline ? Math.max(1, Math.round(deadline.left())) : total;
     };
     return withRetry((attempt) => this.attempt<T>(prepared, attempt, attemptTimeout()), {
@@ -367,6 +367,14 @@ export class ApiClient {
     const known = this.options.knownSecrets ? [...this.options.knownSecrets()] : [];
     return [apiKey, bearerToken, ...known].filter((s): s is string => Boolean(s));
   }
+}
+
+/**
+ * Monotonic milliseconds, for deadlines. Not performance.now(): the global `performance`
+ * loads node:perf_hooks on first use (about 1 ms of every command that sends a request).
+ */
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 //
 // The tarball waits in a temporary file (spool.ts), its size and sha256 known: the caller
 // uploads it with uploadTarball (it is read again for a retry) and disposes of it after.
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { UsageError } from "../errors.js";
 import { SourceError, TooLargeError } from "./errors.js";
@@ -38,7 +38,9 @@ export async function prepareSource(
   const path = isAbsolute(given) ? given : join(cwd, given);
   let isDirectory: boolean;
   try {
-    const stats = await stat(path);
+    // Synchronous, as the walk that follows is: node:fs/promises, which nothing else on the
+    // way to the upload needs, is not loaded for it (about 1.5 ms).
+    const stats = statSync(path);
     if (!stats.isDirectory() && !stats.isFile())
       throw new UsageError(`${given} is neither a directory nor a regular file`);
     isDirectory = stats.isDirectory();

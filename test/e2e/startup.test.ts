@@ -275,6 +275,37 @@ describe("what the common commands load", () => {
     expect(builtins).not.toContain("tls");
     // V8's flags are loaded only by the work that sets one (packing, lists read whole).
     expect(builtins).not.toContain("v8");
+    // Request deadlines use process.hrtime, not the global `performance`, which loads it.
+    expect(builtins).not.toContain("perf_hooks");
+  });
+
+  test("deploy upload DIR: zlib and crypto for packing, but no node:fs/promises, no perf_hooks", async () => {
+    // A key of its own: the emulator keeps each key's deployments apart (the lists above are empty).
+    const env = { CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "upload-loads-key" };
+    const created = await node(
+      bin,
+      [
+        "deploy",
+        "create",
+        "--name",
+        "upload-loads",
+        "--source",
+        "internal_source",
+        "--agent-config-path",
+        "agent.json",
+        "-o",
+        "id",
+      ],
+      { env },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const source = freshDir("source");
+    writeFileSync(join(source, "agent.json"), "{}\n");
+    const { run, builtins } = await loadsOf(["deploy", "upload", created.stdout.trim(), source], env);
+    expect(run.stdout).toMatch(/^uploads\//);
+    for (const module of ["zlib", "crypto", "http"]) expect(builtins, module).toContain(module);
+    // The source directory is checked with a synchronous stat, as the walk after it reads.
+    for (const module of ["fs/promises", "perf_hooks"]) expect(builtins, module).not.toContain(module);
   });
 
   test("deploy list with a project .cpctlrc.yaml: cosmiconfig, from the compile cache, and no node:crypto", async () => {
