@@ -3,7 +3,6 @@
 import { resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import type { ApiClient } from "./api/client.js";
-import { MAX_PAGE_WINDOW } from "./api/pages.js";
 import { commandWords } from "./argv.js";
 import { loadConfigLayers } from "./config/files.js";
 import { LOCAL_BASE_URL } from "./config/profiles.js";
@@ -183,9 +182,12 @@ async function createApiClient(
   // Before any request: nothing of the user's goes to an address a project file chose, and a
   // project file does not choose which of the user's credentials are used.
   checkProjectFile(settings, settings.config?.userPath ?? "your user config");
-  const [{ ApiClient }, { chooseTransport }] = await Promise.all([
+  // pages.js comes with the client: imported here, not at the top, so that a command that sends
+  // nothing does not load it (and what it imports) for one constant.
+  const [{ ApiClient }, { chooseTransport }, { MAX_PAGE_WINDOW }] = await Promise.all([
     import("./api/client.js"),
     import("./api/transport-choice.js"),
+    import("./api/pages.js"),
   ]);
   return new ApiClient({
     transport: await chooseTransport({
@@ -211,7 +213,7 @@ async function createApiClient(
     sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
     now: () => ctx.clock.now(),
     signal: ctx.signal,
-    pageWindow: pageWindow(ctx.env.CPCTL_PAGE_WINDOW),
+    pageWindow: pageWindow(ctx.env.CPCTL_PAGE_WINDOW, MAX_PAGE_WINDOW),
     maxResponseBytes: maxResponseBytes(ctx.env.CPCTL_MAX_RESPONSE_MB),
   });
 }
@@ -227,14 +229,14 @@ function maxResponseBytes(text: string | undefined): number | undefined {
 }
 
 /**
- * CPCTL_PAGE_WINDOW: the most pages of a list asked for at once (1 to MAX_PAGE_WINDOW; 1 is
- * one after another).
+ * CPCTL_PAGE_WINDOW: the most pages of a list asked for at once (1 to `max`, pages.ts's
+ * MAX_PAGE_WINDOW; 1 is one after another).
  */
-function pageWindow(text: string | undefined): number | undefined {
+function pageWindow(text: string | undefined, max: number): number | undefined {
   if (text === undefined || text === "") return undefined;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_WINDOW) {
-    throw new UsageError(`CPCTL_PAGE_WINDOW: '${text}' is not a whole number from 1 to ${MAX_PAGE_WINDOW}`);
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    throw new UsageError(`CPCTL_PAGE_WINDOW: '${text}' is not a whole number from 1 to ${max}`);
   }
   return n;
 }

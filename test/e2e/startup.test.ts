@@ -358,10 +358,13 @@ describe("what the common commands load", () => {
     ])
       expect(builtins, module).not.toContain(module);
     // The response schemas are for the tests; a command validates only what it sends. The
-    // sending half of create (confirmation, endpoints, views) and the prompts load when used.
+    // sending half of create (confirmation, endpoints, views) and the prompts load when used,
+    // and so does the pager (with its retries), which comes with the API client.
     for (const module of [
       "src/model/responses.ts",
       "src/api/endpoints.ts",
+      "src/api/pages.ts",
+      "src/api/retry.ts",
       "src/operations/confirm.ts",
       "src/output/views.ts",
       "src/prompt/prompter.ts",
