@@ -182,12 +182,11 @@ async function createApiClient(
   // Before any request: nothing of the user's goes to an address a project file chose, and a
   // project file does not choose which of the user's credentials are used.
   checkProjectFile(settings, settings.config?.userPath ?? "your user config");
-  // pages.js comes with the client: imported here, not at the top, so that a command that sends
-  // nothing does not load it (and what it imports) for one constant.
-  const [{ ApiClient }, { chooseTransport }, { MAX_PAGE_WINDOW }] = await Promise.all([
+  // MAX_PAGE_WINDOW comes with the client (pages.ts), not from a static import: a command that
+  // sends nothing does not load the pager and its retries for one constant.
+  const [{ ApiClient, MAX_PAGE_WINDOW }, { chooseTransport }] = await Promise.all([
     import("./api/client.js"),
     import("./api/transport-choice.js"),
-    import("./api/pages.js"),
   ]);
   return new ApiClient({
     transport: await chooseTransport({

@@ -77,6 +77,8 @@ const API_BODY_LIMIT = 1 * MiB;
 const STORAGE_ANSWER_LIMIT = 1 * MiB;
 
 export type { Query, QueryValue } from "./pages.js";
+/** For CPCTL_PAGE_WINDOW's check (context-factory.ts), made only once a request is to be sent. */
+export { MAX_PAGE_WINDOW } from "./pages.js";
 
 export interface RequestOptions {
   /** Query parameters; undefined and null values are left out. */
