@@ -1,14 +1,9 @@
 // `cpctl emulator faults [list|add|clear]`: make the API misbehave as a flaky network or a
 // proxy does, for the next requests to a path.
 import { Argument, Option } from "@commander-js/extra-typings";
-import {
-  addFault,
-  clearFaults,
-  type EmulatorFault,
-  type FaultRequest,
-  listFaults,
-} from "../../api/emulator-controls.js";
+import { addFault, clearFaults, listFaults } from "../../api/emulator-controls.js";
 import { UsageError } from "../../errors.js";
+import type { EmulatorFault, FaultRequest } from "../../model/emulator-controls.js";
 import type { View } from "../../output/printer.js";
 import { formatDuration } from "../../util/duration.js";
 import { duration, examples, integerIn } from "../parsers.js";

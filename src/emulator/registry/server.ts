@@ -19,7 +19,8 @@
 import { createReadStream } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Fault, faultDoesWork, faultStatus, htmlErrorPage } from "../api/faults.js";
+import type { EmulatorFault } from "../../model/emulator-controls.js";
+import { faultDoesWork, faultStatus, htmlErrorPage, withRetryAfter } from "../api/faults.js";
 import type { Core } from "../api/handler-parts.js";
 import { HeldAnswers, type RequestEvent } from "../api/request-pipeline.js";
 import { tellOperator } from "../responses.js";
@@ -160,7 +161,7 @@ function internalError(error: unknown): RegistryAnswer {
   return errorAnswer(new RegistryError(500, "UNAVAILABLE", `internal emulator error: ${message}`));
 }
 
-function injected(fault: Fault): RegistryAnswer {
+function injected(fault: EmulatorFault): RegistryAnswer {
   const status = faultStatus(fault);
   if (fault.body === "html") {
     const data = htmlErrorPage(status);
@@ -177,11 +178,6 @@ function injected(fault: Fault): RegistryAnswer {
       `Injected fault: ${status} ${http.STATUS_CODES[status] ?? ""}`.trim(),
     ),
   );
-}
-
-function withRetryAfter(answer: RegistryAnswer, fault: Fault): RegistryAnswer {
-  if (fault.retry_after === null) return answer;
-  return { ...answer, headers: { ...answer.headers, "Retry-After": String(fault.retry_after) } };
 }
 
 /** Writes an answer; a HEAD gets the headers only. `truncate`: half the body, then the socket is cut. */
