@@ -22,7 +22,6 @@
 //   responses, defaults,  what every room shares: answers and HTTP errors; defaults; why a start
 //   start-error           failed
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import type {
   EmulatorClock,
   EmulatorFault,
@@ -60,7 +59,7 @@ import { pullProblem } from "./registry/pull-check.js";
 import { addPushTokenRoute } from "./registry/push-token.js";
 import { type RunningRegistry, startRegistry } from "./registry/server.js";
 import { DEFAULT_MEMORY_REGISTRY_QUOTA_BYTES, RegistryStorage } from "./registry/storage.js";
-import { EmulatorStartError } from "./start-error.js";
+import { listenOn } from "./start-error.js";
 import { type Clock, OffsetClock } from "./store/clock.js";
 import { StateFile } from "./store/persistence.js";
 import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./store/seed.js";
@@ -117,7 +116,6 @@ export interface EmulatorOptions {
   registryQuotaBytes?: number | null;
 }
 
-/** A fault as `POST /_emulator/faults` takes it (see api/faults.ts and docs/emulator.md, "Emulator controls"). */
 export interface RunningEmulator {
   /** http://HOST:PORT */
   readonly url: string;
@@ -263,24 +261,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   );
   server.on("clientError", answerUnparsable);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === "EADDRINUSE"
-          ? new EmulatorStartError(
-              `cannot start the emulator: ${host}:${options.port ?? DEFAULT_PORT} is already in use (try --port 0)`,
-            )
-          : error,
-      );
-    });
-    server.listen(options.port ?? DEFAULT_PORT, host, () => resolve());
-  }).catch((error: unknown) => {
-    stateFile?.unlock();
-    throw error;
-  });
-  const port = (server.address() as AddressInfo).port;
-  url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const requested = options.port ?? DEFAULT_PORT;
+  const { port, hostPort } = await listenOn(server, host, requested, "the emulator", "--port").catch(
+    (error: unknown) => {
+      stateFile?.unlock();
+      throw error;
+    },
+  );
+  url = `http://${hostPort}`;
   const registryPort = options.registryPort ?? (requested === 0 || requested === 65535 ? 0 : requested + 1);
   try {
     registry = await startRegistry(core, images, { host, port: registryPort }, observers);

@@ -18,13 +18,12 @@
 //   errors        the OCI error shape
 import { createReadStream } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { EmulatorFault } from "../../model/emulator-controls.js";
 import { faultDoesWork, faultStatus, htmlErrorPage, withRetryAfter } from "../api/faults.js";
 import type { Core } from "../api/handler-parts.js";
 import { HeldAnswers, type RequestEvent } from "../api/request-pipeline.js";
 import { tellOperator } from "../responses.js";
-import { EmulatorStartError } from "../start-error.js";
+import { listenOn } from "../start-error.js";
 import { RegistryError } from "./errors.js";
 import { handle, type Registry, type RegistryAnswer } from "./handlers.js";
 import { parseRegistryPath, type RegistryPath, routeKey } from "./paths.js";
@@ -59,20 +58,13 @@ export async function startRegistry(
   server.requestTimeout = 0;
   server.on("clientError", (_error, socket) => socket.destroy());
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === "EADDRINUSE"
-          ? new EmulatorStartError(
-              `cannot start the emulator's registry: ${listen.host}:${listen.port} is already in use (try --registry-port 0)`,
-            )
-          : error,
-      );
-    });
-    server.listen(listen.port, listen.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = `${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}`;
+  const { port, hostPort: host } = await listenOn(
+    server,
+    listen.host,
+    listen.port,
+    "the emulator's registry",
+    "--registry-port",
+  );
   address = `http://${host}`;
   return {
     host,
