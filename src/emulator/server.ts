@@ -20,7 +20,7 @@
 //                         from the clock, seeded listeners and integrations, identifiers; the
 //                         state file (journal, replay, atomic files, one emulator per file)
 //   responses, defaults,  what every room shares: answers and HTTP errors; defaults; why a start
-//   start-error           failed
+//   start-error           failed (and listening, where a port in use is one such reason)
 import http from "node:http";
 import type {
   EmulatorClock,
