@@ -94,14 +94,14 @@ async function node(
 }
 
 /** What a run loaded: dist/ files (with the sources their source maps name) and builtins. */
-async function loadsOf(args: string[], env: Record<string, string> = {}, cwd?: string) {
+async function loadsOf(args: string[], env: Record<string, string> = {}, cwd?: string, code = 0) {
   const out = join(freshDir("loads"), "loads.json");
   const run = await node(bin, args, {
     env: { ...env, LOADS_OUT: out },
     nodeArgs: ["--require", loadsHook],
     cwd,
   });
-  expect(run.code, run.stderr).toBe(0);
+  expect(run.code, run.stderr).toBe(code);
   const { modules, builtins, compiled } = JSON.parse(readFileSync(out, "utf8")) as {
     modules: string[];
     builtins: string[];
@@ -279,7 +279,7 @@ describe("what the common commands load", () => {
     expect(builtins).not.toContain("perf_hooks");
   });
 
-  test("deploy upload DIR: zlib and crypto for packing, but no node:fs/promises, no perf_hooks", async () => {
+  test("deploy upload DIR: zlib for packing, crypto only for the digest, no node:fs/promises, no perf_hooks", async () => {
     // A key of its own: the emulator keeps each key's deployments apart (the lists above are empty).
     const env = { CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "upload-loads-key" };
     const created = await node(
@@ -306,6 +306,18 @@ describe("what the common commands load", () => {
     for (const module of ["zlib", "crypto", "http"]) expect(builtins, module).toContain(module);
     // The source directory is checked with a synchronous stat, as the walk after it reads.
     for (const module of ["fs/promises", "perf_hooks"]) expect(builtins, module).not.toContain(module);
+
+    // A small tarball's digest is computed when first shown (after the upload), so node:crypto
+    // is not on the way to the upload: a run that never shows it never loads it.
+    const unknown = await loadsOf(
+      ["deploy", "upload", "00000000-0000-4000-8000-000000000000", source],
+      env,
+      undefined,
+      4,
+    );
+    expect(unknown.run.stderr).toContain("Packed 1 file");
+    expect(unknown.builtins).toContain("zlib");
+    expect(unknown.builtins).not.toContain("crypto");
   });
 
   test("deploy list with a project .cpctlrc.yaml: cosmiconfig, from the compile cache, and no node:crypto", async () => {

@@ -1,0 +1,72 @@
+// The temporary file a tarball waits in: private, gone from the directory at once, and its
+// digest that of its bytes whether it was hashed as written or read back when asked for.
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { HASH_AS_WRITTEN_FROM, Spool, type Tarball } from "./spool.js";
+
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+async function readBack(tarball: Tarball): Promise<Buffer> {
+  const out = Buffer.alloc(tarball.bytes);
+  for (let position = 0; position < tarball.bytes; )
+    position += await tarball.readAt(out.subarray(position, position + 100_000), position);
+  return out;
+}
+
+function spooled(chunks: Buffer[], parent?: string): Tarball {
+  const spool = new Spool(parent);
+  for (const chunk of chunks) spool.write(chunk);
+  return spool.finish();
+}
+
+describe("Spool", () => {
+  it.skipIf(process.platform === "win32")(
+    "leaves nothing in the temporary directory, even while it is in use",
+    () => {
+      const parent = mkdtempSync(join(tmpdir(), "spool-test-"));
+      const tarball = spooled([Buffer.from("some bytes")], parent);
+      expect(readdirSync(parent)).toEqual([]);
+      tarball.dispose();
+      expect(readdirSync(parent)).toEqual([]);
+    },
+  );
+
+  it("a small tarball: its digest, read back from the file when asked for, is that of its bytes", async () => {
+    const chunks = [randomBytes(1000), randomBytes(70_000), randomBytes(3)];
+    const tarball = spooled(chunks);
+    try {
+      expect(tarball.bytes).toBe(71_003);
+      expect(tarball.sha256).toBe(sha256(Buffer.concat(chunks)));
+      expect(tarball.sha256).toBe(sha256(Buffer.concat(chunks)));
+      expect((await readBack(tarball)).equals(Buffer.concat(chunks))).toBe(true);
+    } finally {
+      tarball.dispose();
+    }
+  });
+
+  it("a tarball past the threshold is hashed as written, the bytes before it read back once: the same digest", async () => {
+    for (const sizes of [
+      [HASH_AS_WRITTEN_FROM - 1, 1, 5],
+      [HASH_AS_WRITTEN_FROM - 10, 20, 300_000, 7],
+      [HASH_AS_WRITTEN_FROM * 2 + 3],
+    ]) {
+      const chunks = sizes.map((size) => randomBytes(size));
+      const tarball = spooled(chunks);
+      try {
+        expect(tarball.sha256, sizes.join("+")).toBe(sha256(Buffer.concat(chunks)));
+        expect((await readBack(tarball)).equals(Buffer.concat(chunks))).toBe(true);
+      } finally {
+        tarball.dispose();
+      }
+    }
+  });
+
+  it("an empty spool has the digest of no bytes", () => {
+    const tarball = spooled([]);
+    expect(tarball.sha256).toBe(sha256(Buffer.alloc(0)));
+    tarball.dispose();
+  });
+});
