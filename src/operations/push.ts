@@ -10,37 +10,31 @@
 // shipped already and no setting changes, nothing is sent at all.
 import type { ApiClient } from "../api/client.js";
 import { createDeployment, getDeployment } from "../api/endpoints.js";
-import { reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
-import { ApiError, CliError, InterruptedError, UsageError, WaitFailedError } from "../errors.js";
+import { ApiError, CliError, InterruptedError, UsageError } from "../errors.js";
 import type { Change } from "../model/changes.js";
 import { creationChanges, type PatchPlan, planPatch } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
-import type { WaitVerdict } from "../wait/poll.js";
+import { finishChange, type Showing } from "./after-change.js";
 import { invalidPlan, sendPatch } from "./change.js";
 import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
-import { isImagePush, type PushInput, type Shipment, type ShippedFields } from "./push-payload.js";
-import { type PushOutcome, PushReport, type PushResult } from "./push-report.js";
-import { prepareSourceShipment } from "./push-source.js";
+import type { PushInput, Shipment, ShippedFields } from "./push-payload.js";
+import { PushReport } from "./push-report.js";
+import { preparePush } from "./push-request.js";
 import { deploymentsNamed } from "./resolve.js";
 import { stateCommand } from "./suggest.js";
-import { assertDeployed, waitForRevision } from "./wait.js";
 
 export type { PushInput } from "./push-payload.js";
 
 /** `dir`: the project directory of a source push (default "."); none with --image or --image-archive. */
 export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<void> {
-  const image = isImagePush(dir, input);
   const report = new PushReport(ctx, await ctx.printer());
-  // The image side (archives, registries, engines) is loaded only for an image push.
-  const shipment = image
-    ? await (await import("./push-image.js")).prepareImageShipment(ctx, input, report)
-    : await prepareSourceShipment(ctx, dir ?? ".", input, report);
+  const shipment = await preparePush(ctx, dir, input, report);
   try {
     const found = await findDeployment(ctx, shipment);
     if (found) {
@@ -106,14 +100,17 @@ async function pushToExisting(
       `nothing to push: the active revision ${active.id} of ${found.name} runs ${active.what} already with these settings; nothing was sent (--force pushes anyway)`,
     );
     if (input.dryRun) return printDryRun(ctx, shipment, found, "none", []);
-    return finish(ctx, report, shipment, {
-      deployment: found,
-      revision: { id: active.id, status: active.status },
-      created: false,
-      uploaded: false,
-      result: "unchanged",
-      input,
-    });
+    return finishChange(
+      ctx,
+      {
+        deployment: found,
+        kind: "unchanged",
+        changes: [],
+        revision: { id: active.id, status: active.status },
+      },
+      { ...input, wait: false },
+      resultShown(report, shipment, { created: false, uploaded: false }),
+    );
   }
   const pending = payload.pendingChange(found);
   const changes = [pending, ...settings.changes];
@@ -236,36 +233,36 @@ async function shipAndPatch(
   }
   const outcome = await sendPatch(ctx, current, plan, { previewShown: true, quiet: true });
   if (outcome.kind !== "sent") throw new Error(`the push's patch was not sent (${outcome.kind})`);
-  const revisionId = outcome.deployment.latest_revision_id;
+  const { deployment: patched, started, clash } = outcome;
+  const revisionId = patched.latest_revision_id;
   await report.step(
     "patched",
-    outcome.started
-      ? `Started revision ${revisionId}`
-      : `Patched ${outcome.deployment.name}; no new revision`,
-    { deployment: outcome.deployment, revision_id: revisionId, started: outcome.started },
+    started ? `Started revision ${revisionId}` : `Patched ${patched.name}; no new revision`,
+    { deployment: patched, revision_id: revisionId, started },
   );
-  const base = { created, uploaded: true, input, changes };
-  if (outcome.clash) {
-    await finish(ctx, report, shipment, {
-      ...base,
-      deployment: outcome.deployment,
-      revision: revisionId ? { id: revisionId, status: null } : null,
-      result: "started",
-    });
-    throw outcome.clash;
+  const taken = { deployment: patched, kind: "started", changes } as const;
+  const showing = resultShown(report, shipment, { created, uploaded: true });
+  if (clash) {
+    // The revision may build something other than what was asked: no wait, the truth first.
+    await finishChange(ctx, taken, { ...input, wait: false }, showing);
+    throw clash;
   }
-  // Waiting is the default: --wait says so, --no-wait stops here.
-  const wait = input.wait !== false;
-  if (!wait || !revisionId) {
-    if (wait) ctx.log.info("no revision to wait for");
-    return finish(ctx, report, shipment, {
-      ...base,
-      deployment: outcome.deployment,
-      revision: revisionId ? { id: revisionId, status: null } : null,
-      result: "started",
-    });
-  }
-  await waitAndFinish(ctx, report, shipment, { ...base, deployment: outcome.deployment, revisionId });
+  // Waiting is the default (--no-wait stops); the build log streams on a terminal (as --logs
+  // does), and always into -o ndjson events.
+  const format = (await ctx.printer()).options.format;
+  const logs = input.logs ?? (ctx.io.stderr.isTTY || format === "ndjson");
+  await finishChange(
+    ctx,
+    taken,
+    { ...input, wait: input.wait !== false, logs },
+    {
+      ...showing,
+      events: {
+        status: (status, elapsedMs) => report.status(revisionId!, status, elapsedMs),
+        log: (entry) => report.log(revisionId!, entry),
+      },
+    },
+  );
 }
 
 /** Shipping failed: the message says what state the deployment is left in. */
@@ -292,107 +289,24 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-interface Ending {
-  deployment: DeploymentT;
-  created: boolean;
-  uploaded: boolean;
-  input: PushInput;
-  changes?: Change[];
-}
-
-async function waitAndFinish(
-  ctx: Ctx,
+/** The push's result on stdout (push-report.ts), for each way a push ends. */
+function resultShown(
   report: PushReport,
   shipment: Shipment,
-  ending: Ending & { revisionId: string },
-): Promise<void> {
-  const { deployment, revisionId, input } = ending;
-  const target = { deploymentId: deployment.id, revisionId };
-  // The build log streams on a terminal (as --logs does), and always into -o ndjson events.
-  const format = (await ctx.printer()).options.format;
-  const logs = input.logs ?? (ctx.io.stderr.isTTY || format === "ndjson");
-  let verdict: WaitVerdict;
-  try {
-    verdict = await waitForRevision(
-      ctx,
-      target,
-      { ...input, logs },
-      {
-        status: (status, elapsedMs) => report.status(revisionId, status, elapsedMs),
-        log: (entry) => report.log(revisionId, entry),
-      },
-    );
-  } catch (error) {
-    await finish(ctx, report, shipment, {
-      ...ending,
-      revision: { id: revisionId, status: null },
-      result: "started",
-    });
-    throw error;
-  }
-  const final = verdict.result === "interrupted" ? deployment : await readAgain(ctx, deployment);
-  let failure: unknown;
-  try {
-    await assertDeployed(ctx, verdict);
-  } catch (error) {
-    failure = error;
-  }
-  await finish(ctx, report, shipment, {
-    ...ending,
-    deployment: final,
-    revision: { id: revisionId, status: verdict.status },
-    result: verdict.result,
-    verdict,
-    failure,
-  });
-  if (failure) throw failure;
-}
-
-async function readAgain(ctx: Ctx, deployment: DeploymentT): Promise<DeploymentT> {
-  try {
-    return await getDeployment(await ctx.api(), deployment.id);
-  } catch {
-    return deployment;
-  }
-}
-
-/** The result on stdout, and the CI report (outputs, summary, --dotenv-report). */
-async function finish(
-  ctx: Ctx,
-  report: PushReport,
-  shipment: Shipment,
-  ending: Ending & {
-    revision: PushResult["revision"];
-    result: PushOutcome;
-    verdict?: WaitVerdict;
-    failure?: unknown;
-  },
-): Promise<void> {
-  const { deployment, verdict } = ending;
-  await report.done({
-    deployment,
-    revision: ending.revision,
-    created: ending.created,
-    uploaded: ending.uploaded,
-    ...shipment.payload.result(),
-    result: ending.result,
-    elapsed_seconds: verdict ? verdict.elapsed_seconds : null,
-    url: deployment.source_config.custom_url ?? null,
-  });
-  reportOutcome(
-    ctx,
-    {
-      command: ctx.command,
-      deployment,
-      revisionId: ending.revision?.id ?? null,
-      status: ending.revision?.status ?? null,
-      result: ending.result,
-      elapsedSeconds: verdict?.elapsed_seconds,
-      changes: ending.changes,
-      logTail: ending.failure instanceof WaitFailedError ? ending.failure.logTail : undefined,
-    },
-    ending.input,
-  );
+  shipped: { created: boolean; uploaded: boolean },
+): Showing {
+  return {
+    show: ({ deployment, revision, result, verdict }) =>
+      report.done({
+        deployment,
+        revision,
+        ...shipped,
+        ...shipment.payload.result(),
+        result,
+        elapsed_seconds: verdict ? verdict.elapsed_seconds : null,
+        url: deployment.source_config.custom_url ?? null,
+      }),
+  };
 }
 
 /** --dry-run: what would be created or patched, and what would be shipped. */
