@@ -8,7 +8,7 @@
 // ends the same way (runWait).
 import { getDeployment } from "../api/endpoints.js";
 import { onGitHubActions } from "../ci/detect.js";
-import { type OutcomeResult, reportOutcome } from "../ci/report.js";
+import { type Outcome, type OutcomeResult, reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
 import { OperationError, WaitFailedError } from "../errors.js";
 import type { Change } from "../model/changes.js";
@@ -60,48 +60,54 @@ export async function finishChange(
   showing?: Showing,
 ): Promise<void> {
   const { deployment, kind, changes } = taken;
-  const show = showing?.show ?? showDeployment(ctx);
   const revisionId = deployment.latest_revision_id;
-  const unread = revisionId ? { id: revisionId, status: null } : null;
-  const end = async (ending: Ending, failure?: unknown) => {
-    await show(ending);
-    report(ctx, ending, { changes, failure, dotenvReport: options.dotenvReport });
+  let ending: Ending = {
+    deployment,
+    revision: taken.revision ?? (revisionId ? { id: revisionId, status: null } : null),
+    result: kind,
   };
-  if (!options.wait || !revisionId) {
-    if (options.wait) ctx.log.info("no revision to wait for");
-    return end({ deployment, revision: taken.revision ?? unread, result: kind });
-  }
-  let verdict: WaitVerdict;
-  try {
-    verdict = await waitForRevision(
-      ctx,
-      { deploymentId: deployment.id, revisionId },
-      options,
-      showing?.events,
-    );
-  } catch (error) {
-    await end({ deployment, revision: unread, result: kind });
-    throw error;
-  }
-  // After Ctrl-C there is no asking the server again: the user wants out.
-  const final = verdict.result === "interrupted" ? deployment : await readAgain(ctx, deployment);
-  const ending: Ending = {
-    deployment: final,
+  let failure: unknown;
+  if (options.wait && revisionId) {
+    try {
+      ending = await waitAndRead(ctx, deployment, revisionId, options, showing?.events);
+    } catch (error) {
+      // The end is shown all the same, so that a script gets the deployment's ID.
+      failure = error;
+    }
+  } else if (options.wait) ctx.log.info("no revision to wait for");
+  await (showing?.show ?? showDeployment(ctx))(ending);
+  if (ending.verdict) failure = await unsuccessful(ctx, ending.verdict);
+  reportOutcome(ctx, outcomeOf(ctx, ending, failure, changes), options);
+  if (failure) throw failure;
+  // A command that shows its own end (push's result) says it there.
+  if (ending.verdict && !showing) ctx.log.info(`revision ${revisionId} is ${ending.verdict.status}`);
+}
+
+/** The wait, then the deployment read again (but after Ctrl-C: the user wants out). */
+async function waitAndRead(
+  ctx: Ctx,
+  deployment: DeploymentT,
+  revisionId: string,
+  flags: WaitFlags,
+  events: WaitEvents | undefined,
+): Promise<Ending> {
+  const verdict = await waitForRevision(ctx, { deploymentId: deployment.id, revisionId }, flags, events);
+  return {
+    deployment: verdict.result === "interrupted" ? deployment : await readAgain(ctx, deployment),
     revision: { id: revisionId, status: verdict.status },
     result: verdict.result,
     verdict,
   };
-  await show(ending);
-  let failure: unknown;
+}
+
+/** The error that tells an unsuccessful verdict, to throw once the end is shown and reported. */
+async function unsuccessful(ctx: Ctx, verdict: WaitVerdict): Promise<unknown> {
   try {
     await assertDeployed(ctx, verdict);
+    return undefined;
   } catch (error) {
-    failure = error;
+    return error;
   }
-  report(ctx, ending, { changes, failure, dotenvReport: options.dotenvReport });
-  if (failure) throw failure;
-  // A command that shows its own end (push's result) says it there.
-  if (!showing) ctx.log.info(`revision ${verdict.revision_id} is ${verdict.status}`);
 }
 
 function showDeployment(ctx: Ctx): (ending: Ending) => Promise<void> {
@@ -120,25 +126,17 @@ async function readAgain(ctx: Ctx, deployment: DeploymentT): Promise<DeploymentT
   }
 }
 
-function report(
-  ctx: Ctx,
-  ending: Ending,
-  extra: { changes?: readonly Change[]; failure: unknown; dotenvReport: string | undefined },
-): void {
-  reportOutcome(
-    ctx,
-    {
-      command: ctx.command,
-      deployment: ending.deployment,
-      revisionId: ending.revision?.id ?? null,
-      status: ending.revision?.status ?? null,
-      result: ending.result,
-      elapsedSeconds: ending.verdict?.elapsed_seconds,
-      changes: extra.changes,
-      logTail: extra.failure instanceof WaitFailedError ? extra.failure.logTail : undefined,
-    },
-    { dotenvReport: extra.dotenvReport },
-  );
+function outcomeOf(ctx: Ctx, ending: Ending, failure: unknown, changes?: readonly Change[]): Outcome {
+  return {
+    command: ctx.command,
+    deployment: ending.deployment,
+    revisionId: ending.revision?.id ?? null,
+    status: ending.revision?.status ?? null,
+    result: ending.result,
+    elapsedSeconds: ending.verdict?.elapsed_seconds,
+    changes,
+    logTail: failure instanceof WaitFailedError ? failure.logTail : undefined,
+  };
 }
 
 export interface WaitInput extends WaitFlags {
@@ -161,12 +159,7 @@ export async function runWait(ctx: Ctx, ref: string, input: WaitInput): Promise<
   // On a terminal the spinner's last line already said it (revision, status, time): once is enough.
   const saidBySpinner = printer.options.format === "table" && ctx.io.stdout.isTTY && showsSpinner(ctx);
   if (!saidBySpinner) await printer.item(verdict, verdictView(verdict));
-  let failure: unknown;
-  try {
-    await assertDeployed(ctx, verdict);
-  } catch (error) {
-    failure = error;
-  }
+  const failure = await unsuccessful(ctx, verdict);
   if (deployment) {
     // The report says what it can: the deployment as it is now, or as read before the wait.
     const now =
@@ -179,7 +172,7 @@ export async function runWait(ctx: Ctx, ref: string, input: WaitInput): Promise<
       result: verdict.result,
       verdict,
     };
-    report(ctx, ending, { failure, dotenvReport: input.dotenvReport });
+    reportOutcome(ctx, outcomeOf(ctx, ending, failure), input);
   }
   if (failure) throw failure;
 }

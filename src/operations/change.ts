@@ -30,8 +30,6 @@ import { stateCommand } from "./suggest.js";
 
 interface SendOptions {
   dryRun?: boolean;
-  /** The preview's first line, when the command says more than "changes to deployment X". */
-  headline?: string;
   /** The command showed (and confirmed) the change itself before work it did first (push's upload). */
   previewShown?: boolean;
   /** The command says what the patch did its own way (push's steps). */
@@ -74,7 +72,6 @@ export async function sendPatch(
       deploymentId: current.id,
       changes: plan.changes,
       triggers: plan.triggers,
-      headline: options.headline,
     });
   }
   if (options.dryRun) {
