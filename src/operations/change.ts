@@ -105,24 +105,20 @@ export async function patchAndFinish(
 ): Promise<void> {
   const outcome = await sendPatch(ctx, current, plan, options);
   if (outcome.kind === "dry-run") return;
-  // Nothing was sent: there was nothing to preview either.
-  if (outcome.kind === "unchanged")
-    return finishChange(ctx, { deployment: outcome.deployment, kind: "unchanged", changes: [] }, options);
-  const { deployment, started, clash } = outcome;
-  if (clash) {
-    // The revision may build something other than what was asked: no wait, the truth first.
-    await finishChange(
-      ctx,
-      { deployment, kind: "started", changes: plan.changes },
-      { ...options, wait: false },
-    );
-    throw clash;
-  }
+  // Nothing sent: there was nothing to preview either. A clash: the revision may build
+  // something other than what was asked, so no wait: the truth first.
+  const sent = outcome.kind === "sent" ? outcome : null;
+  const clash = sent?.clash ?? null;
   await finishChange(
     ctx,
-    { deployment, kind: started ? "started" : "unchanged", changes: plan.changes },
-    options,
+    {
+      deployment: outcome.deployment,
+      kind: sent && (sent.started || clash) ? "started" : "unchanged",
+      changes: sent ? plan.changes : [],
+    },
+    clash ? { ...options, wait: false } : options,
   );
+  if (clash) throw clash;
 }
 
 /** A plan that did not validate, for a change made by cpctl itself (no file or flag to name). */

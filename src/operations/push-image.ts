@@ -26,12 +26,12 @@ import {
 export async function imagePayload(ctx: Ctx, input: PushInput, report: PushReport): Promise<Payload> {
   const source: ImageSource =
     input.image !== undefined
-      ? { kind: "engine", image: input.image, engine: input.engine }
-      : { kind: "archive", path: input.imageArchive! };
+      ? { kind: "engine", image: input.image, engine: input.engine, tag: input.tag }
+      : { kind: "archive", path: input.imageArchive!, tag: input.tag };
   const prepared = await prepareImage(ctx, source);
   try {
     await announce(prepared, report);
-    return payloadOf(prepared, input.tag);
+    return payloadOf(prepared);
   } catch (error) {
     releaseImage(prepared);
     throw error;
@@ -62,7 +62,7 @@ async function announce(prepared: PreparedImage, report: PushReport): Promise<vo
   );
 }
 
-function payloadOf(prepared: PreparedImage, tag: string | undefined): Payload {
+function payloadOf(prepared: PreparedImage): Payload {
   // Known before anything is sent for an archive; for an engine, once it pushed.
   const archiveDigest = prepared.kind === "archive" ? prepared.archive.plan.manifests.at(-1)!.digest : null;
   const archiveBytes =
@@ -93,7 +93,7 @@ function payloadOf(prepared: PreparedImage, tag: string | undefined): Payload {
       return { id: active.id, status: active.status, what: `this image (${archiveDigest})` };
     },
     ship: async (ctx, _api, deployment, report) => {
-      shipped = await shipImage(ctx, prepared, deployment, { tag });
+      shipped = await shipImage(ctx, prepared, deployment);
       await report.step(
         "pushed",
         `Pushed ${shipped.tagged} (${shipped.digest})${shipped.summary ? `: ${shipped.summary}` : ""}`,

@@ -72,8 +72,16 @@ export interface Payload {
   release(): void;
 }
 
-/** What a push sends, all of it known before any request. */
+/** What a push does besides shipping, decided from its flags once (push-request.ts). */
+export interface PushOptions extends FinishOptions {
+  dryRun?: boolean;
+  force?: boolean;
+  unsetSecret?: string[];
+}
+
+/** What a push sends and how, all of it known before any request. */
 export interface Shipment {
+  options: PushOptions;
   name: string;
   /** The secrets given (platform variables left out); undefined when none were. */
   secrets: SecretT[] | undefined;

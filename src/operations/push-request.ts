@@ -4,11 +4,10 @@
 import { basename, resolve } from "node:path";
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
-import { checkTag } from "../image/tag.js";
 import { buildBody } from "../manifest/build.js";
 import { PLATFORM_VARIABLES } from "../model/platform-variables.js";
 import type { SecretT } from "../model/schemas.js";
-import type { PushInput, Shipment } from "./push-payload.js";
+import type { PushInput, PushOptions, Shipment } from "./push-payload.js";
 import type { PushReport } from "./push-report.js";
 import { sourcePayload } from "./push-source.js";
 
@@ -53,7 +52,6 @@ export function isImagePush(dir: string | undefined, input: PushInput): boolean 
     throw new UsageError("--engine goes with --image: an archive is pushed without docker or podman");
   }
   if ((input.image ?? input.imageArchive)!.trim() === "") throw new UsageError(`${flag} is empty`);
-  if (input.tag !== undefined) checkTag(input.tag);
   return true;
 }
 
@@ -69,7 +67,7 @@ export async function preparePush(
   report: PushReport,
 ): Promise<Shipment> {
   const image = isImagePush(dir, input);
-  const name = await deploymentName(ctx, input.name, offeredName(ctx.cwd, dir, input));
+  const name = await deploymentName(ctx, dir, input);
   // --secret, --secrets-file and --unset-secret as `deploy patch` takes them; the variables the
   // platform sets itself are never sent, each one left out said.
   const built = await buildBody(
@@ -90,11 +88,25 @@ export async function preparePush(
   const payload = image
     ? await (await import("./push-image.js")).imagePayload(ctx, input, report)
     : await sourcePayload(ctx, dir ?? ".", input, report);
-  return { name, secrets, payload };
+  // Waiting is the default (--no-wait stops); the build log streams on a terminal (as --logs
+  // does), and always into -o ndjson events.
+  const format = (await ctx.printer()).options.format;
+  const options: PushOptions = {
+    dryRun: input.dryRun,
+    force: input.force,
+    unsetSecret: input.unsetSecret,
+    wait: input.wait !== false,
+    timeout: input.timeout,
+    interval: input.interval,
+    logs: input.logs ?? (ctx.io.stderr.isTTY || format === "ndjson"),
+    dotenvReport: input.dotenvReport,
+  };
+  return { name, secrets, payload, options };
 }
 
-/** --name, or on a terminal the answer to a question (default: `offered`). */
-async function deploymentName(ctx: Ctx, given: string | undefined, offered: string): Promise<string> {
+/** --name, or on a terminal the answer to a question (offered: the directory's or image's name). */
+async function deploymentName(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<string> {
+  const given = input.name;
   if (given !== undefined) {
     if (given.trim() === "") throw new UsageError("--name is empty: give the deployment's name");
     return given;
@@ -104,6 +116,7 @@ async function deploymentName(ctx: Ctx, given: string | undefined, offered: stri
       "--name is required here: pass --name NAME, the deployment to create or update (found by its exact name)",
     ).withHint("cpctl asks for it only when stdin and stdout are a terminal (and CI is not set).");
   }
+  const offered = offeredName(ctx.cwd, dir, input);
   const { terminalPrompter } = await import("../prompt/prompter.js");
   const prompter = await terminalPrompter(ctx);
   return prompter.input({

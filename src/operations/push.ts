@@ -23,7 +23,7 @@ import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
-import type { PushInput, Shipment, ShippedFields } from "./push-payload.js";
+import type { PushInput, PushOptions, Shipment, ShippedFields } from "./push-payload.js";
 import { PushReport } from "./push-report.js";
 import { preparePush } from "./push-request.js";
 import { deploymentsNamed } from "./resolve.js";
@@ -35,16 +35,17 @@ export type { PushInput } from "./push-payload.js";
 export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<void> {
   const report = new PushReport(ctx, await ctx.printer());
   const shipment = await preparePush(ctx, dir, input, report);
+  const { options } = shipment;
   try {
     const found = await findDeployment(ctx, shipment);
     if (found) {
       await report.step("found", `Found deployment ${found.name} (${found.id})`, { deployment: found });
-      await pushToExisting(ctx, shipment, found, input, report);
+      await pushToExisting(ctx, shipment, found, options, report);
     } else {
       ctx.log.info(
-        `no deployment is named ${JSON.stringify(shipment.name)}: ${input.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
+        `no deployment is named ${JSON.stringify(shipment.name)}: ${options.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
       );
-      await pushToNew(ctx, shipment, input, report);
+      await pushToNew(ctx, shipment, options, report);
     }
   } finally {
     shipment.payload.release();
@@ -87,19 +88,19 @@ async function pushToExisting(
   ctx: Ctx,
   shipment: Shipment,
   found: DeploymentT,
-  input: PushInput,
+  options: PushOptions,
   report: PushReport,
 ): Promise<void> {
   const { payload } = shipment;
-  const settings = planFor(found, shipment, input, null);
+  const settings = planFor(found, shipment, options, null);
   warnAbsentUnsets(ctx, found, settings.absent);
   const api = await ctx.api();
   const active = await payload.runningAlready(api, found);
-  if (active && settings.changes.length === 0 && !input.force) {
+  if (active && settings.changes.length === 0 && !options.force) {
     ctx.log.info(
       `nothing to push: the active revision ${active.id} of ${found.name} runs ${active.what} already with these settings; nothing was sent (--force pushes anyway)`,
     );
-    if (input.dryRun) return printDryRun(ctx, shipment, found, "none", []);
+    if (options.dryRun) return printDryRun(ctx, shipment, found, "none", []);
     return finishChange(
       ctx,
       {
@@ -108,7 +109,7 @@ async function pushToExisting(
         changes: [],
         revision: { id: active.id, status: active.status },
       },
-      { ...input, wait: false },
+      { ...options, wait: false },
       resultShown(report, shipment, { created: false, uploaded: false }),
     );
   }
@@ -122,16 +123,16 @@ async function pushToExisting(
     triggers: [pending.path, ...settings.triggers],
     headline: `Pushing ${payload.shown} to deployment ${found.name}`,
   });
-  if (input.dryRun) return printDryRun(ctx, shipment, found, "patch", changes);
+  if (options.dryRun) return printDryRun(ctx, shipment, found, "patch", changes);
   await guardMutation(ctx, `push ${payload.shown} to deployment ${found.name}`);
-  await shipAndPatch(ctx, api, shipment, found, false, input, report, changes);
+  await shipAndPatch(ctx, api, shipment, found, false, options, report, changes);
 }
 
 /** The change of the PATCH; what shipping sets is left out until it gives it. */
 function planFor(
   current: DeploymentT,
   shipment: Shipment,
-  input: PushInput,
+  options: PushOptions,
   shipped: ShippedFields | null,
 ): PatchPlan {
   const planned = planPatch(current, {
@@ -143,7 +144,7 @@ function planFor(
       },
       secrets: shipment.secrets ?? null,
     },
-    unsetSecrets: input.unsetSecret,
+    unsetSecrets: options.unsetSecret,
   });
   if (!planned.ok) throw invalidPlan(planned.issues);
   return planned.plan;
@@ -151,7 +152,12 @@ function planFor(
 
 // --- a new deployment ---
 
-async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report: PushReport): Promise<void> {
+async function pushToNew(
+  ctx: Ctx,
+  shipment: Shipment,
+  options: PushOptions,
+  report: PushReport,
+): Promise<void> {
   const { payload } = shipment;
   const body = createBody(shipment);
   const changes = [...creationChanges(body), payload.pendingChange(null)];
@@ -163,10 +169,10 @@ async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report:
     triggers: [],
     headline: `Creating deployment ${body.name} (${payload.source}) and pushing ${payload.shown} to it`,
   });
-  if (input.unsetSecret?.length) {
-    ctx.log.warn(`a new deployment has no secret to unset: ${input.unsetSecret.join(", ")}`);
+  if (options.unsetSecret?.length) {
+    ctx.log.warn(`a new deployment has no secret to unset: ${options.unsetSecret.join(", ")}`);
   }
-  if (input.dryRun) return printDryRun(ctx, shipment, null, "create", changes, body);
+  if (options.dryRun) return printDryRun(ctx, shipment, null, "create", changes, body);
   await guardMutation(ctx, `create deployment ${body.name} and push ${payload.shown} to it`);
   const api = await ctx.api();
   let deployment: DeploymentT;
@@ -186,8 +192,8 @@ async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report:
   if (created) {
     await report.step("created", `Created deployment ${deployment.name} (${deployment.id})`, { deployment });
   }
-  const settings = created ? [] : planFor(deployment, shipment, input, null).changes;
-  await shipAndPatch(ctx, api, shipment, deployment, created, input, report, [
+  const settings = created ? [] : planFor(deployment, shipment, options, null).changes;
+  await shipAndPatch(ctx, api, shipment, deployment, created, options, report, [
     payload.pendingChange(deployment),
     ...settings,
   ]);
@@ -214,7 +220,7 @@ async function shipAndPatch(
   shipment: Shipment,
   deployment: DeploymentT,
   created: boolean,
-  input: PushInput,
+  options: PushOptions,
   report: PushReport,
   changes: Change[],
 ): Promise<void> {
@@ -227,7 +233,7 @@ async function shipAndPatch(
   }
   // Shipping took time: the patch is planned against the deployment as it is now.
   const current = await getDeployment(api, deployment.id);
-  const plan = planFor(current, shipment, input, shipped);
+  const plan = planFor(current, shipment, options, shipped);
   if (payload.trackedPackages.length > 0) {
     plan.body = { ...plan.body, tracked_packages: payload.trackedPackages } as PatchPlan["body"];
   }
@@ -244,25 +250,16 @@ async function shipAndPatch(
   const showing = resultShown(report, shipment, { created, uploaded: true });
   if (clash) {
     // The revision may build something other than what was asked: no wait, the truth first.
-    await finishChange(ctx, taken, { ...input, wait: false }, showing);
+    await finishChange(ctx, taken, { ...options, wait: false }, showing);
     throw clash;
   }
-  // Waiting is the default (--no-wait stops); the build log streams on a terminal (as --logs
-  // does), and always into -o ndjson events.
-  const format = (await ctx.printer()).options.format;
-  const logs = input.logs ?? (ctx.io.stderr.isTTY || format === "ndjson");
-  await finishChange(
-    ctx,
-    taken,
-    { ...input, wait: input.wait !== false, logs },
-    {
-      ...showing,
-      events: {
-        status: (status, elapsedMs) => report.status(revisionId!, status, elapsedMs),
-        log: (entry) => report.log(revisionId!, entry),
-      },
+  await finishChange(ctx, taken, options, {
+    ...showing,
+    events: {
+      status: (status, elapsedMs) => report.status(revisionId!, status, elapsedMs),
+      log: (entry) => report.log(revisionId!, entry),
     },
-  );
+  });
 }
 
 /** Shipping failed: the message says what state the deployment is left in. */
