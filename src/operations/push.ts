@@ -2,12 +2,13 @@
 // internal_source deployment (push-source.ts), an image to an internal_container one
 // (push-image.ts); the flow is the same (the Payload says what differs):
 //
-// Everything local first (push-source.ts and push-image.ts check what they ship, the name,
-// the secrets): a mistake costs no request. Then the deployment is found by exact name across
-// every page, or created; what is shipped is uploaded or pushed; the deployment is patched to
-// point at it (with the merged secrets and any changed setting) the way every change is sent
-// (change.ts); and the new revision is waited for. When the active revision runs what would be
-// shipped already and no setting changes, nothing is sent at all.
+// Everything local first (push-request.ts: the flags, the name, the secrets, then what is
+// shipped, read and checked): a mistake costs no request. Then the deployment is found by exact
+// name across every page, or created; what is shipped is uploaded or pushed; the deployment is
+// patched to point at it (with the merged secrets and any changed setting) the way every change
+// is sent (change.ts); and the new revision is waited for, shown and reported as every change's
+// is (after-change.ts). When the active revision runs what would be shipped already and no
+// setting changes, nothing is sent at all.
 import type { ApiClient } from "../api/client.js";
 import { createDeployment, getDeployment } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
@@ -23,7 +24,7 @@ import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
-import type { PushInput, PushOptions, Shipment, ShippedFields } from "./push-payload.js";
+import type { PushInput, Shipment, ShippedFields } from "./push-payload.js";
 import { PushReport } from "./push-report.js";
 import { preparePush } from "./push-request.js";
 import { deploymentsNamed } from "./resolve.js";
@@ -35,17 +36,16 @@ export type { PushInput } from "./push-payload.js";
 export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<void> {
   const report = new PushReport(ctx, await ctx.printer());
   const shipment = await preparePush(ctx, dir, input, report);
-  const { options } = shipment;
   try {
     const found = await findDeployment(ctx, shipment);
     if (found) {
       await report.step("found", `Found deployment ${found.name} (${found.id})`, { deployment: found });
-      await pushToExisting(ctx, shipment, found, options, report);
+      await pushToExisting(ctx, shipment, found, report);
     } else {
       ctx.log.info(
-        `no deployment is named ${JSON.stringify(shipment.name)}: ${options.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
+        `no deployment is named ${JSON.stringify(shipment.name)}: ${shipment.options.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
       );
-      await pushToNew(ctx, shipment, options, report);
+      await pushToNew(ctx, shipment, report);
     }
   } finally {
     shipment.payload.release();
@@ -88,11 +88,10 @@ async function pushToExisting(
   ctx: Ctx,
   shipment: Shipment,
   found: DeploymentT,
-  options: PushOptions,
   report: PushReport,
 ): Promise<void> {
-  const { payload } = shipment;
-  const settings = planFor(found, shipment, options, null);
+  const { payload, options } = shipment;
+  const settings = planFor(found, shipment, null);
   warnAbsentUnsets(ctx, found, settings.absent);
   const api = await ctx.api();
   const active = await payload.runningAlready(api, found);
@@ -125,16 +124,11 @@ async function pushToExisting(
   });
   if (options.dryRun) return printDryRun(ctx, shipment, found, "patch", changes);
   await guardMutation(ctx, `push ${payload.shown} to deployment ${found.name}`);
-  await shipAndPatch(ctx, api, shipment, found, false, options, report, changes);
+  await shipAndPatch(ctx, api, shipment, found, false, report, changes);
 }
 
 /** The change of the PATCH; what shipping sets is left out until it gives it. */
-function planFor(
-  current: DeploymentT,
-  shipment: Shipment,
-  options: PushOptions,
-  shipped: ShippedFields | null,
-): PatchPlan {
+function planFor(current: DeploymentT, shipment: Shipment, shipped: ShippedFields | null): PatchPlan {
   const planned = planPatch(current, {
     body: {
       ...(shipped?.revision_source ? { revision_source: shipped.revision_source } : {}),
@@ -144,7 +138,7 @@ function planFor(
       },
       secrets: shipment.secrets ?? null,
     },
-    unsetSecrets: options.unsetSecret,
+    unsetSecrets: shipment.options.unsetSecret,
   });
   if (!planned.ok) throw invalidPlan(planned.issues);
   return planned.plan;
@@ -152,13 +146,8 @@ function planFor(
 
 // --- a new deployment ---
 
-async function pushToNew(
-  ctx: Ctx,
-  shipment: Shipment,
-  options: PushOptions,
-  report: PushReport,
-): Promise<void> {
-  const { payload } = shipment;
+async function pushToNew(ctx: Ctx, shipment: Shipment, report: PushReport): Promise<void> {
+  const { payload, options } = shipment;
   const body = createBody(shipment);
   const changes = [...creationChanges(body), payload.pendingChange(null)];
   await showPreview(ctx, {
@@ -192,8 +181,8 @@ async function pushToNew(
   if (created) {
     await report.step("created", `Created deployment ${deployment.name} (${deployment.id})`, { deployment });
   }
-  const settings = created ? [] : planFor(deployment, shipment, options, null).changes;
-  await shipAndPatch(ctx, api, shipment, deployment, created, options, report, [
+  const settings = created ? [] : planFor(deployment, shipment, null).changes;
+  await shipAndPatch(ctx, api, shipment, deployment, created, report, [
     payload.pendingChange(deployment),
     ...settings,
   ]);
@@ -220,11 +209,10 @@ async function shipAndPatch(
   shipment: Shipment,
   deployment: DeploymentT,
   created: boolean,
-  options: PushOptions,
   report: PushReport,
   changes: Change[],
 ): Promise<void> {
-  const { payload } = shipment;
+  const { payload, options } = shipment;
   let shipped: ShippedFields;
   try {
     shipped = await payload.ship(ctx, api, deployment, report);
@@ -233,7 +221,7 @@ async function shipAndPatch(
   }
   // Shipping took time: the patch is planned against the deployment as it is now.
   const current = await getDeployment(api, deployment.id);
-  const plan = planFor(current, shipment, options, shipped);
+  const plan = planFor(current, shipment, shipped);
   if (payload.trackedPackages.length > 0) {
     plan.body = { ...plan.body, tracked_packages: payload.trackedPackages } as PatchPlan["body"];
   }

@@ -46,6 +46,7 @@ export async function waitForRevision(
 ): Promise<WaitVerdict> {
   const reporter = withEvents(await createReporter(ctx, target.revisionId), events);
   const api = await ctx.api();
+  const streamLogs = flags.logs ? logStreamer(ctx, api, target, reporter, events) : undefined;
   return pollRevision(
     api,
     ctx.clock,
@@ -58,7 +59,7 @@ export async function waitForRevision(
       requestTimeoutMs: ctx.requestTimeoutMs,
     },
     reporter,
-    flags.logs ? logStreamer(ctx, api, target, reporter, events) : undefined,
+    streamLogs,
   );
 }
 
