@@ -120,7 +120,7 @@ async function readAgain(ctx: Ctx, deployment: DeploymentT): Promise<DeploymentT
     return await getDeployment(await ctx.api(), deployment.id);
   } catch (error) {
     ctx.log.warn(
-      `could not read deployment ${deployment.name} after the wait (${(error as Error).message.split("\n")[0]}); it is shown as the change left it`,
+      `could not read deployment ${deployment.name} after the wait (${(error as Error).message.split("\n")[0]}); it is printed as the change left it`,
     );
     return deployment;
   }

@@ -22,7 +22,7 @@ const SOURCE_ONLY: [keyof PushInput, string][] = [
  * image and a directory, an image and an archive, a directory's flags with an image, an
  * image's flags without one.
  */
-export function isImagePush(dir: string | undefined, input: PushInput): boolean {
+function isImagePush(dir: string | undefined, input: PushInput): boolean {
   const image = input.image !== undefined || input.imageArchive !== undefined;
   if (input.image !== undefined && input.imageArchive !== undefined) {
     throw new UsageError(
@@ -68,8 +68,8 @@ export async function preparePush(
 ): Promise<Shipment> {
   const image = isImagePush(dir, input);
   const name = await deploymentName(ctx, dir, input);
-  // --secret, --secrets-file and --unset-secret as `deploy patch` takes them; the variables the
-  // platform sets itself are never sent, each one left out said.
+  // --secret and --secrets-file as `deploy patch` takes them; the variables the platform sets
+  // itself are never sent, each one left out said.
   const built = await buildBody(
     "patch",
     {
@@ -84,10 +84,6 @@ export async function preparePush(
     ctx.log.warn(`secret ${left} is not sent: the platform sets ${left} itself on every deployment`);
   }
   const secrets = Array.isArray(built.body.secrets) ? (built.body.secrets as SecretT[]) : undefined;
-  // The image side (archives, registries, engines) is loaded only for an image push.
-  const payload = image
-    ? await (await import("./push-image.js")).imagePayload(ctx, input, report)
-    : await sourcePayload(ctx, dir ?? ".", input, report);
   // Waiting is the default (--no-wait stops); the build log streams on a terminal (as --logs
   // does), and always into -o ndjson events.
   const format = (await ctx.printer()).options.format;
@@ -101,6 +97,10 @@ export async function preparePush(
     logs: input.logs ?? (ctx.io.stderr.isTTY || format === "ndjson"),
     dotenvReport: input.dotenvReport,
   };
+  // The image side (archives, registries, engines) is loaded only for an image push.
+  const payload = image
+    ? await (await import("./push-image.js")).imagePayload(ctx, input, report)
+    : await sourcePayload(ctx, dir ?? ".", input, report);
   return { name, secrets, payload, options };
 }
 

@@ -187,7 +187,7 @@ describe("deploy push: an existing deployment", () => {
     const r = await run(em, [project(), "--name", "agent", "-o", "json"], { clock });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
-      /could not read deployment agent after the wait \(.*\); it is shown as the change left it/,
+      /could not read deployment agent after the wait \(.*\); it is printed as the change left it/,
     );
     expect(JSON.parse(r.stdout)).toMatchObject({ result: "deployed", deployment: { name: "agent" } });
   });
