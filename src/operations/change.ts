@@ -22,7 +22,7 @@ import { type Change, changesBetween } from "../model/changes.js";
 import type { PatchPlan } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import { describeIssue } from "../model/validate.js";
-import { type FinishOptions, finishChange } from "./after-change.js";
+import { type FinishOptions, finishChange, type Showing } from "./after-change.js";
 import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";
 import { sendChange } from "./send-change.js";
@@ -96,18 +96,26 @@ export async function sendPatch(
   return { kind: "sent", deployment: updated, started, clash };
 }
 
+/** How a command that says what its patch did its own way (push) follows it. */
+export interface PatchShowing extends Showing {
+  /** The patch was sent: before the wait. */
+  sent(outcome: Extract<PatchOutcome, { kind: "sent" }>): Promise<void>;
+}
+
 /** sendPatch, then what every change does once sent: print the deployment, wait, report to CI. */
 export async function patchAndFinish(
   ctx: Ctx,
   current: DeploymentT,
   plan: PatchPlan,
   options: FinishOptions & SendOptions,
+  showing?: PatchShowing,
 ): Promise<void> {
   const outcome = await sendPatch(ctx, current, plan, options);
   if (outcome.kind === "dry-run") return;
   // Nothing sent: there was nothing to preview either. A clash: the revision may build
   // something other than what was asked, so no wait: the truth first.
   const sent = outcome.kind === "sent" ? outcome : null;
+  if (sent) await showing?.sent(sent);
   const clash = sent?.clash ?? null;
   await finishChange(
     ctx,
@@ -117,6 +125,7 @@ export async function patchAndFinish(
       changes: sent ? plan.changes : [],
     },
     clash ? { ...options, wait: false } : options,
+    showing,
   );
   if (clash) throw clash;
 }

@@ -19,7 +19,7 @@ import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
 import { finishChange, type Showing } from "./after-change.js";
-import { invalidPlan, sendPatch } from "./change.js";
+import { invalidPlan, patchAndFinish } from "./change.js";
 import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
@@ -124,7 +124,7 @@ async function pushToExisting(
   });
   if (options.dryRun) return printDryRun(ctx, shipment, found, "patch", changes);
   await guardMutation(ctx, `push ${payload.shown} to deployment ${found.name}`);
-  await shipAndPatch(ctx, api, shipment, found, false, report, changes);
+  await shipAndPatch(ctx, api, shipment, found, false, report);
 }
 
 /** The change of the PATCH; what shipping sets is left out until it gives it. */
@@ -181,11 +181,7 @@ async function pushToNew(ctx: Ctx, shipment: Shipment, report: PushReport): Prom
   if (created) {
     await report.step("created", `Created deployment ${deployment.name} (${deployment.id})`, { deployment });
   }
-  const settings = created ? [] : planFor(deployment, shipment, null).changes;
-  await shipAndPatch(ctx, api, shipment, deployment, created, report, [
-    payload.pendingChange(deployment),
-    ...settings,
-  ]);
+  await shipAndPatch(ctx, api, shipment, deployment, created, report);
 }
 
 function createBody(shipment: Shipment): CreateRequest {
@@ -210,7 +206,6 @@ async function shipAndPatch(
   deployment: DeploymentT,
   created: boolean,
   report: PushReport,
-  changes: Change[],
 ): Promise<void> {
   const { payload, options } = shipment;
   let shipped: ShippedFields;
@@ -225,29 +220,24 @@ async function shipAndPatch(
   if (payload.trackedPackages.length > 0) {
     plan.body = { ...plan.body, tracked_packages: payload.trackedPackages } as PatchPlan["body"];
   }
-  const outcome = await sendPatch(ctx, current, plan, { previewShown: true, quiet: true });
-  if (outcome.kind !== "sent") throw new Error(`the push's patch was not sent (${outcome.kind})`);
-  const { deployment: patched, started, clash } = outcome;
-  const revisionId = patched.latest_revision_id;
-  await report.step(
-    "patched",
-    started ? `Started revision ${revisionId}` : `Patched ${patched.name}; no new revision`,
-    { deployment: patched, revision_id: revisionId, started },
-  );
-  const taken = { deployment: patched, kind: "started", changes } as const;
-  const showing = resultShown(report, shipment, { created, uploaded: true });
-  if (clash) {
-    // The revision may build something other than what was asked: no wait, the truth first.
-    await finishChange(ctx, taken, { ...options, wait: false }, showing);
-    throw clash;
-  }
-  await finishChange(ctx, taken, options, {
-    ...showing,
-    events: {
-      status: (status, elapsedMs) => report.status(revisionId!, status, elapsedMs),
-      log: (entry) => report.log(revisionId!, entry),
+  await patchAndFinish(
+    ctx,
+    current,
+    plan,
+    { ...options, previewShown: true, quiet: true },
+    {
+      ...resultShown(report, shipment, { created, uploaded: true }),
+      sent: ({ deployment: patched, started }) =>
+        report.step(
+          "patched",
+          started
+            ? `Started revision ${patched.latest_revision_id}`
+            : `Patched ${patched.name}; no new revision`,
+          { deployment: patched, revision_id: patched.latest_revision_id, started },
+        ),
+      events: report,
     },
-  });
+  );
 }
 
 /** Shipping failed: the message says what state the deployment is left in. */
