@@ -466,7 +466,7 @@ complete -c cpctl -n '__cpctl_at emulator push' -l sha -d 'the commit pushed, 40
 complete -c cpctl -n '__cpctl_at emulator faults' -l path -d 'add: the API path it matches; * stands for one segment (/v2/deployments/*)' -r -F
 complete -c cpctl -n '__cpctl_at emulator faults' -l method -d 'add: only this method (default: any)' -x
 complete -c cpctl -n '__cpctl_at emulator faults' -l count -d 'add: for the next N matching requests (default 1)' -x
-complete -c cpctl -n '__cpctl_at emulator faults' -l status -d 'add: answer this HTTP status' -x
+complete -c cpctl -n '__cpctl_at emulator faults' -l status -d 'add: answer this HTTP status (200 to 599)' -x
 complete -c cpctl -n '__cpctl_at emulator faults' -l retry-after -d 'add: with Retry-After: SECONDS' -x
 complete -c cpctl -n '__cpctl_at emulator faults' -l latency -d 'add: hold the answer back this long' -x
 complete -c cpctl -n '__cpctl_at emulator faults' -l drop -d 'add: close the connection without an answer, before or after the work' -x -a 'before after'

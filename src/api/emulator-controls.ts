@@ -4,59 +4,17 @@
 // caller's tenant, as the API does. The emulator-wide ones (clock, faults, stats, reset) also
 // send the control token when there is one (an emulator started with --control-token). A POST
 // is never repeated by the client (POST is not retry-safe): a retry could act twice.
+import type {
+  EmulatorClock,
+  EmulatorFault,
+  EmulatorStats,
+  FailRule,
+  FaultRequest,
+  TracingProjectView,
+} from "../model/emulator-controls.js";
 import type { RevisionT } from "../model/responses.js";
 import type { ApiClient, RequestOptions } from "./client.js";
 import { pathSegment } from "./endpoints.js";
-
-export interface FailRule {
-  deployment_id: string | null;
-  tenant_id?: string | null;
-  stage: string;
-  message?: string | null;
-}
-
-export interface EmulatorClock {
-  now: string;
-  now_ms: number;
-  offset_ms: number | null;
-}
-
-export interface EmulatorFault {
-  id: number;
-  method: string | null;
-  path: string;
-  remaining: number;
-  status: number | null;
-  retry_after: number | null;
-  latency_ms: number;
-  drop: "before" | "after" | null;
-  body: "html" | "truncated" | null;
-}
-
-/** What `POST /_emulator/faults` takes (docs/emulator.md, "Faults"). */
-export interface FaultRequest {
-  path: string;
-  method?: string;
-  count?: number;
-  status?: number;
-  retry_after?: number;
-  latency_ms?: number;
-  drop?: "before" | "after";
-  body?: "html" | "truncated";
-}
-
-export interface EmulatorStats {
-  requests: Record<string, number>;
-  total: number;
-}
-
-export interface TracingProject {
-  id: string;
-  name: string;
-  tenant_id: string;
-  deployment_id: string;
-  created_at: string;
-}
 
 /** The emulator-wide controls' credential: `X-Control-Token`, when the emulator asks for one. */
 export type ControlToken = string | undefined;
@@ -121,8 +79,8 @@ export async function emulatorStats(api: ApiClient, token: ControlToken): Promis
   return (await api.get<EmulatorStats>("/_emulator/stats", operator(token))).body;
 }
 
-export async function tracingProjects(api: ApiClient): Promise<TracingProject[]> {
-  return (await api.get<{ resources: TracingProject[] }>("/_emulator/tracing-projects")).body.resources;
+export async function tracingProjects(api: ApiClient): Promise<TracingProjectView[]> {
+  return (await api.get<{ resources: TracingProjectView[] }>("/_emulator/tracing-projects")).body.resources;
 }
 
 /** Deletes every tenant's deployments, revisions, uploads, tracing projects, fail rules and faults. */

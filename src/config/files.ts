@@ -6,16 +6,9 @@
 import { statSync } from "node:fs";
 import { basename, dirname, extname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
-import { FileTooLargeError, NotRegularFileError, readRegularFile } from "../io.js";
+import { type Env, FileTooLargeError, NotRegularFileError, readRegularFile } from "../io.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
-import {
-  type Env,
-  isPresent,
-  MAX_CONFIG_BYTES,
-  packageField,
-  projectFileCandidates,
-  userConfigPath,
-} from "./paths.js";
+import { isPresent, MAX_CONFIG_BYTES, packageField, projectFileCandidates, userConfigPath } from "./paths.js";
 import { chooseProfile, LOCAL_API_KEY, LOCAL_BASE_URL, LOCAL_PROFILE } from "./profiles.js";
 import { type ConfigFile, type ConfigFiles, type ConfigLocations, parseConfig } from "./schema.js";
 import {

@@ -2,9 +2,7 @@
 // that a run with no config file pays nothing for configuration.
 import { statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { readRegularFile } from "../io.js";
-
-export type Env = Readonly<Record<string, string | undefined>>;
+import { type Env, readRegularFile } from "../io.js";
 
 /** Project file names, in the order they are tried in each directory. */
 export const PROJECT_FILE_NAMES = [

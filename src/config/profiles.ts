@@ -3,8 +3,8 @@
 // unknown name is an error that lists the known ones), and one line per profile for
 // `cpctl config list`.
 import { UsageError } from "../errors.js";
+import type { Env } from "../io.js";
 import { interpolateEnv } from "../util/env-references.js";
-import type { Env } from "./paths.js";
 import type { ConfigFile, ConfigFiles } from "./schema.js";
 
 export const LOCAL_PROFILE = "local";

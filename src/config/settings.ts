@@ -4,6 +4,7 @@
 // Every value remembers where it came from, for `cpctl config show` and for error messages
 // that name the place to fix.
 import { UsageError } from "../errors.js";
+import type { Env } from "../io.js";
 import {
   DEFAULT_FORMAT,
   DEFAULT_TENANT_HEADER,
@@ -70,7 +71,7 @@ export interface Settings {
 }
 
 /** The environment's layer (CLI.md's table). */
-export function environmentLayer(env: Readonly<Record<string, string | undefined>>): Layer {
+export function environmentLayer(env: Env): Layer {
   const names: Partial<Record<SettingKey, string>> = {
     baseUrl: "CPCTL_BASE_URL",
     apiKey: "CPCTL_API_KEY",

@@ -26,25 +26,8 @@ const RESERVED_HEADERS = new Set(["x-api-key", "authorization", "host", "content
 export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
   const options: EmulatorOptions = { port: DEFAULT_PORT };
 
-  if (args.port !== undefined) {
-    const port = wholeNumber(args.port);
-    if (port === null || port > 65535) {
-      throw new UsageError(
-        `--port must be a whole number from 0 to 65535 (0 picks a free port), not ${quote(args.port)}`,
-      );
-    }
-    options.port = port;
-  }
-
-  if (args.registryPort !== undefined) {
-    const port = wholeNumber(args.registryPort);
-    if (port === null || port > 65535) {
-      throw new UsageError(
-        `--registry-port must be a whole number from 0 to 65535 (0 picks a free port), not ${quote(args.registryPort)}`,
-      );
-    }
-    options.registryPort = port;
-  }
+  if (args.port !== undefined) options.port = portFlag("--port", args.port);
+  if (args.registryPort !== undefined) options.registryPort = portFlag("--registry-port", args.registryPort);
 
   if (args.host !== undefined) {
     const host = args.host.trim();
@@ -107,6 +90,15 @@ export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
     options.tenantHeader = name;
   }
   return options;
+}
+
+function portFlag(flag: string, text: string): number {
+  const port = wholeNumber(text);
+  if (port === null || port > 65535)
+    throw new UsageError(
+      `${flag} must be a whole number from 0 to 65535 (0 picks a free port), not ${quote(text)}`,
+    );
+  return port;
 }
 
 function isHeaderSafe(value: string): boolean {

@@ -20,15 +20,22 @@
 //                         from the clock, seeded listeners and integrations, identifiers; the
 //                         state file (journal, replay, atomic files, one emulator per file)
 //   responses, defaults,  what every room shares: answers and HTTP errors; defaults; why a start
-//   start-error           failed
+//   start-error           failed (and listening, where a port in use is one such reason)
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type {
+  EmulatorClock,
+  EmulatorFault,
+  EmulatorStats,
+  FailRule,
+  FaultRequest,
+  TracingProjectView,
+} from "../model/emulator-controls.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, type RevisionStatus } from "../model/enums.js";
 import type { GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
 import { type AuthConfig, DEFAULT_TENANT_HEADER } from "./api/auth.js";
 import type { ControlAuthConfig } from "./api/control-auth.js";
 import { addDeploymentRoutes } from "./api/deployments.js";
-import { type Fault, Faults } from "./api/faults.js";
+import { Faults } from "./api/faults.js";
 import { type Core, RequestStats } from "./api/handler-parts.js";
 import { describeKeyGrants, KeyGrants, tenantIdForCredential } from "./api/key-grants.js";
 import { addLogRoutes } from "./api/log-routes.js";
@@ -37,7 +44,7 @@ import { Router } from "./api/router.js";
 import { addListingRoutes } from "./api/seeded-listings.js";
 import { addUploadRoutes } from "./api/uploads.js";
 import { addControlRoutes } from "./controls/control-routes.js";
-import { type ClockView, Controls, type TracingProjectView } from "./controls/controls.js";
+import { Controls } from "./controls/controls.js";
 import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
@@ -52,14 +59,15 @@ import { pullProblem } from "./registry/pull-check.js";
 import { addPushTokenRoute } from "./registry/push-token.js";
 import { type RunningRegistry, startRegistry } from "./registry/server.js";
 import { DEFAULT_MEMORY_REGISTRY_QUOTA_BYTES, RegistryStorage } from "./registry/storage.js";
-import { EmulatorStartError } from "./start-error.js";
+import { listenOn } from "./start-error.js";
 import { type Clock, OffsetClock } from "./store/clock.js";
 import { StateFile } from "./store/persistence.js";
 import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./store/seed.js";
-import type { EmulatorState, FailRule } from "./store/state.js";
+import type { EmulatorState } from "./store/state.js";
 import { MemoryTarballs, Store } from "./store/store.js";
 
-export type { Fault } from "./api/faults.js";
+// The name the tests of RunningEmulator know a fault request by.
+export type { FaultRequest as FaultSpec } from "../model/emulator-controls.js";
 export type { RequestEvent } from "./api/request-pipeline.js";
 // Every default, for those who start an emulator (the same names it is started with).
 export * from "./defaults.js";
@@ -109,18 +117,6 @@ export interface EmulatorOptions {
   registryQuotaBytes?: number | null;
 }
 
-/** A fault as `POST /_emulator/faults` takes it (see api/faults.ts and docs/emulator.md, "Emulator controls"). */
-export interface FaultSpec {
-  method?: string;
-  path: string;
-  count?: number;
-  status?: number;
-  retry_after?: number;
-  latency_ms?: number;
-  drop?: "before" | "after";
-  body?: "html" | "truncated";
-}
-
 export interface RunningEmulator {
   /** http://HOST:PORT */
   readonly url: string;
@@ -133,10 +129,10 @@ export interface RunningEmulator {
 
   /** The emulator's time, in ms since the epoch. */
   now(): number;
-  advanceClock(ms: number): ClockView;
-  addFault(fault: FaultSpec): Fault;
+  advanceClock(ms: number): EmulatorClock;
+  addFault(fault: FaultRequest): EmulatorFault;
   /** Faults with uses left. */
-  faults(): Fault[];
+  faults(): EmulatorFault[];
   clearFaults(): void;
   /**
    * The next revision (of `deploymentId`, or of any) fails at the end of `stage`; `message`
@@ -147,7 +143,7 @@ export interface RunningEmulator {
   /** Simulates a push (throws HttpError 409 with the reason when it builds nothing). */
   push(deploymentId: string, options?: { branch?: string; sha?: string }): RevisionT;
   tracingProjects(tenantId?: string): TracingProjectView[];
-  stats(): { requests: Record<string, number>; total: number };
+  stats(): EmulatorStats;
   reset(): void;
   /**
    * Calls `listener` for every API and registry request (not the controls): for tests that act at a
@@ -266,24 +262,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   );
   server.on("clientError", answerUnparsable);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === "EADDRINUSE"
-          ? new EmulatorStartError(
-              `cannot start the emulator: ${host}:${options.port ?? DEFAULT_PORT} is already in use (try --port 0)`,
-            )
-          : error,
-      );
-    });
-    server.listen(options.port ?? DEFAULT_PORT, host, () => resolve());
-  }).catch((error: unknown) => {
-    stateFile?.unlock();
-    throw error;
-  });
-  const port = (server.address() as AddressInfo).port;
-  url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const requested = options.port ?? DEFAULT_PORT;
+  const { port, hostPort } = await listenOn(server, host, requested, "the emulator", "--port").catch(
+    (error: unknown) => {
+      stateFile?.unlock();
+      throw error;
+    },
+  );
+  url = `http://${hostPort}`;
   const registryPort = options.registryPort ?? (requested === 0 || requested === 65535 ? 0 : requested + 1);
   try {
     registry = await startRegistry(core, images, { host, port: registryPort }, observers);

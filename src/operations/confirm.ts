@@ -83,7 +83,8 @@ const terminalConfirm: ConfirmPrompt = async (ctx, message) => {
   ]);
   const output = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
-      out.write(chunk.toString());
+      // The prompt library's own cursor moves show as escapes here: no terminal acts on them.
+      writeText(out, chunk.toString());
       done();
     },
   });

@@ -1,5 +1,6 @@
 // The output format chosen before the settings resolve, and the decisions that depend on the
 // terminal. The formats themselves are CLI.md's vocabulary (model/enums.ts), which config/ reads too.
+import type { Env } from "../io.js";
 import { DEFAULT_FORMAT, FORMAT_ENV, isOutputFormat, type OutputFormat } from "../model/enums.js";
 
 /** What the global flags say of the format. */
@@ -18,10 +19,7 @@ export function flagFormat(flags: FormatFlags): string | undefined {
  * broken): the flags, then CPCTL_OUTPUT, then table. A value that is no format is passed
  * over here; the settings report it when they resolve.
  */
-export function formatWithoutConfig(
-  flags: FormatFlags,
-  env: Readonly<Record<string, string | undefined>>,
-): OutputFormat {
+export function formatWithoutConfig(flags: FormatFlags, env: Env): OutputFormat {
   for (const value of [flagFormat(flags), env[FORMAT_ENV]]) {
     if (value && isOutputFormat(value)) return value;
   }
@@ -35,7 +33,7 @@ export function isMachineFormat(format: OutputFormat): boolean {
 
 interface ColorInputs {
   isTTY: boolean;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   /** false when --no-color was given. */
   colorFlag: boolean;
 }
@@ -51,7 +49,7 @@ export function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
  * Running in CI: CI set to anything but "", "false" or "0". There cpctl never prompts, and a
  * terminal gets progress lines rather than a spinner (a CI log keeps every frame).
  */
-export function isCi(env: Readonly<Record<string, string | undefined>>): boolean {
+export function isCi(env: Env): boolean {
   const ci = env.CI;
   return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
 }

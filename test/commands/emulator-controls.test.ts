@@ -206,6 +206,18 @@ describe("cpctl emulator clock, faults, stats, tracing-projects, reset", () => {
     expect(tty.stdout).toMatch(/^ROUTE\s+REQUESTS/);
   });
 
+  it("faults add refuses a status the emulator cannot answer (1xx) before sending, naming --status", async () => {
+    const em = await startTestEmulator();
+    const r = await runCli(["emulator", "faults", "add", "--path", "/v2/listeners", "--status", "101"], {
+      env: local(em),
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--status");
+    expect(r.stderr).toContain("200");
+    const listed = await runCli(["emulator", "faults", "-o", "json"], { env: local(em) });
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+  });
+
   it("tracing-projects lists the caller's", async () => {
     const em = await startTestEmulator();
     await createAgent(em, "traced");

@@ -1,7 +1,8 @@
 // `cpctl emulator clock [advance DURATION]`: the emulator's time, and moving it forward.
 import { Argument } from "@commander-js/extra-typings";
-import { advanceClock, type EmulatorClock, emulatorClock } from "../../api/emulator-controls.js";
+import { advanceClock, emulatorClock } from "../../api/emulator-controls.js";
 import { UsageError } from "../../errors.js";
+import type { EmulatorClock } from "../../model/emulator-controls.js";
 import { DURATION_HELP, formatDuration } from "../../util/duration.js";
 import { duration, examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";

@@ -3,6 +3,7 @@
 import { Option } from "@commander-js/extra-typings";
 import { failNextRevision, failRules } from "../../api/emulator-controls.js";
 import { UsageError } from "../../errors.js";
+import type { FailRule } from "../../model/emulator-controls.js";
 import { FAILABLE_STAGES, failureStatusFor } from "../../model/enums.js";
 import { resolveDeploymentId } from "../../operations/resolve.js";
 import type { View } from "../../output/printer.js";
@@ -10,7 +11,7 @@ import { examples, oneOf } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { TENANT_CONTROL_HELP } from "./shared.js";
 
-const ruleView: View<{ deployment_id: string | null; stage: string; message?: string | null }> = {
+const ruleView: View<FailRule> = {
   id: (rule) => rule.deployment_id ?? "",
   columns: [
     { header: "DEPLOYMENT", value: (rule) => rule.deployment_id ?? "(any of yours)", kind: "id" },

@@ -1,14 +1,9 @@
 // `cpctl emulator faults [list|add|clear]`: make the API misbehave as a flaky network or a
 // proxy does, for the next requests to a path.
 import { Argument, Option } from "@commander-js/extra-typings";
-import {
-  addFault,
-  clearFaults,
-  type EmulatorFault,
-  type FaultRequest,
-  listFaults,
-} from "../../api/emulator-controls.js";
+import { addFault, clearFaults, listFaults } from "../../api/emulator-controls.js";
 import { UsageError } from "../../errors.js";
+import type { EmulatorFault, FaultRequest } from "../../model/emulator-controls.js";
 import type { View } from "../../output/printer.js";
 import { formatDuration } from "../../util/duration.js";
 import { duration, examples, integerIn } from "../parsers.js";
@@ -49,7 +44,7 @@ export default defineCommand({
       .option("--path <path>", "add: the API path it matches; * stands for one segment (/v2/deployments/*)")
       .option("--method <method>", "add: only this method (default: any)")
       .option("--count <n>", "add: for the next N matching requests (default 1)", integerIn(1))
-      .option("--status <code>", "add: answer this HTTP status", integerIn(100, 599))
+      .option("--status <code>", "add: answer this HTTP status (200 to 599)", integerIn(200, 599))
       .option("--retry-after <seconds>", "add: with Retry-After: SECONDS", integerIn(0))
       .option("--latency <duration>", "add: hold the answer back this long", duration)
       .addOption(

@@ -12,31 +12,19 @@
 //   retry_after     adds a Retry-After header (seconds) to the answer.
 import { STATUS_CODES } from "node:http";
 import type { FieldIssue } from "../../errors.js";
+import type { EmulatorFault } from "../../model/emulator-controls.js";
 import { fieldIssue, invalid } from "../responses.js";
-
-export interface Fault {
-  id: number;
-  /** null: any method. */
-  method: string | null;
-  path: string;
-  remaining: number;
-  status: number | null;
-  retry_after: number | null;
-  latency_ms: number;
-  drop: "before" | "after" | null;
-  body: "html" | "truncated" | null;
-}
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 const FIELDS = ["method", "path", "count", "status", "retry_after", "latency_ms", "drop", "body"];
 const MAX_LATENCY_MS = 10 * 60 * 1000;
 
 export class Faults {
-  private faults: (Fault & { segments: string[] })[] = [];
+  private faults: (EmulatorFault & { segments: string[] })[] = [];
   private nextId = 1;
 
   /** Validates a fault description (the JSON body of `POST /_emulator/faults`); 422 if wrong. */
-  add(input: unknown): Fault {
+  add(input: unknown): EmulatorFault {
     const fault = parseFault(input, this.nextId);
     this.nextId++;
     this.faults.push({ ...fault, segments: fault.path.split("/") });
@@ -44,7 +32,7 @@ export class Faults {
   }
 
   /** The faults with uses left, in the order they match. */
-  list(): Fault[] {
+  list(): EmulatorFault[] {
     return this.faults.map(({ segments: _, ...fault }) => fault);
   }
 
@@ -53,7 +41,7 @@ export class Faults {
   }
 
   /** The first fault matching this request, with one use taken; null if none. Fast when empty. */
-  take(method: string, path: string): Fault | null {
+  take(method: string, path: string): EmulatorFault | null {
     if (this.faults.length === 0) return null;
     const segments = path.split("/");
     const index = this.faults.findIndex(
@@ -69,13 +57,22 @@ export class Faults {
 }
 
 /** Whether the request's real work is done under this fault. */
-export function faultDoesWork(fault: Fault): boolean {
+export function faultDoesWork(fault: EmulatorFault): boolean {
   return fault.status === null && fault.drop !== "before" && fault.body !== "html";
 }
 
 /** The status a work-less fault answers with (body "html" alone: the proxy's 502). */
-export function faultStatus(fault: Fault): number {
+export function faultStatus(fault: EmulatorFault): number {
   return fault.status ?? 502;
+}
+
+/** The answer with the fault's Retry-After header, when it has one. */
+export function withRetryAfter<Answer extends { headers?: Record<string, string> }>(
+  answer: Answer,
+  fault: EmulatorFault,
+): Answer {
+  if (fault.retry_after === null) return answer;
+  return { ...answer, headers: { ...answer.headers, "Retry-After": String(fault.retry_after) } };
 }
 
 export function htmlErrorPage(status: number): Buffer {
@@ -94,7 +91,7 @@ function matches(pattern: string[], segments: string[]): boolean {
   return true;
 }
 
-function parseFault(input: unknown, id: number): Fault {
+function parseFault(input: unknown, id: number): EmulatorFault {
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
     throw invalid([fieldIssue(["body"], "must be an object describing the fault", "model_attributes_type")]);
   }
@@ -108,7 +105,7 @@ function parseFault(input: unknown, id: number): Fault {
       );
   }
 
-  const fault: Fault = {
+  const fault: EmulatorFault = {
     id,
     method: null,
     path: "",

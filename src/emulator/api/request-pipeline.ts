@@ -8,12 +8,13 @@
 // out), not counted, not observed.
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import type { EmulatorFault } from "../../model/emulator-controls.js";
 import { type EmulatorResponse, HttpError, tellOperator } from "../responses.js";
 import { type AuthConfig, authenticate } from "./auth.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { type ControlAuthConfig, checkOperator } from "./control-auth.js";
 import { crossSiteRefusal } from "./cross-site.js";
-import { type Fault, faultDoesWork, faultStatus, htmlErrorPage } from "./faults.js";
+import { faultDoesWork, faultStatus, htmlErrorPage, withRetryAfter } from "./faults.js";
 import type { Core } from "./handler-parts.js";
 import type { RouteContext, RouteMatch, Router } from "./router.js";
 
@@ -173,16 +174,11 @@ function routeContext(
 }
 
 /** The answer of a fault that stands in for the route: its status, in JSON or as an HTML page. */
-function injectedAnswer(fault: Fault): EmulatorResponse {
+function injectedAnswer(fault: EmulatorFault): EmulatorResponse {
   const status = faultStatus(fault);
   return fault.body === "html"
     ? { status, raw: { body: htmlErrorPage(status), contentType: "text/html; charset=utf-8" } }
     : { status, json: { detail: `Injected fault: ${status} ${http.STATUS_CODES[status] ?? ""}`.trim() } };
-}
-
-function withRetryAfter(answer: EmulatorResponse, fault: Fault): EmulatorResponse {
-  if (fault.retry_after === null) return answer;
-  return { ...answer, headers: { ...answer.headers, "Retry-After": String(fault.retry_after) } };
 }
 
 function internalError(error: unknown): EmulatorResponse {

@@ -8,17 +8,23 @@
 // caller's tenant (authenticated as the API does), so another tenant's deployment is a 404
 // there as everywhere else; the in-process API passes none and sees every tenant.
 
+import type {
+  EmulatorClock,
+  EmulatorFault,
+  EmulatorStats,
+  FailRule,
+  TracingProjectView,
+} from "../../model/emulator-controls.js";
 import { FAILABLE_STAGES, isTerminalRevisionStatus, isUuid, type RevisionStatus } from "../../model/enums.js";
 import type { RevisionT } from "../../model/responses.js";
 import { isTagRef } from "../../model/rules.js";
-import type { Fault } from "../api/faults.js";
 import type { Core } from "../api/handler-parts.js";
 import { revisionView } from "../api/views.js";
 import { deploymentNotFound, HttpError, invalidField, revisionNotFound } from "../responses.js";
 import { iso, OffsetClock } from "../store/clock.js";
 import { newCommitSha } from "../store/ids.js";
 import { revisionStateAt } from "../store/lifecycle.js";
-import type { FailRule, StoredDeployment } from "../store/state.js";
+import type { StoredDeployment } from "../store/state.js";
 
 /** Longest `message` a fail control takes: one error, not a whole log. */
 export const MAX_FAIL_MESSAGE_LENGTH = 2000;
@@ -26,25 +32,10 @@ export const MAX_FAIL_MESSAGE_LENGTH = 2000;
 /** A push to a repository whose deployment sets no repo_ref goes to the default branch. */
 export const DEFAULT_BRANCH = "main";
 
-export interface ClockView {
-  now: string;
-  now_ms: number;
-  /** Only for the default clock (real time + offset). */
-  offset_ms: number | null;
-}
-
-export interface TracingProjectView {
-  id: string;
-  name: string;
-  tenant_id: string;
-  deployment_id: string;
-  created_at: string;
-}
-
 export class Controls {
   constructor(private readonly core: Core) {}
 
-  clock(): ClockView {
+  clock(): EmulatorClock {
     const { clock } = this.core;
     return {
       now: iso(clock.now()),
@@ -53,7 +44,7 @@ export class Controls {
     };
   }
 
-  advanceClock(ms: unknown): ClockView {
+  advanceClock(ms: unknown): EmulatorClock {
     if (typeof ms !== "number" || !Number.isInteger(ms) || ms < 0) {
       throw invalidField(
         ["body", "advance_ms"],
@@ -67,11 +58,11 @@ export class Controls {
     return this.clock();
   }
 
-  addFault(input: unknown): Fault {
+  addFault(input: unknown): EmulatorFault {
     return this.core.faults.add(input);
   }
 
-  faults(): Fault[] {
+  faults(): EmulatorFault[] {
     return this.core.faults.list();
   }
 
@@ -169,7 +160,7 @@ export class Controls {
     }));
   }
 
-  stats(): { requests: Record<string, number>; total: number } {
+  stats(): EmulatorStats {
     return this.core.stats.snapshot();
   }
 

@@ -18,12 +18,12 @@
 //   errors        the OCI error shape
 import { createReadStream } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Fault, faultDoesWork, faultStatus, htmlErrorPage } from "../api/faults.js";
+import type { EmulatorFault } from "../../model/emulator-controls.js";
+import { faultDoesWork, faultStatus, htmlErrorPage, withRetryAfter } from "../api/faults.js";
 import type { Core } from "../api/handler-parts.js";
 import { HeldAnswers, type RequestEvent } from "../api/request-pipeline.js";
 import { tellOperator } from "../responses.js";
-import { EmulatorStartError } from "../start-error.js";
+import { listenOn } from "../start-error.js";
 import { RegistryError } from "./errors.js";
 import { handle, type Registry, type RegistryAnswer } from "./handlers.js";
 import { parseRegistryPath, type RegistryPath, routeKey } from "./paths.js";
@@ -58,20 +58,13 @@ export async function startRegistry(
   server.requestTimeout = 0;
   server.on("clientError", (_error, socket) => socket.destroy());
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === "EADDRINUSE"
-          ? new EmulatorStartError(
-              `cannot start the emulator's registry: ${listen.host}:${listen.port} is already in use (try --registry-port 0)`,
-            )
-          : error,
-      );
-    });
-    server.listen(listen.port, listen.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = `${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}`;
+  const { port, hostPort: host } = await listenOn(
+    server,
+    listen.host,
+    listen.port,
+    "the emulator's registry",
+    "--registry-port",
+  );
   address = `http://${host}`;
   return {
     host,
@@ -160,7 +153,7 @@ function internalError(error: unknown): RegistryAnswer {
   return errorAnswer(new RegistryError(500, "UNAVAILABLE", `internal emulator error: ${message}`));
 }
 
-function injected(fault: Fault): RegistryAnswer {
+function injected(fault: EmulatorFault): RegistryAnswer {
   const status = faultStatus(fault);
   if (fault.body === "html") {
     const data = htmlErrorPage(status);
@@ -177,11 +170,6 @@ function injected(fault: Fault): RegistryAnswer {
       `Injected fault: ${status} ${http.STATUS_CODES[status] ?? ""}`.trim(),
     ),
   );
-}
-
-function withRetryAfter(answer: RegistryAnswer, fault: Fault): RegistryAnswer {
-  if (fault.retry_after === null) return answer;
-  return { ...answer, headers: { ...answer.headers, "Retry-After": String(fault.retry_after) } };
 }
 
 /** Writes an answer; a HEAD gets the headers only. `truncate`: half the body, then the socket is cut. */

@@ -1,7 +1,8 @@
 // The state FILE and its journal stand for: each line's after-images set over FILE's state,
 // in order (state-change.ts). Pure: no files here.
 
-import type { EmulatorState, FailRule } from "./state.js";
+import type { FailRule } from "../../model/emulator-controls.js";
+import type { EmulatorState } from "./state.js";
 import type { JournalEntry } from "./state-change.js";
 
 /** Applies `entries` (in order) over `snapshot`; returns a new state, `snapshot` is left as it was. */

@@ -6,7 +6,8 @@
 //
 // The store marks what each method touched on a StateChange; persistence turns it into a
 // JournalEntry when the change is committed, so the images are those of that moment.
-import type { FailRule, StoredDeployment, StoredUpload, TracingProject } from "./state.js";
+import type { FailRule } from "../../model/emulator-controls.js";
+import type { StoredDeployment, StoredUpload, TracingProject } from "./state.js";
 
 export interface JournalEntry {
   /** Applied first: everything cleared (POST /_emulator/reset), with a new key and the clock kept. */

@@ -4,6 +4,7 @@
 // That is what lets revision timing survive a restart.
 //
 // With --state, FILE holds it and FILE.journal the changes made since (persistence.ts).
+import type { FailRule } from "../../model/emulator-controls.js";
 import type { RevisionStatus, Source } from "../../model/enums.js";
 import type { SecretReferenceT, SecretT } from "../../model/schemas.js";
 import { newSigningKey } from "./ids.js";
@@ -92,17 +93,6 @@ export interface TracingProject {
   name: string;
   deployment_id: string;
   created_at: number;
-}
-
-/**
- * "The next revision (of this deployment, or of any of this tenant's, or of any at all) fails
- * at the end of `stage`", with `message` (null: the stage's default).
- */
-export interface FailRule {
-  deployment_id: string | null;
-  tenant_id: string | null;
-  stage: RevisionStatus;
-  message: string | null;
 }
 
 export interface EmulatorState {

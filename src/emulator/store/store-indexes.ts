@@ -32,21 +32,13 @@ export class DeploymentIndex {
 
   add(deployment: StoredDeployment): void {
     this.byId.set(deployment.id, deployment);
-    let list = this.byTenant.get(deployment.tenant_id);
-    if (!list) {
-      list = [];
-      this.byTenant.set(deployment.tenant_id, list);
-    }
+    const list = this.byTenant.get(deployment.tenant_id) ?? [];
+    this.byTenant.set(deployment.tenant_id, list);
     // Usually the newest, so it goes at the end; the search is for a clock that disagrees.
     const last = list.at(-1);
     if (!last || isNewer(deployment, last)) list.push(deployment);
     else list.splice(listPosition(list, deployment), 0, deployment);
-    let names = this.byTenantName.get(deployment.tenant_id);
-    if (!names) {
-      names = new Map();
-      this.byTenantName.set(deployment.tenant_id, names);
-    }
-    names.set(deployment.name, deployment);
+    mapIn(this.byTenantName, deployment.tenant_id).set(deployment.name, deployment);
   }
 
   remove(deployment: StoredDeployment): void {

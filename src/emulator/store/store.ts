@@ -3,6 +3,8 @@
 // its journal, on disk) before returning, so the answer a handler then sends is always
 // backed by what was saved. Each method marks what it touched on a StateChange, which is all
 // a commit writes: its cost does not grow with the state (persistence.ts).
+
+import type { FailRule } from "../../model/emulator-controls.js";
 import { type RevisionStatus, revisionStages, type Source } from "../../model/enums.js";
 import { withResourceDefaults } from "../../model/resource-spec.js";
 import { REVISION_FIELD_SOURCES, SOURCE_CONFIG_FIELD_SOURCES } from "../../model/rules.js";
@@ -12,7 +14,6 @@ import { supersede } from "./lifecycle.js";
 import {
   type EmulatorState,
   emptyState,
-  type FailRule,
   type RevisionConfig,
   STATE_FORMAT,
   STATE_VERSION,

@@ -1,0 +1,60 @@
+// What the local control plane's controls (/_emulator/, docs/emulator.md) take and answer:
+// one definition for the emulator that serves them and the client of `cpctl emulator ...`.
+import type { RevisionStatus } from "./enums.js";
+
+/** An injected fault with uses left (emulator/api/faults.ts says what each effect does). */
+export interface EmulatorFault {
+  id: number;
+  /** null: any method. */
+  method: string | null;
+  path: string;
+  remaining: number;
+  status: number | null;
+  retry_after: number | null;
+  latency_ms: number;
+  drop: "before" | "after" | null;
+  body: "html" | "truncated" | null;
+}
+
+/** What `POST /_emulator/faults` takes. */
+export interface FaultRequest {
+  path: string;
+  method?: string;
+  count?: number;
+  status?: number;
+  retry_after?: number;
+  latency_ms?: number;
+  drop?: "before" | "after";
+  body?: "html" | "truncated";
+}
+
+/**
+ * "The next revision (of this deployment, or of any of this tenant's, or of any at all) fails
+ * at the end of `stage`", with `message` (null: the stage's default).
+ */
+export interface FailRule {
+  deployment_id: string | null;
+  tenant_id: string | null;
+  stage: RevisionStatus;
+  message: string | null;
+}
+
+export interface EmulatorClock {
+  now: string;
+  now_ms: number;
+  /** Only for the default clock (real time + offset). */
+  offset_ms: number | null;
+}
+
+export interface EmulatorStats {
+  requests: Record<string, number>;
+  total: number;
+}
+
+export interface TracingProjectView {
+  id: string;
+  name: string;
+  tenant_id: string;
+  deployment_id: string;
+  created_at: string;
+}
