@@ -1,12 +1,13 @@
 // `deploy push`'s flags turned into one request before anything is sent: the flags that do
 // not go together refused, the deployment's name and the secrets decided once, then what is
 // shipped read and checked, a project directory (push-source.ts) or an image (push-image.ts).
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
 import { buildBody } from "../manifest/build.js";
 import { PLATFORM_VARIABLES } from "../model/platform-variables.js";
 import type { SecretT } from "../model/schemas.js";
+import { projectDirectory } from "../project/directory.js";
 import type { PushInput, PushOptions, Shipment } from "./push-payload.js";
 import type { PushReport } from "./push-report.js";
 import { sourcePayload } from "./push-source.js";
@@ -66,10 +67,31 @@ export async function preparePush(
   input: PushInput,
   report: PushReport,
 ): Promise<Shipment> {
-  const image = isImagePush(dir, input);
-  const name = await deploymentName(ctx, dir, input);
-  // --secret and --secrets-file as `deploy patch` takes them; the variables the platform sets
-  // itself are never sent, each one left out said.
+  // What is shipped is found before the name is asked, so that a missing directory, archive
+  // or image is said before a question on a terminal, not after the user answered it. An image
+  // is read whole here (its name offered comes from it); a directory is packed only once the
+  // name and secrets are settled. The image side is loaded only for an image push.
+  const imagePayload = isImagePush(dir, input)
+    ? await (await import("./push-image.js")).imagePayload(ctx, input, report)
+    : null;
+  try {
+    const directory = imagePayload ? null : await projectDirectory(ctx.cwd, dir ?? ".");
+    const name = await deploymentName(ctx, input, directory?.name);
+    const secrets = await secretsToSend(ctx, input);
+    const options = await pushOptions(ctx, input);
+    const payload = imagePayload ?? (await sourcePayload(ctx, directory!, input, report));
+    return { name, secrets, payload, options };
+  } catch (error) {
+    imagePayload?.release();
+    throw error;
+  }
+}
+
+/**
+ * --secret and --secrets-file as `deploy patch` takes them; the variables the platform sets
+ * itself are never sent, each one left out said.
+ */
+async function secretsToSend(ctx: Ctx, input: PushInput): Promise<SecretT[] | undefined> {
   const built = await buildBody(
     "patch",
     {
@@ -83,11 +105,16 @@ export async function preparePush(
   for (const left of built.leftOutSecrets) {
     ctx.log.warn(`secret ${left} is not sent: the platform sets ${left} itself on every deployment`);
   }
-  const secrets = Array.isArray(built.body.secrets) ? (built.body.secrets as SecretT[]) : undefined;
-  // Waiting is the default (--no-wait stops); the build log streams on a terminal (as --logs
-  // does), and always into -o ndjson events.
+  return Array.isArray(built.body.secrets) ? (built.body.secrets as SecretT[]) : undefined;
+}
+
+/**
+ * Waiting is the default (--no-wait stops); the build log streams on a terminal (as --logs
+ * does), and always into -o ndjson events.
+ */
+async function pushOptions(ctx: Ctx, input: PushInput): Promise<PushOptions> {
   const format = (await ctx.printer()).options.format;
-  const options: PushOptions = {
+  return {
     dryRun: input.dryRun,
     force: input.force,
     unsetSecret: input.unsetSecret,
@@ -97,15 +124,14 @@ export async function preparePush(
     logs: input.logs ?? (ctx.io.stderr.isTTY || format === "ndjson"),
     dotenvReport: input.dotenvReport,
   };
-  // The image side (archives, registries, engines) is loaded only for an image push.
-  const payload = image
-    ? await (await import("./push-image.js")).imagePayload(ctx, input, report)
-    : await sourcePayload(ctx, dir ?? ".", input, report);
-  return { name, secrets, payload, options };
 }
 
 /** --name, or on a terminal the answer to a question (offered: the directory's or image's name). */
-async function deploymentName(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<string> {
+async function deploymentName(
+  ctx: Ctx,
+  input: PushInput,
+  directoryName: string | undefined,
+): Promise<string> {
   const given = input.name;
   if (given !== undefined) {
     if (given.trim() === "") throw new UsageError("--name is empty: give the deployment's name");
@@ -116,7 +142,7 @@ async function deploymentName(ctx: Ctx, dir: string | undefined, input: PushInpu
       "--name is required here: pass --name NAME, the deployment to create or update (found by its exact name)",
     ).withHint("cpctl asks for it only when stdin and stdout are a terminal (and CI is not set).");
   }
-  const offered = offeredName(ctx.cwd, dir, input);
+  const offered = directoryName ?? offeredImageName(input);
   const { terminalPrompter } = await import("../prompt/prompter.js");
   const prompter = await terminalPrompter(ctx);
   return prompter.input({
@@ -126,17 +152,12 @@ async function deploymentName(ctx: Ctx, dir: string | undefined, input: PushInpu
   });
 }
 
-/**
- * The name offered on a terminal: the project directory's own; the image's (its last path
- * component), or the archive's file name.
- */
-function offeredName(cwd: string, dir: string | undefined, input: PushInput): string {
+/** The name offered for an image: its last path component, or the archive's file name. */
+function offeredImageName(input: PushInput): string {
   if (input.image !== undefined) {
     const withoutDigest = input.image.split("@")[0]!;
     const lastPart = withoutDigest.slice(withoutDigest.lastIndexOf("/") + 1);
     return lastPart.split(":")[0] || "agent";
   }
-  if (input.imageArchive !== undefined)
-    return basename(input.imageArchive).replace(/(\.oci)?(\.tar)?(\.t?gz)?$/i, "") || "agent";
-  return basename(resolve(cwd, dir ?? "."));
+  return basename(input.imageArchive!).replace(/(\.oci)?(\.tar)?(\.t?gz)?$/i, "") || "agent";
 }

@@ -12,7 +12,7 @@ import type { Change } from "../model/changes.js";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
 import { findAgentConfig } from "../project/agent-config.js";
-import { projectDirectory } from "../project/directory.js";
+import type { ProjectDirectory } from "../project/directory.js";
 import { detectTrackedPackages } from "../project/tracked-packages.js";
 import { formatBytes } from "../upload/size.js";
 import { describeSource, leftOutWarnings, prepareSource } from "../upload/source.js";
@@ -22,11 +22,10 @@ import { packedFiles, uploadSource } from "./upload.js";
 
 export async function sourcePayload(
   ctx: Ctx,
-  dir: string,
+  directory: ProjectDirectory,
   input: PushInput,
   report: PushReport,
 ): Promise<Payload> {
-  const directory = await projectDirectory(ctx.cwd, dir);
   const config = await findAgentConfig(directory.absolute, directory.shown, input.agentConfigPath);
   const source = await prepareSource(ctx.cwd, directory.absolute, input.maxSize ?? DEFAULT_MAX_UPLOAD_BYTES, {
     includeCredentials: Boolean(input.includeCredentials),
