@@ -29,7 +29,7 @@ export type OutcomeResult =
   | "started"
   | "unchanged";
 
-interface Outcome {
+export interface Outcome {
   /** "deploy patch", "deploy wait", ...: the summary's title. */
   command: string;
   deployment: DeploymentT;

@@ -1,9 +1,7 @@
 // Turns a deployment file and flags into a request body, remembering where each value came
 // from so that a validation problem names the flag or the file line to fix.
 // Precedence: file < named field flags < --set < secret flags (which merge by name).
-import { resolve } from "node:path";
-import { CliError, type FieldIssue, UsageError, ValidationError } from "../errors.js";
-import { readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
+import { type FieldIssue, UsageError, ValidationError } from "../errors.js";
 import { formatPath, pathOfLoc } from "../model/issue-path.js";
 import type { DeploymentT } from "../model/responses.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
@@ -12,7 +10,7 @@ import { looksMasked, MASK } from "../secrets.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";
 import { type DeploymentFile, loadDeploymentFile } from "./file.js";
 import { checkIdsMatch, readOnlyNote } from "./read-only.js";
-import { mergeByName, parseDotenv, secretFromFlag, secretRefFromFlag } from "./secrets.js";
+import { mergeByName, readSecretsFile, secretFromFlag, secretRefFromFlag } from "./secrets.js";
 import { deleteAt, getAt, type Path, parseAssignment, setAt, typedSetValue } from "./set-path.js";
 
 type BodyKind = "create" | "patch";
@@ -204,18 +202,7 @@ export async function rejectIssues(built: BuiltBody, issues: FieldIssue[], what:
 }
 
 async function secretsFromFile(path: string, ctx: BodyContext) {
-  let text: string;
-  try {
-    text = await readTextFile(resolve(ctx.cwd, path), {
-      limit: SECRETS_FILE_LIMIT,
-      label: `--secrets-file ${path}`,
-      signal: ctx.signal,
-    });
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw unreadableFile(`--secrets-file ${path}`, error, "give a dotenv file (NAME=VALUE lines)");
-  }
-  return parseDotenv(text, path).map(({ line, ...secret }) => ({
+  return (await readSecretsFile(path, ctx)).map(({ line, ...secret }) => ({
     ...secret,
     origin: fixedOrigin(`--secrets-file ${path}:${line}`),
   }));

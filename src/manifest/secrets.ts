@@ -1,6 +1,9 @@
 // Secrets from flags: `--secret NAME` (value from the environment variable NAME),
 // `--secret NAME=VALUE`, `--secrets-file FILE` (dotenv), `--secret-ref NAME=SECRET_NAME:KEY`.
-import { UsageError } from "../errors.js";
+import { resolve } from "node:path";
+import { CliError, UsageError } from "../errors.js";
+import { readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
+import type { RunContext } from "../run-context.js";
 
 interface SecretValue {
   name: string;
@@ -40,6 +43,25 @@ export function secretRefFromFlag(text: string): SecretRef {
     );
   }
   return { name: match[1]!, secret_name: match[2]!, secret_key: match[3]! };
+}
+
+/** `--secrets-file FILE`, read (bounded) and parsed: each secret with its line. */
+export async function readSecretsFile(
+  path: string,
+  ctx: Pick<RunContext, "cwd" | "signal">,
+): Promise<(SecretValue & { line: number })[]> {
+  let text: string;
+  try {
+    text = await readTextFile(resolve(ctx.cwd, path), {
+      limit: SECRETS_FILE_LIMIT,
+      label: `--secrets-file ${path}`,
+      signal: ctx.signal,
+    });
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw unreadableFile(`--secrets-file ${path}`, error, "give a dotenv file (NAME=VALUE lines)");
+  }
+  return parseDotenv(text, path);
 }
 
 /**

@@ -1,18 +1,25 @@
 // What every change does once the server has taken it (create, patch, apply, upload --patch,
-// rollback, redeploy): print the deployment on stdout and, with --wait, wait for its latest
-// revision first, so that what is printed is the deployment after the wait (its
-// active_revision_id current, not the one from before the revision finished). Whatever the
-// wait's outcome, the deployment is printed, so a script always gets its ID; and the outcome
-// goes to the CI report (step outputs, summary, --dotenv-report).
+// rollback, redeploy, push): with --wait, wait for its latest revision and read the
+// deployment again, so that what is shown is the deployment after the wait (its
+// active_revision_id current, not the one from before the revision finished); then show the
+// end on stdout (the deployment, or push's result) and send the outcome to the CI report (step
+// outputs, summary, --dotenv-report). Whatever the wait's outcome, the end is shown, so a
+// script always gets the deployment's ID. `deploy wait`, which waits for a change made before,
+// ends the same way (runWait).
 import { getDeployment } from "../api/endpoints.js";
-import { type OutcomeResult, reportOutcome } from "../ci/report.js";
+import { onGitHubActions } from "../ci/detect.js";
+import { type Outcome, type OutcomeResult, reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
-import { WaitFailedError } from "../errors.js";
+import { OperationError, WaitFailedError } from "../errors.js";
 import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
+import type { View } from "../output/printer.js";
 import { deploymentView } from "../output/views.js";
+import { formatDuration } from "../util/duration.js";
 import type { WaitVerdict } from "../wait/poll.js";
-import { assertDeployed, type WaitFlags, waitForRevision } from "./wait.js";
+import { showsSpinner } from "../wait/progress.js";
+import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "./resolve.js";
+import { assertDeployed, type WaitEvents, type WaitFlags, waitForRevision } from "./wait.js";
 
 export interface FinishOptions extends WaitFlags {
   wait?: boolean;
@@ -27,58 +34,87 @@ export interface TakenChange {
   kind: "created" | "started" | "unchanged";
   /** What its preview showed; empty when nothing was previewed. */
   changes: readonly Change[];
+  /** The revision the end names when there is no wait (default: the deployment's latest, status unread). */
+  revision?: Ending["revision"];
 }
 
-export async function finishChange(ctx: Ctx, taken: TakenChange, options: FinishOptions): Promise<void> {
+/** How a change ended, as stdout and the CI report tell it. */
+export interface Ending {
+  deployment: DeploymentT;
+  revision: { id: string; status: string | null } | null;
+  result: OutcomeResult;
+  verdict?: WaitVerdict;
+}
+
+/** How a command shows the end of its change on stdout, and follows its wait. */
+export interface Showing {
+  show(ending: Ending): Promise<void>;
+  /** `deploy push -o ndjson`'s status and log events. */
+  events?: WaitEvents;
+}
+
+export async function finishChange(
+  ctx: Ctx,
+  taken: TakenChange,
+  options: FinishOptions,
+  showing?: Showing,
+): Promise<void> {
   const { deployment, kind, changes } = taken;
-  const printer = await ctx.printer();
-  const print = (shown: DeploymentT) => printer.item(shown, deploymentView);
-  const report = (shown: DeploymentT, result: OutcomeResult, verdict?: WaitVerdict, failure?: unknown) =>
-    reportOutcome(
-      ctx,
-      {
-        command: ctx.command,
-        deployment: shown,
-        revisionId: verdict?.revision_id ?? shown.latest_revision_id,
-        status: verdict?.status ?? null,
-        result,
-        elapsedSeconds: verdict?.elapsed_seconds,
-        changes,
-        logTail: failure instanceof WaitFailedError ? failure.logTail : undefined,
-      },
-      options,
-    );
-  if (!options.wait || !deployment.latest_revision_id) {
-    if (options.wait) ctx.log.info("no revision to wait for");
-    await print(deployment);
-    report(deployment, kind);
-    return;
-  }
-  let verdict: WaitVerdict;
-  try {
-    verdict = await waitForRevision(
-      ctx,
-      { deploymentId: deployment.id, revisionId: deployment.latest_revision_id },
-      options,
-    );
-  } catch (error) {
-    await print(deployment);
-    throw error;
-  }
-  // After Ctrl-C there is no asking the server again: the user wants out.
-  const final = verdict.result === "interrupted" ? deployment : await readAgain(ctx, deployment);
-  await print(final);
+  const revisionId = deployment.latest_revision_id;
+  let ending: Ending = {
+    deployment,
+    revision: taken.revision ?? (revisionId ? { id: revisionId, status: null } : null),
+    result: kind,
+  };
   let failure: unknown;
+  if (options.wait && revisionId) {
+    try {
+      ending = await waitAndRead(ctx, deployment, revisionId, options, showing?.events);
+    } catch (error) {
+      // The end is shown all the same, so that a script gets the deployment's ID.
+      failure = error;
+    }
+  } else if (options.wait) ctx.log.info("no revision to wait for");
+  await (showing?.show ?? showDeployment(ctx))(ending);
+  if (ending.verdict) failure = await unsuccessful(ctx, ending.verdict);
+  reportOutcome(ctx, outcomeOf(ctx, ending, failure, changes), options);
+  if (failure) throw failure;
+  // A command that shows its own end (push's result) says it there.
+  if (ending.verdict && !showing) ctx.log.info(`revision ${revisionId} is ${ending.verdict.status}`);
+}
+
+/** The wait, then the deployment read again (but after Ctrl-C: the user wants out). */
+async function waitAndRead(
+  ctx: Ctx,
+  deployment: DeploymentT,
+  revisionId: string,
+  flags: WaitFlags,
+  events: WaitEvents | undefined,
+): Promise<Ending> {
+  const verdict = await waitForRevision(ctx, { deploymentId: deployment.id, revisionId }, flags, events);
+  return {
+    deployment: verdict.result === "interrupted" ? deployment : await readAgain(ctx, deployment),
+    revision: { id: revisionId, status: verdict.status },
+    result: verdict.result,
+    verdict,
+  };
+}
+
+/** The error that tells an unsuccessful verdict, to throw once the end is shown and reported. */
+async function unsuccessful(ctx: Ctx, verdict: WaitVerdict): Promise<unknown> {
   try {
     await assertDeployed(ctx, verdict);
+    return undefined;
   } catch (error) {
-    failure = error;
+    return error;
   }
-  report(final, verdict.result, verdict, failure);
-  if (failure) throw failure;
-  ctx.log.info(`revision ${verdict.revision_id} is ${verdict.status}`);
 }
 
+function showDeployment(ctx: Ctx): (ending: Ending) => Promise<void> {
+  return async ({ deployment }) => (await ctx.printer()).item(deployment, deploymentView);
+}
+
+/** The deployment after a wait; as the change left it (said) when it cannot be read. */
 async function readAgain(ctx: Ctx, deployment: DeploymentT): Promise<DeploymentT> {
   try {
     return await getDeployment(await ctx.api(), deployment.id);
@@ -88,4 +124,72 @@ async function readAgain(ctx: Ctx, deployment: DeploymentT): Promise<DeploymentT
     );
     return deployment;
   }
+}
+
+function outcomeOf(ctx: Ctx, ending: Ending, failure: unknown, changes?: readonly Change[]): Outcome {
+  return {
+    command: ctx.command,
+    deployment: ending.deployment,
+    revisionId: ending.revision?.id ?? null,
+    status: ending.revision?.status ?? null,
+    result: ending.result,
+    elapsedSeconds: ending.verdict?.elapsed_seconds,
+    changes,
+    logTail: failure instanceof WaitFailedError ? failure.logTail : undefined,
+  };
+}
+
+export interface WaitInput extends WaitFlags {
+  /** The revision to wait for (default: the deployment's latest). */
+  revision?: string;
+  dotenvReport?: string;
+}
+
+/** `deploy wait`: wait for one revision of a deployment, print the verdict, report it to CI. */
+export async function runWait(ctx: Ctx, ref: string, input: WaitInput): Promise<void> {
+  // The CI report names the deployment: read it then; otherwise an ID and a revision suffice.
+  const reporting = Boolean(input.dotenvReport) || onGitHubActions(ctx.env);
+  const deployment = input.revision && !reporting ? null : await resolveDeployment(ctx, ref);
+  const deploymentId = deployment?.id ?? (await resolveDeploymentId(ctx, ref));
+  const given = input.revision ?? deployment?.latest_revision_id;
+  if (!given) throw new OperationError(`deployment ${ref} has no revision to wait for`, "no_revision");
+  const revisionId = await resolveRevisionId(ctx, deploymentId, given);
+  const verdict = await waitForRevision(ctx, { deploymentId, revisionId }, input);
+  const printer = await ctx.printer();
+  // On a terminal the spinner's last line already said it (revision, status, time): once is enough.
+  const saidBySpinner = printer.options.format === "table" && ctx.io.stdout.isTTY && showsSpinner(ctx);
+  if (!saidBySpinner) await printer.item(verdict, verdictView(verdict));
+  const failure = await unsuccessful(ctx, verdict);
+  if (deployment) {
+    // The report says what it can: the deployment as it is now, or as read before the wait.
+    const now =
+      verdict.result === "interrupted"
+        ? deployment
+        : await getDeployment(await ctx.api(), deployment.id).catch(() => deployment);
+    const ending: Ending = {
+      deployment: now,
+      revision: { id: revisionId, status: verdict.status },
+      result: verdict.result,
+      verdict,
+    };
+    reportOutcome(ctx, outcomeOf(ctx, ending, failure), input);
+  }
+  if (failure) throw failure;
+}
+
+/** The verdict as text; ELAPSED says "already" for a revision that had ended before the wait. */
+function verdictView(verdict: WaitVerdict): View<WaitVerdict> {
+  return {
+    id: (v) => v.revision_id,
+    columns: [
+      { header: "DEPLOYMENT", value: (v) => v.deployment_id },
+      { header: "REVISION", value: (v) => v.revision_id },
+      { header: "STATUS", value: (v) => v.status },
+      { header: "RESULT", value: (v) => v.result },
+      {
+        header: "ELAPSED",
+        value: (v) => (verdict.endedBeforeWait ? "already" : formatDuration(v.elapsed_seconds * 1000)),
+      },
+    ],
+  };
 }

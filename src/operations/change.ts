@@ -22,7 +22,7 @@ import { type Change, changesBetween } from "../model/changes.js";
 import type { PatchPlan } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import { describeIssue } from "../model/validate.js";
-import { type FinishOptions, finishChange } from "./after-change.js";
+import { type FinishOptions, finishChange, type Showing } from "./after-change.js";
 import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";
 import { sendChange } from "./send-change.js";
@@ -30,8 +30,6 @@ import { stateCommand } from "./suggest.js";
 
 interface SendOptions {
   dryRun?: boolean;
-  /** The preview's first line, when the command says more than "changes to deployment X". */
-  headline?: string;
   /** The command showed (and confirmed) the change itself before work it did first (push's upload). */
   previewShown?: boolean;
   /** The command says what the patch did its own way (push's steps). */
@@ -74,7 +72,6 @@ export async function sendPatch(
       deploymentId: current.id,
       changes: plan.changes,
       triggers: plan.triggers,
-      headline: options.headline,
     });
   }
   if (options.dryRun) {
@@ -99,33 +96,38 @@ export async function sendPatch(
   return { kind: "sent", deployment: updated, started, clash };
 }
 
+/** How a command that says what its patch did its own way (push) follows it. */
+export interface PatchShowing extends Showing {
+  /** The patch was sent: before the wait. */
+  sent(outcome: Extract<PatchOutcome, { kind: "sent" }>): Promise<void>;
+}
+
 /** sendPatch, then what every change does once sent: print the deployment, wait, report to CI. */
 export async function patchAndFinish(
   ctx: Ctx,
   current: DeploymentT,
   plan: PatchPlan,
   options: FinishOptions & SendOptions,
+  showing?: PatchShowing,
 ): Promise<void> {
   const outcome = await sendPatch(ctx, current, plan, options);
   if (outcome.kind === "dry-run") return;
-  // Nothing was sent: there was nothing to preview either.
-  if (outcome.kind === "unchanged")
-    return finishChange(ctx, { deployment: outcome.deployment, kind: "unchanged", changes: [] }, options);
-  const { deployment, started, clash } = outcome;
-  if (clash) {
-    // The revision may build something other than what was asked: no wait, the truth first.
-    await finishChange(
-      ctx,
-      { deployment, kind: "started", changes: plan.changes },
-      { ...options, wait: false },
-    );
-    throw clash;
-  }
+  // Nothing sent: there was nothing to preview either. A clash: the revision may build
+  // something other than what was asked, so no wait: the truth first.
+  const sent = outcome.kind === "sent" ? outcome : null;
+  if (sent) await showing?.sent(sent);
+  const clash = sent?.clash ?? null;
   await finishChange(
     ctx,
-    { deployment, kind: started ? "started" : "unchanged", changes: plan.changes },
-    options,
+    {
+      deployment: outcome.deployment,
+      kind: sent && (sent.started || clash) ? "started" : "unchanged",
+      changes: sent ? plan.changes : [],
+    },
+    clash ? { ...options, wait: false } : options,
+    showing,
   );
+  if (clash) throw clash;
 }
 
 /** A plan that did not validate, for a change made by cpctl itself (no file or flag to name). */

@@ -5,7 +5,6 @@
 // the image found. An archive's digest is known before anything is sent, so a deployment
 // whose active revision runs it already is left alone; through docker or podman the digest is
 // known only once pushed, so such a push always starts a revision.
-import { basename } from "node:path";
 import { getRevision } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { imageNameFor } from "../image/registry/address.js";
@@ -13,13 +12,7 @@ import type { Change } from "../model/changes.js";
 import { parseImageReference } from "../model/image-reference.js";
 import type { DeploymentT } from "../model/responses.js";
 import { formatBytes } from "../util/bytes.js";
-import {
-  deploymentName,
-  type Payload,
-  type PushInput,
-  type Shipment,
-  secretsToSend,
-} from "./push-payload.js";
+import type { Payload, PushInput } from "./push-payload.js";
 import type { PushReport } from "./push-report.js";
 import {
   type ImageSource,
@@ -30,21 +23,15 @@ import {
   shipImage,
 } from "./ship-image.js";
 
-export async function prepareImageShipment(
-  ctx: Ctx,
-  input: PushInput,
-  report: PushReport,
-): Promise<Shipment> {
+export async function imagePayload(ctx: Ctx, input: PushInput, report: PushReport): Promise<Payload> {
   const source: ImageSource =
     input.image !== undefined
-      ? { kind: "engine", image: input.image, engine: input.engine }
-      : { kind: "archive", path: input.imageArchive! };
+      ? { kind: "engine", image: input.image, engine: input.engine, tag: input.tag }
+      : { kind: "archive", path: input.imageArchive!, tag: input.tag };
   const prepared = await prepareImage(ctx, source);
   try {
     await announce(prepared, report);
-    const name = await deploymentName(ctx, input.name, offeredName(source));
-    const secrets = await secretsToSend(ctx, input);
-    return { name, secrets, payload: imagePayload(prepared, input.tag) };
+    return payloadOf(prepared);
   } catch (error) {
     releaseImage(prepared);
     throw error;
@@ -75,7 +62,7 @@ async function announce(prepared: PreparedImage, report: PushReport): Promise<vo
   );
 }
 
-function imagePayload(prepared: PreparedImage, tag: string | undefined): Payload {
+function payloadOf(prepared: PreparedImage): Payload {
   // Known before anything is sent for an archive; for an engine, once it pushed.
   const archiveDigest = prepared.kind === "archive" ? prepared.archive.plan.manifests.at(-1)!.digest : null;
   const archiveBytes =
@@ -106,7 +93,7 @@ function imagePayload(prepared: PreparedImage, tag: string | undefined): Payload
       return { id: active.id, status: active.status, what: `this image (${archiveDigest})` };
     },
     ship: async (ctx, _api, deployment, report) => {
-      shipped = await shipImage(ctx, prepared, deployment, { tag });
+      shipped = await shipImage(ctx, prepared, deployment);
       await report.step(
         "pushed",
         `Pushed ${shipped.tagged} (${shipped.digest})${shipped.summary ? `: ${shipped.summary}` : ""}`,
@@ -169,14 +156,4 @@ function imageChange(current: DeploymentT | null, shown: string, digest: string 
     immutable: false,
     secret: false,
   };
-}
-
-/** The name offered on a terminal: the image's own (its last path component), or the archive's file name. */
-function offeredName(source: ImageSource): string {
-  if (source.kind === "engine") {
-    const withoutDigest = source.image.split("@")[0]!;
-    const lastPart = withoutDigest.slice(withoutDigest.lastIndexOf("/") + 1);
-    return lastPart.split(":")[0] || "agent";
-  }
-  return basename(source.path).replace(/(\.oci)?(\.tar)?(\.t?gz)?$/i, "") || "agent";
 }

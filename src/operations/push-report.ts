@@ -10,6 +10,7 @@
 // Secret values never appear: deployments are masked (unless --show-secrets), and log lines
 // have every secret the run handled replaced.
 
+import type { OutcomeResult } from "../ci/report.js";
 import type { Ctx } from "../context.js";
 import type { DeploymentT, LogEntry } from "../model/responses.js";
 import type { Printer, View } from "../output/printer.js";
@@ -17,8 +18,6 @@ import { styled, writeText } from "../output/safe-text.js";
 import { MASK, redactText } from "../secrets.js";
 import { formatBytes } from "../util/bytes.js";
 import { formatDuration } from "../util/duration.js";
-
-export type PushOutcome = "deployed" | "failed" | "timed_out" | "interrupted" | "started" | "unchanged";
 
 /** The result of a push: `-o json`'s object, and the last ndjson event's fields. */
 export interface PushResult {
@@ -35,7 +34,8 @@ export interface PushResult {
   sha256: string | null;
   /** An image push: the image_uri patched in (REGISTRY/NAME@sha256:...), once pushed. */
   image_uri?: string;
-  result: PushOutcome;
+  /** deployed, failed, timed_out, interrupted, started (--no-wait) or unchanged. */
+  result: OutcomeResult;
   elapsed_seconds: number | null;
   /** The deployment's custom_url, when it has one. */
   url: string | null;

@@ -1,6 +1,6 @@
 // `deploy push [DIR]`'s payload: a project directory, packed as `deploy upload` packs it and
 // uploaded to an internal_source deployment, which builds it. Everything local is checked here
-// (the directory, the name, the agent configuration, the secrets, the tarball and its size)
+// (the directory, the agent configuration, the tarball and its size)
 // before the push sends anything. The active revision runs this source already when it was
 // built from the same tarball: the server reports its sha256, and cpctl's tarballs are
 // reproducible.
@@ -12,30 +12,21 @@ import type { Change } from "../model/changes.js";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
 import { findAgentConfig } from "../project/agent-config.js";
-import { projectDirectory } from "../project/directory.js";
+import type { ProjectDirectory } from "../project/directory.js";
 import { detectTrackedPackages } from "../project/tracked-packages.js";
 import { formatBytes } from "../upload/size.js";
 import { describeSource, leftOutWarnings, prepareSource } from "../upload/source.js";
-import {
-  deploymentName,
-  type Payload,
-  type PushInput,
-  type Shipment,
-  secretsToSend,
-} from "./push-payload.js";
+import type { Payload, PushInput } from "./push-payload.js";
 import type { PushReport } from "./push-report.js";
 import { packedFiles, uploadSource } from "./upload.js";
 
-export async function prepareSourceShipment(
+export async function sourcePayload(
   ctx: Ctx,
-  dir: string,
+  directory: ProjectDirectory,
   input: PushInput,
   report: PushReport,
-): Promise<Shipment> {
-  const directory = await projectDirectory(ctx.cwd, dir);
-  const name = await deploymentName(ctx, input.name, directory.name);
+): Promise<Payload> {
   const config = await findAgentConfig(directory.absolute, directory.shown, input.agentConfigPath);
-  const secrets = await secretsToSend(ctx, input);
   const source = await prepareSource(ctx.cwd, directory.absolute, input.maxSize ?? DEFAULT_MAX_UPLOAD_BYTES, {
     includeCredentials: Boolean(input.includeCredentials),
     signal: ctx.signal,
@@ -57,7 +48,7 @@ export async function prepareSourceShipment(
   for (const warning of leftOutWarnings(source)) ctx.log.warn(warning);
   const trackedPackages = await detectTrackedPackages(directory.absolute, config);
 
-  const payload: Payload = {
+  return {
     source: "internal_source",
     shown: directory.shown,
     shipping: "the upload",
@@ -107,7 +98,6 @@ export async function prepareSourceShipment(
     // The tarball waits in a temporary file (upload/spool.ts) until the push is over.
     release: () => tarball.dispose(),
   };
-  return { name, secrets, payload };
 }
 
 async function activeRevisionSha(

@@ -2,55 +2,50 @@
 // internal_source deployment (push-source.ts), an image to an internal_container one
 // (push-image.ts); the flow is the same (the Payload says what differs):
 //
-// Everything local first (push-source.ts and push-image.ts check what they ship, the name,
-// the secrets): a mistake costs no request. Then the deployment is found by exact name across
-// every page, or created; what is shipped is uploaded or pushed; the deployment is patched to
-// point at it (with the merged secrets and any changed setting) the way every change is sent
-// (change.ts); and the new revision is waited for. When the active revision runs what would be
-// shipped already and no setting changes, nothing is sent at all.
+// Everything local first (push-request.ts: the flags, the name, the secrets, then what is
+// shipped, read and checked): a mistake costs no request. Then the deployment is found by exact
+// name across every page, or created; what is shipped is uploaded or pushed; the deployment is
+// patched to point at it (with the merged secrets and any changed setting) the way every change
+// is sent (change.ts); and the new revision is waited for, shown and reported as every change's
+// is (after-change.ts). When the active revision runs what would be shipped already and no
+// setting changes, nothing is sent at all.
 import type { ApiClient } from "../api/client.js";
 import { createDeployment, getDeployment } from "../api/endpoints.js";
-import { reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
-import { ApiError, CliError, InterruptedError, UsageError, WaitFailedError } from "../errors.js";
+import { ApiError, CliError, InterruptedError, UsageError } from "../errors.js";
 import type { Change } from "../model/changes.js";
 import { creationChanges, type PatchPlan, planPatch } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
-import type { WaitVerdict } from "../wait/poll.js";
-import { invalidPlan, sendPatch } from "./change.js";
+import { finishChange, type Showing } from "./after-change.js";
+import { invalidPlan, patchAndFinish } from "./change.js";
 import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
-import { isImagePush, type PushInput, type Shipment, type ShippedFields } from "./push-payload.js";
-import { type PushOutcome, PushReport, type PushResult } from "./push-report.js";
-import { prepareSourceShipment } from "./push-source.js";
+import type { PushInput, Shipment, ShippedFields } from "./push-payload.js";
+import { PushReport } from "./push-report.js";
+import { preparePush } from "./push-request.js";
 import { deploymentsNamed } from "./resolve.js";
 import { stateCommand } from "./suggest.js";
-import { assertDeployed, waitForRevision } from "./wait.js";
 
 export type { PushInput } from "./push-payload.js";
 
 /** `dir`: the project directory of a source push (default "."); none with --image or --image-archive. */
 export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<void> {
-  const image = isImagePush(dir, input);
   const report = new PushReport(ctx, await ctx.printer());
-  // The image side (archives, registries, engines) is loaded only for an image push.
-  const shipment = image
-    ? await (await import("./push-image.js")).prepareImageShipment(ctx, input, report)
-    : await prepareSourceShipment(ctx, dir ?? ".", input, report);
+  const shipment = await preparePush(ctx, dir, input, report);
   try {
     const found = await findDeployment(ctx, shipment);
     if (found) {
       await report.step("found", `Found deployment ${found.name} (${found.id})`, { deployment: found });
-      await pushToExisting(ctx, shipment, found, input, report);
+      await pushToExisting(ctx, shipment, found, report);
     } else {
       ctx.log.info(
-        `no deployment is named ${JSON.stringify(shipment.name)}: ${input.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
+        `no deployment is named ${JSON.stringify(shipment.name)}: ${shipment.options.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
       );
-      await pushToNew(ctx, shipment, input, report);
+      await pushToNew(ctx, shipment, report);
     }
   } finally {
     shipment.payload.release();
@@ -93,27 +88,29 @@ async function pushToExisting(
   ctx: Ctx,
   shipment: Shipment,
   found: DeploymentT,
-  input: PushInput,
   report: PushReport,
 ): Promise<void> {
-  const { payload } = shipment;
-  const settings = planFor(found, shipment, input, null);
+  const { payload, options } = shipment;
+  const settings = planFor(found, shipment, null);
   warnAbsentUnsets(ctx, found, settings.absent);
   const api = await ctx.api();
   const active = await payload.runningAlready(api, found);
-  if (active && settings.changes.length === 0 && !input.force) {
+  if (active && settings.changes.length === 0 && !options.force) {
     ctx.log.info(
       `nothing to push: the active revision ${active.id} of ${found.name} runs ${active.what} already with these settings; nothing was sent (--force pushes anyway)`,
     );
-    if (input.dryRun) return printDryRun(ctx, shipment, found, "none", []);
-    return finish(ctx, report, shipment, {
-      deployment: found,
-      revision: { id: active.id, status: active.status },
-      created: false,
-      uploaded: false,
-      result: "unchanged",
-      input,
-    });
+    if (options.dryRun) return printDryRun(ctx, shipment, found, "none", []);
+    return finishChange(
+      ctx,
+      {
+        deployment: found,
+        kind: "unchanged",
+        changes: [],
+        revision: { id: active.id, status: active.status },
+      },
+      { ...options, wait: false },
+      resultShown(report, shipment, { created: false, uploaded: false }),
+    );
   }
   const pending = payload.pendingChange(found);
   const changes = [pending, ...settings.changes];
@@ -125,18 +122,13 @@ async function pushToExisting(
     triggers: [pending.path, ...settings.triggers],
     headline: `Pushing ${payload.shown} to deployment ${found.name}`,
   });
-  if (input.dryRun) return printDryRun(ctx, shipment, found, "patch", changes);
+  if (options.dryRun) return printDryRun(ctx, shipment, found, "patch", changes);
   await guardMutation(ctx, `push ${payload.shown} to deployment ${found.name}`);
-  await shipAndPatch(ctx, api, shipment, found, false, input, report, changes);
+  await shipAndPatch(ctx, api, shipment, found, false, report);
 }
 
 /** The change of the PATCH; what shipping sets is left out until it gives it. */
-function planFor(
-  current: DeploymentT,
-  shipment: Shipment,
-  input: PushInput,
-  shipped: ShippedFields | null,
-): PatchPlan {
+function planFor(current: DeploymentT, shipment: Shipment, shipped: ShippedFields | null): PatchPlan {
   const planned = planPatch(current, {
     body: {
       ...(shipped?.revision_source ? { revision_source: shipped.revision_source } : {}),
@@ -146,7 +138,7 @@ function planFor(
       },
       secrets: shipment.secrets ?? null,
     },
-    unsetSecrets: input.unsetSecret,
+    unsetSecrets: shipment.options.unsetSecret,
   });
   if (!planned.ok) throw invalidPlan(planned.issues);
   return planned.plan;
@@ -154,8 +146,8 @@ function planFor(
 
 // --- a new deployment ---
 
-async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report: PushReport): Promise<void> {
-  const { payload } = shipment;
+async function pushToNew(ctx: Ctx, shipment: Shipment, report: PushReport): Promise<void> {
+  const { payload, options } = shipment;
   const body = createBody(shipment);
   const changes = [...creationChanges(body), payload.pendingChange(null)];
   await showPreview(ctx, {
@@ -166,10 +158,10 @@ async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report:
     triggers: [],
     headline: `Creating deployment ${body.name} (${payload.source}) and pushing ${payload.shown} to it`,
   });
-  if (input.unsetSecret?.length) {
-    ctx.log.warn(`a new deployment has no secret to unset: ${input.unsetSecret.join(", ")}`);
+  if (options.unsetSecret?.length) {
+    ctx.log.warn(`a new deployment has no secret to unset: ${options.unsetSecret.join(", ")}`);
   }
-  if (input.dryRun) return printDryRun(ctx, shipment, null, "create", changes, body);
+  if (options.dryRun) return printDryRun(ctx, shipment, null, "create", changes, body);
   await guardMutation(ctx, `create deployment ${body.name} and push ${payload.shown} to it`);
   const api = await ctx.api();
   let deployment: DeploymentT;
@@ -189,11 +181,7 @@ async function pushToNew(ctx: Ctx, shipment: Shipment, input: PushInput, report:
   if (created) {
     await report.step("created", `Created deployment ${deployment.name} (${deployment.id})`, { deployment });
   }
-  const settings = created ? [] : planFor(deployment, shipment, input, null).changes;
-  await shipAndPatch(ctx, api, shipment, deployment, created, input, report, [
-    payload.pendingChange(deployment),
-    ...settings,
-  ]);
+  await shipAndPatch(ctx, api, shipment, deployment, created, report);
 }
 
 function createBody(shipment: Shipment): CreateRequest {
@@ -217,11 +205,9 @@ async function shipAndPatch(
   shipment: Shipment,
   deployment: DeploymentT,
   created: boolean,
-  input: PushInput,
   report: PushReport,
-  changes: Change[],
 ): Promise<void> {
-  const { payload } = shipment;
+  const { payload, options } = shipment;
   let shipped: ShippedFields;
   try {
     shipped = await payload.ship(ctx, api, deployment, report);
@@ -230,42 +216,28 @@ async function shipAndPatch(
   }
   // Shipping took time: the patch is planned against the deployment as it is now.
   const current = await getDeployment(api, deployment.id);
-  const plan = planFor(current, shipment, input, shipped);
+  const plan = planFor(current, shipment, shipped);
   if (payload.trackedPackages.length > 0) {
     plan.body = { ...plan.body, tracked_packages: payload.trackedPackages } as PatchPlan["body"];
   }
-  const outcome = await sendPatch(ctx, current, plan, { previewShown: true, quiet: true });
-  if (outcome.kind !== "sent") throw new Error(`the push's patch was not sent (${outcome.kind})`);
-  const revisionId = outcome.deployment.latest_revision_id;
-  await report.step(
-    "patched",
-    outcome.started
-      ? `Started revision ${revisionId}`
-      : `Patched ${outcome.deployment.name}; no new revision`,
-    { deployment: outcome.deployment, revision_id: revisionId, started: outcome.started },
+  await patchAndFinish(
+    ctx,
+    current,
+    plan,
+    { ...options, previewShown: true, quiet: true },
+    {
+      ...resultShown(report, shipment, { created, uploaded: true }),
+      sent: ({ deployment: patched, started }) =>
+        report.step(
+          "patched",
+          started
+            ? `Started revision ${patched.latest_revision_id}`
+            : `Patched ${patched.name}; no new revision`,
+          { deployment: patched, revision_id: patched.latest_revision_id, started },
+        ),
+      events: report,
+    },
   );
-  const base = { created, uploaded: true, input, changes };
-  if (outcome.clash) {
-    await finish(ctx, report, shipment, {
-      ...base,
-      deployment: outcome.deployment,
-      revision: revisionId ? { id: revisionId, status: null } : null,
-      result: "started",
-    });
-    throw outcome.clash;
-  }
-  // Waiting is the default: --wait says so, --no-wait stops here.
-  const wait = input.wait !== false;
-  if (!wait || !revisionId) {
-    if (wait) ctx.log.info("no revision to wait for");
-    return finish(ctx, report, shipment, {
-      ...base,
-      deployment: outcome.deployment,
-      revision: revisionId ? { id: revisionId, status: null } : null,
-      result: "started",
-    });
-  }
-  await waitAndFinish(ctx, report, shipment, { ...base, deployment: outcome.deployment, revisionId });
 }
 
 /** Shipping failed: the message says what state the deployment is left in. */
@@ -292,107 +264,24 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-interface Ending {
-  deployment: DeploymentT;
-  created: boolean;
-  uploaded: boolean;
-  input: PushInput;
-  changes?: Change[];
-}
-
-async function waitAndFinish(
-  ctx: Ctx,
+/** The push's result on stdout (push-report.ts), for each way a push ends. */
+function resultShown(
   report: PushReport,
   shipment: Shipment,
-  ending: Ending & { revisionId: string },
-): Promise<void> {
-  const { deployment, revisionId, input } = ending;
-  const target = { deploymentId: deployment.id, revisionId };
-  // The build log streams on a terminal (as --logs does), and always into -o ndjson events.
-  const format = (await ctx.printer()).options.format;
-  const logs = input.logs ?? (ctx.io.stderr.isTTY || format === "ndjson");
-  let verdict: WaitVerdict;
-  try {
-    verdict = await waitForRevision(
-      ctx,
-      target,
-      { ...input, logs },
-      {
-        status: (status, elapsedMs) => report.status(revisionId, status, elapsedMs),
-        log: (entry) => report.log(revisionId, entry),
-      },
-    );
-  } catch (error) {
-    await finish(ctx, report, shipment, {
-      ...ending,
-      revision: { id: revisionId, status: null },
-      result: "started",
-    });
-    throw error;
-  }
-  const final = verdict.result === "interrupted" ? deployment : await readAgain(ctx, deployment);
-  let failure: unknown;
-  try {
-    await assertDeployed(ctx, verdict);
-  } catch (error) {
-    failure = error;
-  }
-  await finish(ctx, report, shipment, {
-    ...ending,
-    deployment: final,
-    revision: { id: revisionId, status: verdict.status },
-    result: verdict.result,
-    verdict,
-    failure,
-  });
-  if (failure) throw failure;
-}
-
-async function readAgain(ctx: Ctx, deployment: DeploymentT): Promise<DeploymentT> {
-  try {
-    return await getDeployment(await ctx.api(), deployment.id);
-  } catch {
-    return deployment;
-  }
-}
-
-/** The result on stdout, and the CI report (outputs, summary, --dotenv-report). */
-async function finish(
-  ctx: Ctx,
-  report: PushReport,
-  shipment: Shipment,
-  ending: Ending & {
-    revision: PushResult["revision"];
-    result: PushOutcome;
-    verdict?: WaitVerdict;
-    failure?: unknown;
-  },
-): Promise<void> {
-  const { deployment, verdict } = ending;
-  await report.done({
-    deployment,
-    revision: ending.revision,
-    created: ending.created,
-    uploaded: ending.uploaded,
-    ...shipment.payload.result(),
-    result: ending.result,
-    elapsed_seconds: verdict ? verdict.elapsed_seconds : null,
-    url: deployment.source_config.custom_url ?? null,
-  });
-  reportOutcome(
-    ctx,
-    {
-      command: ctx.command,
-      deployment,
-      revisionId: ending.revision?.id ?? null,
-      status: ending.revision?.status ?? null,
-      result: ending.result,
-      elapsedSeconds: verdict?.elapsed_seconds,
-      changes: ending.changes,
-      logTail: ending.failure instanceof WaitFailedError ? ending.failure.logTail : undefined,
-    },
-    ending.input,
-  );
+  shipped: { created: boolean; uploaded: boolean },
+): Showing {
+  return {
+    show: ({ deployment, revision, result, verdict }) =>
+      report.done({
+        deployment,
+        revision,
+        ...shipped,
+        ...shipment.payload.result(),
+        result,
+        elapsed_seconds: verdict ? verdict.elapsed_seconds : null,
+        url: deployment.source_config.custom_url ?? null,
+      }),
+  };
 }
 
 /** --dry-run: what would be created or patched, and what would be shipped. */

@@ -18,18 +18,21 @@ import { pushDisplay, pushSummary } from "../image/progress.js";
 import { pushImage } from "../image/push.js";
 import { imageNameFor, imageReference, registryAddress, repositoryOf } from "../image/registry/address.js";
 import { RegistrySession, type TokenSource } from "../image/registry/session.js";
-import { defaultTag } from "../image/tag.js";
+import { checkTag, defaultTag } from "../image/tag.js";
 import type { DeploymentT } from "../model/responses.js";
 import { VERSION } from "../version.js";
 import { showsSpinner } from "../wait/progress.js";
 
-export type ImageSource =
+/** `tag`: --tag, the tag to push under (default: the time and the image's short ID). */
+export type ImageSource = (
   | { kind: "archive"; path: string }
-  | { kind: "engine"; image: string; engine?: EngineName };
+  | { kind: "engine"; image: string; engine?: EngineName }
+) & { tag?: string };
 
-export type PreparedImage =
-  | { kind: "archive"; describe: string; imageId: string; archive: OpenedArchive }
-  | { kind: "engine"; describe: string; imageId: string; engine: Engine; image: string };
+export type PreparedImage = { describe: string; imageId: string; tag?: string } & (
+  | { kind: "archive"; archive: OpenedArchive }
+  | { kind: "engine"; engine: Engine; image: string }
+);
 
 export interface ShippedImage {
   /** REGISTRY_URL/NAME@sha256:...: what image_uri is set to. */
@@ -45,6 +48,8 @@ export interface ShippedImage {
 
 /** Everything local, before any request: the archive read and checked, or the engine and the image found. */
 export async function prepareImage(ctx: Ctx, source: ImageSource): Promise<PreparedImage> {
+  const { tag } = source;
+  if (tag !== undefined) checkTag(tag);
   if (source.kind === "archive") {
     const archive = await openImageArchive(source.path, {
       cwd: ctx.cwd,
@@ -52,7 +57,7 @@ export async function prepareImage(ctx: Ctx, source: ImageSource): Promise<Prepa
       note: (text) => ctx.log.info(text),
     });
     const { plan } = archive;
-    return { kind: "archive", describe: plan.source, imageId: plan.imageId, archive };
+    return { kind: "archive", describe: plan.source, imageId: plan.imageId, tag, archive };
   }
   const engine = findEngine(ctx.env, source.engine);
   const local = await inspectLocalImage(engineContext(ctx, engine), source.image);
@@ -60,6 +65,7 @@ export async function prepareImage(ctx: Ctx, source: ImageSource): Promise<Prepa
     kind: "engine",
     describe: `${engine.name} image ${source.image} (${local.id.replace(/^sha256:/, "").slice(0, 12)})`,
     imageId: local.id,
+    tag,
     engine,
     image: source.image,
   };
@@ -70,17 +76,13 @@ export function releaseImage(prepared: PreparedImage): void {
   if (prepared.kind === "archive") prepared.archive.close();
 }
 
-/**
- * Pushes the prepared image to the deployment's registry. `tag` (--tag, checked with the other
- * flags before anything is read: push-payload.ts) defaults to the time and the image's short ID.
- */
+/** Pushes the prepared image to the deployment's registry, under its tag or one made now. */
 export async function shipImage(
   ctx: Ctx,
   prepared: PreparedImage,
   deployment: DeploymentT,
-  options: { tag?: string } = {},
 ): Promise<ShippedImage> {
-  const tag = options.tag ?? defaultTag(ctx.clock.now(), prepared.imageId);
+  const tag = prepared.tag ?? defaultTag(ctx.clock.now(), prepared.imageId);
   const api = await ctx.api();
   try {
     let current = await createPushToken(api, deployment.id);

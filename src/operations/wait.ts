@@ -30,9 +30,9 @@ export interface WaitFlags {
 
 /** What a caller may follow of a wait besides its display: `deploy push -o ndjson` events. */
 export interface WaitEvents {
-  status(status: string, elapsedMs: number): void;
+  status(revisionId: string, status: string, elapsedMs: number): void;
   /** Each log entry streamed (with `logs`), before it is shown. */
-  log(entry: LogEntry): void;
+  log(revisionId: string, entry: LogEntry): void;
 }
 
 /** How many lines of a failed revision's log a wait shows. */
@@ -44,8 +44,9 @@ export async function waitForRevision(
   flags: WaitFlags,
   events?: WaitEvents,
 ): Promise<WaitVerdict> {
-  const reporter = withEvents(await createReporter(ctx, target.revisionId), events);
+  const reporter = withEvents(await createReporter(ctx, target.revisionId), target.revisionId, events);
   const api = await ctx.api();
+  const streamLogs = flags.logs ? logStreamer(ctx, api, target, reporter, events) : undefined;
   return pollRevision(
     api,
     ctx.clock,
@@ -58,16 +59,20 @@ export async function waitForRevision(
       requestTimeoutMs: ctx.requestTimeoutMs,
     },
     reporter,
-    flags.logs ? logStreamer(ctx, api, target, reporter, events) : undefined,
+    streamLogs,
   );
 }
 
-function withEvents(reporter: WaitReporter, events: WaitEvents | undefined): WaitReporter {
+function withEvents(
+  reporter: WaitReporter,
+  revisionId: string,
+  events: WaitEvents | undefined,
+): WaitReporter {
   if (!events) return reporter;
   return {
     ...reporter,
     status: (status, elapsedMs) => {
-      events.status(status, elapsedMs);
+      events.status(revisionId, status, elapsedMs);
       reporter.status(status, elapsedMs);
     },
   };
@@ -94,7 +99,7 @@ function logStreamer(
     follower ??= new LogFollower(api, source);
     try {
       for (const entry of await follower.next()) {
-        events?.log(entry);
+        events?.log(target.revisionId, entry);
         reporter.log(entry);
       }
     } catch (error) {

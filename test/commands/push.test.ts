@@ -175,6 +175,23 @@ describe("deploy push: an existing deployment", () => {
     expect(error.details.tail.at(-1).message).toContain("error: pip install failed");
   });
 
+  it("the deployment unreadable after the wait: said on stderr, the result shown as the patch left it", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    let broken = false;
+    // From the wait's first poll on, reading the deployment fails (its revisions still answer).
+    const clock = instantClock(Date.now(), (ms) => {
+      if (!broken) em.emulator.addFault({ method: "GET", path: "/v2/deployments/*", status: 500, count: 50 });
+      broken = true;
+      em.advance(ms);
+    });
+    const r = await run(em, [project(), "--name", "agent", "-o", "json"], { clock });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /could not read deployment agent after the wait \(.*\); it is printed as the change left it/,
+    );
+    expect(JSON.parse(r.stdout)).toMatchObject({ result: "deployed", deployment: { name: "agent" } });
+  });
+
   it("a deployment of another source: exit 2 naming it and the command that fits, nothing sent", async () => {
     const em = await startTestEmulator();
     await em.createDeployment("gitrepo", "git-agent");

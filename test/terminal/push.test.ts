@@ -45,4 +45,22 @@ describe("deploy push on a terminal", () => {
     const list = await em.get("/v2/deployments?name=weather-bot");
     expect(list.json.resources).toHaveLength(1);
   });
+
+  test("a missing directory or archive is said before the name is asked", async () => {
+    const cwd = freshDir("pty-push-missing");
+    for (const args of [
+      ["deploy", "push", "./no-such-dir"],
+      ["deploy", "push", "--image-archive", "no.tar"],
+    ]) {
+      const t = runOnPty(args, {
+        cwd,
+        env: terminalEnv({ CPCTL_BASE_URL: em.url, CPCTL_API_KEY: em.apiKey }),
+      });
+      const { code, output } = await t.finished();
+      const screen = plain(output);
+      expect(code, screen).toBe(2);
+      expect(screen).toMatch(/no such directory|does not exist/i);
+      expect(screen).not.toContain("Deployment name");
+    }
+  });
 });

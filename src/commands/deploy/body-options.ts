@@ -3,7 +3,7 @@
 import { type Command, Option, type OptionValues } from "@commander-js/extra-typings";
 import type { BodyOptions } from "../../manifest/build.js";
 import { FIELD_FLAGS } from "../../manifest/fields.js";
-import type { MergeFlags } from "../../operations/patch.js";
+import type { MergeFlags } from "../../manifest/patch.js";
 import { collect, finiteNumber, idOrPrefix, integerIn, oneOf } from "../parsers.js";
 
 const anyInteger = integerIn(Number.MIN_SAFE_INTEGER);

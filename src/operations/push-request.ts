@@ -1,0 +1,163 @@
+// `deploy push`'s flags turned into one request before anything is sent: the flags that do
+// not go together refused, the deployment's name and the secrets decided once, then what is
+// shipped read and checked, a project directory (push-source.ts) or an image (push-image.ts).
+import { basename } from "node:path";
+import type { Ctx } from "../context.js";
+import { UsageError } from "../errors.js";
+import { buildBody } from "../manifest/build.js";
+import { PLATFORM_VARIABLES } from "../model/platform-variables.js";
+import type { SecretT } from "../model/schemas.js";
+import { projectDirectory } from "../project/directory.js";
+import type { PushInput, PushOptions, Shipment } from "./push-payload.js";
+import type { PushReport } from "./push-report.js";
+import { sourcePayload } from "./push-source.js";
+
+const SOURCE_ONLY: [keyof PushInput, string][] = [
+  ["agentConfigPath", "--agent-config-path"],
+  ["maxSize", "--max-size"],
+  ["includeCredentials", "--include-credentials"],
+];
+
+/**
+ * Whether this push ships an image; the flags that do not go together are a usage error: an
+ * image and a directory, an image and an archive, a directory's flags with an image, an
+ * image's flags without one.
+ */
+function isImagePush(dir: string | undefined, input: PushInput): boolean {
+  const image = input.image !== undefined || input.imageArchive !== undefined;
+  if (input.image !== undefined && input.imageArchive !== undefined) {
+    throw new UsageError(
+      "--image and --image-archive: give one, the image in docker or podman or a saved one",
+    );
+  }
+  if (!image) {
+    const imageOnly = [input.engine !== undefined && "--engine", input.tag !== undefined && "--tag"].filter(
+      Boolean,
+    );
+    if (imageOnly.length) {
+      throw new UsageError(`${imageOnly.join(" and ")} go with --image or --image-archive (an image push)`);
+    }
+    return false;
+  }
+  const flag = input.image !== undefined ? "--image" : "--image-archive";
+  if (dir !== undefined) {
+    throw new UsageError(
+      `${flag} ships an image: give no DIR (a directory is pushed without ${flag}, to an internal_source deployment)`,
+    );
+  }
+  const sourceOnly = SOURCE_ONLY.filter(([key]) => input[key] !== undefined).map(([, name]) => name);
+  if (sourceOnly.length) {
+    throw new UsageError(`${sourceOnly.join(", ")}: only for a project directory, not with ${flag}`);
+  }
+  if (input.imageArchive !== undefined && input.engine !== undefined) {
+    throw new UsageError("--engine goes with --image: an archive is pushed without docker or podman");
+  }
+  if ((input.image ?? input.imageArchive)!.trim() === "") throw new UsageError(`${flag} is empty`);
+  return true;
+}
+
+/**
+ * The push as one request, all of it known before any request is sent: the flags checked, the
+ * deployment's name and the secrets decided once, then what is shipped read and checked (a
+ * project directory packed, or an image read).
+ */
+export async function preparePush(
+  ctx: Ctx,
+  dir: string | undefined,
+  input: PushInput,
+  report: PushReport,
+): Promise<Shipment> {
+  // What is shipped is found before the name is asked, so that a missing directory, archive
+  // or image is said before a question on a terminal, not after the user answered it. An image
+  // is read whole here (its name offered comes from it); a directory is packed only once the
+  // name and secrets are settled. The image side is loaded only for an image push.
+  const imagePayload = isImagePush(dir, input)
+    ? await (await import("./push-image.js")).imagePayload(ctx, input, report)
+    : null;
+  try {
+    const directory = imagePayload ? null : await projectDirectory(ctx.cwd, dir ?? ".");
+    const name = await deploymentName(ctx, input, directory?.name);
+    const secrets = await secretsToSend(ctx, input);
+    const options = await pushOptions(ctx, input);
+    const payload = imagePayload ?? (await sourcePayload(ctx, directory!, input, report));
+    return { name, secrets, payload, options };
+  } catch (error) {
+    imagePayload?.release();
+    throw error;
+  }
+}
+
+/**
+ * --secret and --secrets-file as `deploy patch` takes them; the variables the platform sets
+ * itself are never sent, each one left out said.
+ */
+async function secretsToSend(ctx: Ctx, input: PushInput): Promise<SecretT[] | undefined> {
+  const built = await buildBody(
+    "patch",
+    {
+      secret: input.secret,
+      secretsFile: input.secretsFile,
+      allowEmptySecrets: input.allowEmptySecrets,
+      leaveOutSecrets: PLATFORM_VARIABLES,
+    },
+    ctx,
+  );
+  for (const left of built.leftOutSecrets) {
+    ctx.log.warn(`secret ${left} is not sent: the platform sets ${left} itself on every deployment`);
+  }
+  return Array.isArray(built.body.secrets) ? (built.body.secrets as SecretT[]) : undefined;
+}
+
+/**
+ * Waiting is the default (--no-wait stops); the build log streams on a terminal (as --logs
+ * does), and always into -o ndjson events.
+ */
+async function pushOptions(ctx: Ctx, input: PushInput): Promise<PushOptions> {
+  const format = (await ctx.printer()).options.format;
+  return {
+    dryRun: input.dryRun,
+    force: input.force,
+    unsetSecret: input.unsetSecret,
+    wait: input.wait !== false,
+    timeout: input.timeout,
+    interval: input.interval,
+    logs: input.logs ?? (ctx.io.stderr.isTTY || format === "ndjson"),
+    dotenvReport: input.dotenvReport,
+  };
+}
+
+/** --name, or on a terminal the answer to a question (offered: the directory's or image's name). */
+async function deploymentName(
+  ctx: Ctx,
+  input: PushInput,
+  directoryName: string | undefined,
+): Promise<string> {
+  const given = input.name;
+  if (given !== undefined) {
+    if (given.trim() === "") throw new UsageError("--name is empty: give the deployment's name");
+    return given;
+  }
+  if (!ctx.interactive) {
+    throw new UsageError(
+      "--name is required here: pass --name NAME, the deployment to create or update (found by its exact name)",
+    ).withHint("cpctl asks for it only when stdin and stdout are a terminal (and CI is not set).");
+  }
+  const offered = directoryName ?? offeredImageName(input);
+  const { terminalPrompter } = await import("../prompt/prompter.js");
+  const prompter = await terminalPrompter(ctx);
+  return prompter.input({
+    message: "Deployment name (created when none has it)",
+    default: offered,
+    validate: (value) => (value.trim() === "" ? "give a name" : true),
+  });
+}
+
+/** The name offered for an image: its last path component, or the archive's file name. */
+function offeredImageName(input: PushInput): string {
+  if (input.image !== undefined) {
+    const withoutDigest = input.image.split("@")[0]!;
+    const lastPart = withoutDigest.slice(withoutDigest.lastIndexOf("/") + 1);
+    return lastPart.split(":")[0] || "agent";
+  }
+  return basename(input.imageArchive!).replace(/(\.oci)?(\.tar)?(\.t?gz)?$/i, "") || "agent";
+}
