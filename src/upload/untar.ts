@@ -3,6 +3,7 @@
 // uploaded tarballs to name their files in build logs, so it must not hang on hostile input
 // (it throws, or stops, at the first entry it cannot read).
 import { gunzipSync } from "node:zlib";
+import { checksumMatches, headerNumber, headerText, parsePax } from "../util/tar-fields.js";
 import { BLOCK } from "./tar.js";
 
 interface TarHeader {
@@ -44,7 +45,7 @@ export function walkTar(tar: Buffer, visit: (header: TarHeader, content: Buffer)
     if (header.every((byte) => byte === 0)) break;
     checkChecksum(header, offset);
     const type = String.fromCharCode(header[156]!);
-    const size = pax.size !== undefined ? Number(pax.size) : octal(header, 124, 12);
+    const size = pax.size !== undefined ? Number(pax.size) : headerNumber(header, 124, 12);
     // A negative or unreadable size would move `offset` back or nowhere.
     if (!Number.isSafeInteger(size) || size < 0) throw new Error(`bad entry size at offset ${offset}`);
     const content = tar.subarray(offset + BLOCK, offset + BLOCK + size);
@@ -53,17 +54,17 @@ export function walkTar(tar: Buffer, visit: (header: TarHeader, content: Buffer)
       pax = parsePax(content);
       continue;
     }
-    const name = text(header, 0, 100);
-    const prefix = text(header, 345, 155);
+    const name = headerText(header, 0, 100);
+    const prefix = headerText(header, 345, 155);
     visit(
       {
         path: pax.path ?? (prefix ? `${prefix}/${name}` : name),
         type,
-        mode: octal(header, 100, 8),
+        mode: headerNumber(header, 100, 8),
         size,
-        mtime: octal(header, 136, 12),
-        uid: octal(header, 108, 8),
-        gid: octal(header, 116, 8),
+        mtime: headerNumber(header, 136, 12),
+        uid: headerNumber(header, 108, 8),
+        gid: headerNumber(header, 116, 8),
       },
       content,
     );
@@ -72,34 +73,5 @@ export function walkTar(tar: Buffer, visit: (header: TarHeader, content: Buffer)
 }
 
 function checkChecksum(header: Buffer, offset: number): void {
-  let sum = 0;
-  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : header[i]!;
-  if (sum !== octal(header, 148, 8)) throw new Error(`bad header checksum at offset ${offset}`);
-}
-
-function parsePax(body: Buffer): Record<string, string> {
-  const records: Record<string, string> = {};
-  let at = 0;
-  while (at < body.length) {
-    const space = body.indexOf(0x20, at);
-    const length = Number(body.subarray(at, space).toString("ascii"));
-    // A record that does not say how long it is (garbage) would never move `at`: stop.
-    if (space < 0 || !Number.isInteger(length) || length <= 0) break;
-    const record = body.subarray(space + 1, at + length - 1).toString("utf8");
-    const equals = record.indexOf("=");
-    records[record.slice(0, equals)] = record.slice(equals + 1);
-    at += length;
-  }
-  return records;
-}
-
-function text(header: Buffer, offset: number, length: number): string {
-  const field = header.subarray(offset, offset + length);
-  const end = field.indexOf(0);
-  return field.subarray(0, end === -1 ? length : end).toString("utf8");
-}
-
-function octal(header: Buffer, offset: number, length: number): number {
-  const value = text(header, offset, length).trim();
-  return value === "" ? 0 : Number.parseInt(value, 8);
+  if (!checksumMatches(header)) throw new Error(`bad header checksum at offset ${offset}`);
 }

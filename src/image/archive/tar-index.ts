@@ -4,6 +4,7 @@
 // long names, as `docker save`, `podman save`, buildx and skopeo write them. Bounded: a hostile
 // or damaged file stops the reading with an error, never a hang.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { checksumMatches, cString, headerNumber, headerText, parsePax } from "../../util/tar-fields.js";
 
 const BLOCK = 512;
 /** More entries than any image archive has: a bound on the work a damaged file can cause. */
@@ -53,7 +54,7 @@ function indexOpenTar(fd: number, fileSize: number): TarEntry[] {
       );
     }
     const type = String.fromCharCode(header[156]!);
-    const size = pax.size !== undefined ? Number(pax.size) : numeric(header, 124, 12);
+    const size = pax.size !== undefined ? Number(pax.size) : headerNumber(header, 124, 12);
     if (!Number.isSafeInteger(size) || size < 0) throw new TarFormatError(`bad entry size at byte ${offset}`);
     const contentAt = offset + BLOCK;
     if (contentAt + size > fileSize) throw new TarFormatError("the archive is cut short");
@@ -69,15 +70,17 @@ function indexOpenTar(fd: number, fileSize: number): TarEntry[] {
       continue;
     }
     if (type === "g") continue; // global PAX header: nothing cpctl needs
-    const prefix = text(header, 345, 155);
+    const prefix = headerText(header, 345, 155);
     const rawName =
-      pax.path ?? longName ?? (prefix ? `${prefix}/${text(header, 0, 100)}` : text(header, 0, 100));
+      pax.path ??
+      longName ??
+      (prefix ? `${prefix}/${headerText(header, 0, 100)}` : headerText(header, 0, 100));
     entries.push({
       name: normalise(rawName),
       kind: kindOf(type),
       size,
       offset: contentAt,
-      link: pax.linkpath ?? longLink ?? text(header, 157, 100),
+      link: pax.linkpath ?? longLink ?? headerText(header, 157, 100),
     });
     if (entries.length > MAX_ENTRIES) throw new TarFormatError(`more than ${MAX_ENTRIES} entries`);
     pax = {};
@@ -98,45 +101,4 @@ function kindOf(type: string): TarEntryKind {
   if (type === "2") return "symlink";
   if (type === "1") return "hardlink";
   return "other";
-}
-
-function checksumMatches(header: Buffer): boolean {
-  let sum = 0;
-  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : header[i]!;
-  return sum === numeric(header, 148, 8);
-}
-
-function parsePax(body: Buffer): Record<string, string> {
-  const records: Record<string, string> = {};
-  let at = 0;
-  while (at < body.length) {
-    const space = body.indexOf(0x20, at);
-    const length = Number(body.subarray(at, space).toString("ascii"));
-    if (space < 0 || !Number.isInteger(length) || length <= 0) break;
-    const record = body.subarray(space + 1, at + length - 1).toString("utf8");
-    const equals = record.indexOf("=");
-    if (equals > 0) records[record.slice(0, equals)] = record.slice(equals + 1);
-    at += length;
-  }
-  return records;
-}
-
-function cString(body: Buffer): string {
-  const end = body.indexOf(0);
-  return body.subarray(0, end < 0 ? body.length : end).toString("utf8");
-}
-
-function text(header: Buffer, offset: number, length: number): string {
-  return cString(header.subarray(offset, offset + length));
-}
-
-/** An octal field, or GNU base-256 (high bit set) for sizes past 8 GiB. */
-function numeric(header: Buffer, offset: number, length: number): number {
-  if (header[offset]! & 0x80) {
-    let value = 0;
-    for (let i = offset + 1; i < offset + length; i++) value = value * 256 + header[i]!;
-    return value;
-  }
-  const value = text(header, offset, length).trim();
-  return value === "" ? 0 : Number.parseInt(value, 8);
 }
