@@ -66,8 +66,6 @@ import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor } from "./store
 import type { EmulatorState } from "./store/state.js";
 import { MemoryTarballs, Store } from "./store/store.js";
 
-// The name the tests of RunningEmulator know a fault request by.
-export type { FaultRequest as FaultSpec } from "../model/emulator-controls.js";
 export type { RequestEvent } from "./api/request-pipeline.js";
 // Every default, for those who start an emulator (the same names it is started with).
 export * from "./defaults.js";

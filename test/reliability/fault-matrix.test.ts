@@ -9,7 +9,7 @@
 // manual clock in step; the only real time spent is the tiny --request-timeout of the
 // latency cells.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { FaultSpec } from "../../src/emulator/server.js";
+import type { FaultRequest } from "../../src/model/emulator-controls.js";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { type CliResult, cliEnv, instantClock, runCli } from "../helpers/run-cli.js";
 import { allDeployments, expectCleanOutput, jsonError, report, sent } from "./helpers.js";
@@ -19,7 +19,7 @@ type Mode = "once" | "always";
 
 interface FaultCase {
   name: string;
-  spec: Omit<FaultSpec, "path" | "method" | "count">;
+  spec: Omit<FaultRequest, "path" | "method" | "count">;
   /** The status a client sees, when it sees one. */
   status?: number;
   /** Retry-After seconds sent with it. */
