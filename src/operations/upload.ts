@@ -22,13 +22,21 @@ export async function runUpload(ctx: Ctx, ref: string, path: string, input: Uplo
   if (input.wait && !input.patch) {
     throw new UsageError("--wait needs --patch: an upload alone starts no revision");
   }
-  // Everything local first: a bad path or an oversized tarball costs no request.
+  // Everything local first: a bad path or an oversized tarball costs no request. Once every
+  // file is read and the limit cannot be passed, the deployment is read while the last
+  // segments compress (its answer is awaited after packing: what packing says comes first).
+  let deployment: Promise<DeploymentT> | undefined;
   const source = await prepareSource(ctx.cwd, path, input.maxSize, {
     includeCredentials: Boolean(input.includeCredentials),
     signal: ctx.signal,
+    onFilesRead: () => {
+      deployment = resolveDeployment(ctx, ref);
+      // Awaited after packing; should packing fail first, its error is the one reported.
+      deployment.catch(() => {});
+    },
   });
   try {
-    await uploadPrepared(ctx, ref, source, input);
+    await uploadPrepared(ctx, source, input, deployment ?? resolveDeployment(ctx, ref));
   } finally {
     // The tarball waits in a temporary file (upload/spool.ts) until here.
     source.tarball.dispose();
@@ -37,14 +45,14 @@ export async function runUpload(ctx: Ctx, ref: string, path: string, input: Uplo
 
 async function uploadPrepared(
   ctx: Ctx,
-  ref: string,
   source: PreparedSource,
   input: UploadInput,
+  resolving: Promise<DeploymentT>,
 ): Promise<void> {
   ctx.log.info(describeSource(source));
   for (const warning of leftOutWarnings(source)) ctx.log.warn(warning);
 
-  const deployment = await resolveDeployment(ctx, ref);
+  const deployment = await resolving;
   if (deployment.source !== "internal_source") {
     throw new UsageError(
       `deployment ${deployment.name} has source ${deployment.source}: only internal_source deployments are built from an uploaded tarball`,

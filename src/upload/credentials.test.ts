@@ -23,6 +23,8 @@ describe("isCredentialFile", () => {
       "id_utils.py",
       "credentials.py",
       "aws/credentials",
+      // Only ASCII letters are folded, as the gitignore matcher does: the Kelvin sign is not a k.
+      "\u212Aubeconfig",
     ])
       expect(isCredentialFile(path), path).toBe(false);
   });

@@ -1,5 +1,6 @@
-// What can go wrong with a source before anything is sent: source.ts turns both into usage
-// errors that say what to do.
+// What can go wrong with a source before anything is sent: source.ts turns each into a usage
+// error that says what to do.
+import type { WalkResult } from "./walk.js";
 
 /** The gzipped tarball passed the limit. `bytes` is a lower bound when `atLeast`. */
 export class TooLargeError extends Error {
@@ -17,3 +18,10 @@ export class TooLargeError extends Error {
 
 /** A local problem with the source: unreadable, changed while packing, not a tarball. */
 export class SourceError extends Error {}
+
+/** The walk found no file to pack (`walk` says what its rules left out). */
+export class NothingToPackError extends Error {
+  constructor(readonly walk: WalkResult) {
+    super("no files to pack");
+  }
+}

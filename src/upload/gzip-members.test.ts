@@ -2,8 +2,9 @@
 // give the same members whatever runs at once, and the members together are one gzip file.
 import { execFileSync } from "node:child_process";
 import { gunzipSync } from "node:zlib";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ParallelGzip, SEGMENT_BYTES } from "./gzip-members.js";
+import { gzipBound, ParallelGzip, SEGMENT_BYTES } from "./gzip-members.js";
 
 /** Text that compresses about as code does, the same on every run. */
 function sample(bytes: number): Buffer {
@@ -59,5 +60,42 @@ describe("ParallelGzip", () => {
     const eight = await compressAll(data, 8);
     expect(four.whole.equals(one.whole)).toBe(true);
     expect(eight.whole.equals(one.whole)).toBe(true);
+  });
+});
+
+describe("gzipBound", () => {
+  /** Bytes that do not compress (a seeded xorshift), with a stretch that does, `text` long. */
+  function mixed(bytes: number, text: number, seed: number): Buffer {
+    const data = Buffer.alloc(bytes);
+    let state = seed | 1;
+    for (let i = 0; i < bytes; i++) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      data[i] = state & 0xff;
+    }
+    sample(Math.min(text, bytes)).copy(data);
+    return data;
+  }
+
+  it("no stream's members are longer, incompressible ones included", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2 * SEGMENT_BYTES + 4096 }),
+        fc.integer({ min: 0, max: SEGMENT_BYTES }),
+        fc.integer(),
+        async (bytes, text, seed) => {
+          const { whole } = await compressAll(mixed(bytes, text, seed), 3);
+          expect(whole.length).toBeLessThanOrEqual(gzipBound(bytes));
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it("is close: random bytes come within a few hundred bytes of it", async () => {
+    const bytes = SEGMENT_BYTES + 1000;
+    const { whole } = await compressAll(mixed(bytes, 0, 7), 3);
+    expect(gzipBound(bytes) - whole.length).toBeLessThan(200);
   });
 });

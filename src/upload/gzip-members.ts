@@ -67,6 +67,17 @@ export class ParallelGzip {
   }
 }
 
+/**
+ * The most bytes the members of a `tarBytes`-long stream can take, however well or badly it
+ * compresses: zlib's deflateBound for each member (its input, plus 1/4096 and 1/16384 of it,
+ * plus 7 bytes), with gzip's 18 bytes of header and trailer.
+ */
+export function gzipBound(tarBytes: number): number {
+  const members = Math.ceil(tarBytes / SEGMENT_BYTES);
+  const growth = Math.floor(tarBytes / 4096) + Math.floor(tarBytes / 16384) + Math.floor(tarBytes / 2 ** 25);
+  return tarBytes + growth + members * (7 + 18);
+}
+
 function compress(data: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // One output chunk for the whole segment: zlib then needs a single trip to the thread pool.

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { failure } from "../../test/helpers/failure.js";
 import { tarballBytes } from "../../test/helpers/tarball.js";
 import { UsageError } from "../errors.js";
-import { SourceError, TooLargeError } from "./errors.js";
+import { NothingToPackError, SourceError, TooLargeError } from "./errors.js";
 import { packDirectory, readTarball } from "./pack.js";
 import { prepareSource } from "./source.js";
 import { FIXED_MTIME } from "./tar.js";
@@ -303,6 +303,15 @@ describe("walkSource", () => {
     await expect(prepareSource(root, ".", 1024 * 1024)).rejects.toThrow(UsageError);
   });
 
+  it("tells how many entries are listed, as each is", async () => {
+    const counts: number[] = [];
+    const walk = await walkSource(tree({ "a.txt": "a", "sub/b.txt": "b", "sub/c.txt": "c" }), {
+      onListed: (entries) => counts.push(entries),
+    });
+    expect(walk.entries).toHaveLength(4);
+    expect(counts).toEqual([1, 2, 3, 4]);
+  });
+
   it("does not report an ignored symbolic link", async () => {
     const root = tree({ ".gitignore": "*.lnk\n", "a.txt": "a" });
     symlinkSync("a.txt", join(root, "b.lnk"));
@@ -390,6 +399,42 @@ describe("packDirectory", () => {
     expect(tooLarge.bytes).toBeGreaterThan(64 * 1024);
     expect(tooLarge.atLeast).toBe(true);
     expect(tooLarge.largest.map((f) => f.path)).toEqual(["data/big.bin", "data/medium.bin", "small.txt"]);
+  });
+});
+
+describe("packDirectory: what it tells before compression ends (onFilesRead)", () => {
+  it("once, after every file was read: what changes then is not in the tarball", async () => {
+    const root = tree({ "a.txt": "first", "sub/b.txt": "second" });
+    let calls = 0;
+    const packed = await packDirectory(root, 1 << 20, {
+      onFilesRead: () => {
+        calls++;
+        writeFileSync(join(root, "sub/b.txt"), "changed after it was read");
+      },
+    });
+    expect(calls).toBe(1);
+    const entries = readTarGz(await tarballBytes(packed.tarball));
+    expect(entries.find((e) => e.path === "sub/b.txt")?.content.toString()).toBe("second");
+  });
+
+  it("not while the tarball could still pass the limit, though it ends under it", async () => {
+    // 300 KiB of zeros gzip to a few hundred bytes, but only compressing them tells.
+    const root = tree({ "zeros.bin": Buffer.alloc(300 * 1024) });
+    let calls = 0;
+    const packed = await packDirectory(root, 100 * 1024, { onFilesRead: () => calls++ });
+    expect(packed.tarball.bytes).toBeLessThan(100 * 1024);
+    expect(calls).toBe(0);
+  });
+
+  it("not for a directory with nothing to pack, refused before any packing", async () => {
+    const root = tree({ ".gitignore": "*\n" });
+    let calls = 0;
+    const error = await failure(
+      packDirectory(root, 1 << 20, { onFilesRead: () => calls++ }),
+      NothingToPackError,
+    );
+    expect(error.walk.ignored).toEqual([".gitignore"]);
+    expect(calls).toBe(0);
   });
 });
 

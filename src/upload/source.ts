@@ -1,16 +1,17 @@
 // `deploy upload`'s second argument made ready to send: a directory packed (pack.ts), or a
 // .tar.gz/.tgz file taken as it is. Every local problem, the size limit included, becomes a
-// usage error here, before the command makes any request.
+// usage error here, before the command makes any request (a command may make one from
+// onFilesRead, when only compressing is left: see pack.ts).
 //
 // The tarball waits in a temporary file (spool.ts), its size and sha256 known: the caller
 // uploads it with uploadTarball (it is read again for a retry) and disposes of it after.
 import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { UsageError } from "../errors.js";
-import { SourceError, TooLargeError } from "./errors.js";
-import { packDirectory, readTarball, type Tarball } from "./pack.js";
+import { NothingToPackError, SourceError, TooLargeError } from "./errors.js";
+import { type PackOptions, packDirectory, readTarball, type Tarball } from "./pack.js";
 import { formatBytes } from "./size.js";
-import { WalkError, type WalkOptions, type WalkResult } from "./walk.js";
+import { WalkError, type WalkResult } from "./walk.js";
 
 export interface PreparedSource {
   kind: "directory" | "tarball";
@@ -24,16 +25,11 @@ export interface PreparedSource {
   contentBytes: number | null;
 }
 
-interface PrepareOptions extends WalkOptions {
-  /** Ctrl-C: packing stops between files. */
-  signal?: AbortSignal;
-}
-
 export async function prepareSource(
   cwd: string,
   given: string,
   maxBytes: number,
-  options: PrepareOptions = {},
+  options: PackOptions = {},
 ): Promise<PreparedSource> {
   const path = isAbsolute(given) ? given : join(cwd, given);
   let isDirectory: boolean;
@@ -59,16 +55,6 @@ export async function prepareSource(
       return { kind: "tarball", display: given, tarball, walk: null, contentBytes: null };
     }
     const packed = await packDirectory(path, maxBytes, options);
-    if (!packed.walk.entries.some((entry) => entry.type === "file")) {
-      packed.tarball.dispose();
-      const { ignored, dockerignored } = packed.walk;
-      const rules = [ignored.length > 0 && ".gitignore", dockerignored.length > 0 && ".dockerignore"];
-      throw new UsageError(`${given} has no files to upload`).withHint(
-        ignored.length + dockerignored.length > 0
-          ? `Its ${rules.filter(Boolean).join(" and ")} rules leave out everything: ${preview([...ignored, ...dockerignored])}`
-          : "Give the directory that holds the agent's source.",
-      );
-    }
     return { kind: "directory", display: given, ...packed };
   } catch (error) {
     throw asUsageError(error, given, maxBytes);
@@ -114,9 +100,20 @@ export function leftOutWarnings(source: PreparedSource): string[] {
 
 function asUsageError(error: unknown, given: string, maxBytes: number): unknown {
   if (error instanceof TooLargeError) return tooLarge(error, given, maxBytes);
+  if (error instanceof NothingToPackError) return nothingToPack(error, given);
   if (error instanceof SourceError || error instanceof WalkError)
     return new UsageError(`${given}: ${error.message}`);
   return error;
+}
+
+function nothingToPack({ walk }: NothingToPackError, given: string): UsageError {
+  const { ignored, dockerignored } = walk;
+  const rules = [ignored.length > 0 && ".gitignore", dockerignored.length > 0 && ".dockerignore"];
+  return new UsageError(`${given} has no files to upload`).withHint(
+    ignored.length + dockerignored.length > 0
+      ? `Its ${rules.filter(Boolean).join(" and ")} rules leave out everything: ${preview([...ignored, ...dockerignored])}`
+      : "Give the directory that holds the agent's source.",
+  );
 }
 
 function tooLarge(error: TooLargeError, given: string, maxBytes: number): UsageError {

@@ -43,6 +43,8 @@ import { READ_NO_FOLLOW, type SourceFile } from "./walked-file.js";
 export interface WalkOptions {
   /** Pack the files of CREDENTIAL_FILES (credentials.ts) too. */
   includeCredentials?: boolean;
+  /** Told the number of entries listed so far, as each is listed (packing sizes its memory by it). */
+  onListed?: (entries: number) => void;
 }
 
 export interface SkippedPath {
@@ -153,7 +155,7 @@ async function walkDirectory(
         await walkExcludedDirectory(childAbsolute, entry, matchers, result, options);
       else result.dockerignored.push(`${path}/`);
     } else if (isDirectory) {
-      result.entries.push(entry);
+      list(result, entry, options);
       await walkDirectory(childAbsolute, path, matchers, result, options);
     } else if (dockerExcluded) {
       result.dockerignored.push(path);
@@ -167,9 +169,14 @@ async function walkDirectory(
         continue;
       }
       const mode = stats.mode & 0o111 ? 0o755 : 0o644;
-      result.entries.push({ path, type: "file", mode, size: stats.size, dev: stats.dev, ino: stats.ino });
+      list(result, { path, type: "file", mode, size: stats.size, dev: stats.dev, ino: stats.ino }, options);
     }
   }
+}
+
+function list(result: WalkResult, entry: SourceFile, options: WalkOptions): void {
+  result.entries.push(entry);
+  options.onListed?.(result.entries.length);
 }
 
 /**

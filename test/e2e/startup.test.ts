@@ -279,7 +279,7 @@ describe("what the common commands load", () => {
     expect(builtins).not.toContain("perf_hooks");
   });
 
-  test("deploy upload DIR: zlib for packing, crypto only for the digest, no node:fs/promises, no perf_hooks", async () => {
+  test("deploy upload DIR: zlib for packing, crypto only for the digest, no node:fs/promises, perf_hooks or v8", async () => {
     // A key of its own: the emulator keeps each key's deployments apart (the lists above are empty).
     const env = { CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "upload-loads-key" };
     const created = await node(
@@ -306,6 +306,8 @@ describe("what the common commands load", () => {
     for (const module of ["zlib", "crypto", "http"]) expect(builtins, module).toContain(module);
     // The source directory is checked with a synchronous stat, as the walk after it reads.
     for (const module of ["fs/promises", "perf_hooks"]) expect(builtins, module).not.toContain(module);
+    // V8's flags are set only for a project of a thousand entries or more (pack.ts).
+    expect(builtins).not.toContain("v8");
 
     // A small tarball's digest is computed when first shown (after the upload), so node:crypto
     // is not on the way to the upload: a run that never shows it never loads it.
