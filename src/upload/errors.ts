@@ -1,6 +1,5 @@
 // What can go wrong with a source before anything is sent: source.ts turns each into a usage
 // error that says what to do.
-import type { WalkResult } from "./walk.js";
 
 /** The gzipped tarball passed the limit. `bytes` is a lower bound when `atLeast`. */
 export class TooLargeError extends Error {
@@ -19,9 +18,9 @@ export class TooLargeError extends Error {
 /** A local problem with the source: unreadable, changed while packing, not a tarball. */
 export class SourceError extends Error {}
 
-/** The walk found no file to pack (`walk` says what its rules left out). */
+/** The walk found no file to pack; `walk`: what its ignore files left out (a WalkResult). */
 export class NothingToPackError extends Error {
-  constructor(readonly walk: WalkResult) {
+  constructor(readonly walk: { ignored: readonly string[]; dockerignored: readonly string[] }) {
     super("no files to pack");
   }
 }
