@@ -1,11 +1,11 @@
-// The temporary file a tarball waits in: private, gone from the directory at once, and its
-// digest that of its bytes whether it was hashed as written or read back when asked for.
+// Where a tarball waits: a small one in memory, a larger one in a temporary file that is
+// private and gone from the directory at once; its digest that of its bytes either way.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HASH_AS_WRITTEN_FROM, Spool, type Tarball } from "./spool.js";
+import { IN_FILE_FROM, Spool, type Tarball } from "./spool.js";
 
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
@@ -23,18 +23,32 @@ function spooled(chunks: Buffer[], parent?: string): Tarball {
 }
 
 describe("Spool", () => {
+  it("a small tarball makes no temporary file at all", () => {
+    const parent = mkdtempSync(join(tmpdir(), "spool-test-"));
+    const tarball = spooled([randomBytes(IN_FILE_FROM - 1)], parent);
+    expect(tarball.bytes).toBe(IN_FILE_FROM - 1);
+    expect(readdirSync(parent)).toEqual([]);
+    tarball.dispose();
+  });
+
   it.skipIf(process.platform === "win32")(
-    "leaves nothing in the temporary directory, even while it is in use",
+    "a large one's file leaves nothing in the temporary directory, even while it is in use",
     () => {
       const parent = mkdtempSync(join(tmpdir(), "spool-test-"));
-      const tarball = spooled([Buffer.from("some bytes")], parent);
+      const spool = new Spool(parent);
+      spool.write(randomBytes(IN_FILE_FROM - 1));
       expect(readdirSync(parent)).toEqual([]);
+      // The file is made here, and removed from the directory at once.
+      spool.write(Buffer.from("x"));
+      expect(readdirSync(parent)).toEqual([]);
+      const tarball = spool.finish();
+      expect(tarball.bytes).toBe(IN_FILE_FROM);
       tarball.dispose();
       expect(readdirSync(parent)).toEqual([]);
     },
   );
 
-  it("a small tarball: its digest, read back from the file when asked for, is that of its bytes", async () => {
+  it("a small tarball: its digest, computed when asked for, is that of its bytes", async () => {
     const chunks = [randomBytes(1000), randomBytes(70_000), randomBytes(3)];
     const tarball = spooled(chunks);
     try {
@@ -47,11 +61,11 @@ describe("Spool", () => {
     }
   });
 
-  it("a tarball past the threshold is hashed as written, the bytes before it read back once: the same digest", async () => {
+  it("a tarball past the threshold goes to the file, hashed as written, the bytes kept before it first: the same digest", async () => {
     for (const sizes of [
-      [HASH_AS_WRITTEN_FROM - 1, 1, 5],
-      [HASH_AS_WRITTEN_FROM - 10, 20, 300_000, 7],
-      [HASH_AS_WRITTEN_FROM * 2 + 3],
+      [IN_FILE_FROM - 1, 1, 5],
+      [IN_FILE_FROM - 10, 20, 300_000, 7],
+      [IN_FILE_FROM * 2 + 3],
     ]) {
       const chunks = sizes.map((size) => randomBytes(size));
       const tarball = spooled(chunks);

@@ -1,18 +1,19 @@
-// A tarball on its way to the server, kept in a temporary file rather than in memory, so that
-// packing and uploading a project of any size takes the same few megabytes.
+// A tarball on its way to the server: a small one in memory, a larger one in a temporary file,
+// so that packing and uploading a project of any size takes the same few megabytes.
 //
-// The file is created private (0600, O_EXCL) in a private directory (0700, its name made up by
-// the system: mkdtemp) of the system's temporary directory and, where the system allows it
-// (not Windows), both are removed at once: only the open descriptor keeps the file, so nothing
-// is left behind however the process ends (kill -9 included), and no other process can open
-// it by name. It is read at positions (`readAt`), as often as needed (a retried upload reads
-// it again); the bytes read are the bytes that were hashed, since nothing else can write to it.
+// Under IN_FILE_FROM (1 MiB) the bytes are kept as they come, and hashed when the digest is
+// first asked for: node:crypto takes about 3 ms to load, as long as packing 50 files, and an
+// upload shows the digest only after it is sent. Making, writing and reading back a temporary
+// file cost about as much again.
 //
-// node:crypto takes about 3 ms to load, as long as packing 50 files: a small tarball (under
-// HASH_AS_WRITTEN_FROM) is hashed when its digest is first asked for, read back from the file,
-// so that an upload that shows the digest only after it is sent does not wait for that. A
-// larger one is hashed as it is written (the bytes before the threshold read back once), so
-// that its digest is ready when packing ends.
+// From IN_FILE_FROM on, the bytes go to a file, hashed as they are written (those kept until
+// then first), so that the digest is ready when packing ends. The file is created private
+// (0600, O_EXCL) in a private directory (0700, its name made up by the system: mkdtemp) of the
+// system's temporary directory and, where the system allows it (not Windows), both are
+// removed at once: only the open descriptor keeps the file, so nothing is left behind however
+// the process ends (kill -9 included), and no other process can open it by name. It is read at
+// positions (`readAt`), as often as needed (a retried upload reads it again); the bytes read
+// are the bytes that were hashed, since nothing else can write to it.
 import type { Hash } from "node:crypto";
 import {
   closeSync,
@@ -28,17 +29,17 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** From this many bytes on, a tarball is hashed as it is written. */
-export const HASH_AS_WRITTEN_FROM = 1024 * 1024;
+/** From this many bytes on, a tarball goes to a temporary file, hashed as it is written. */
+export const IN_FILE_FROM = 1024 * 1024;
 
-/** A gzipped tarball ready to send: its size and digest known, its bytes in a file. */
+/** A gzipped tarball ready to send: its size and digest known, its bytes in memory or in a file. */
 export interface Tarball {
   readonly bytes: number;
-  /** Hex; for a small tarball computed (from the file) when first read, then kept. */
+  /** Hex; for a small tarball computed when first read, then kept. */
   readonly sha256: string;
   /** Reads up to `target.length` bytes at `position` into `target`; resolves with how many. */
   readAt(target: Buffer, position: number): Promise<number>;
-  /** Closes the file (and so removes it); the tarball cannot be read after this. */
+  /** Lets the bytes go (closes the file, and so removes it); the tarball cannot be read after this. */
   dispose(): void;
 }
 
@@ -50,29 +51,20 @@ function readAt(fd: number, target: Buffer, length: number, position: number): P
   );
 }
 
-/** A sha256 of the first `length` bytes of `fd`, read back from the file. */
-function hashOfFile(fd: number, length: number): Hash {
+function sha256Of(chunks: readonly Buffer[]): Hash {
   const hash = process.getBuiltinModule("node:crypto").createHash("sha256");
-  const buffer = Buffer.allocUnsafe(Math.min(length, 256 * 1024));
-  for (let position = 0; position < length; ) {
-    const count = readSync(fd, buffer, 0, Math.min(buffer.length, length - position), position);
-    if (count === 0) throw new Error("the tarball's temporary file is shorter than was written");
-    hash.update(buffer.subarray(0, count));
-    position += count;
-  }
+  for (const chunk of chunks) hash.update(chunk);
   return hash;
 }
 
-/** Receives a tarball's bytes in order, counting (and from a size on, hashing) them, then becomes a Tarball. */
-export class Spool {
-  private readonly fd: number;
+/** The temporary file a large tarball goes to (see the top of this file). */
+class TemporaryFile {
+  readonly fd: number;
   /** Where the file and its directory still are (Windows only; elsewhere they are gone). */
   private readonly path: { file: string; directory: string } | null;
-  private hash: Hash | null = null;
-  private written = 0;
   private closed = false;
 
-  constructor(parent = tmpdir()) {
+  constructor(parent: string) {
     const directory = mkdtempSync(join(parent, "cpctl-upload-"));
     const file = join(directory, "source.tar.gz");
     try {
@@ -90,37 +82,14 @@ export class Spool {
     }
   }
 
-  get bytes(): number {
-    return this.written;
-  }
-
-  write(chunk: Buffer): void {
+  writeAt(chunk: Buffer, position: number): void {
     let offset = 0;
     while (offset < chunk.length)
-      offset += writeSync(this.fd, chunk, offset, chunk.length - offset, this.written + offset);
-    this.written += chunk.length;
-    if (this.hash) this.hash.update(chunk);
-    else if (this.written >= HASH_AS_WRITTEN_FROM) this.hash = hashOfFile(this.fd, this.written);
-  }
-
-  /** The bytes written so far, as a Tarball that owns the file. */
-  finish(): Tarball {
-    const { fd, written: bytes } = this;
-    let sha256 = this.hash?.digest("hex");
-    const dispose = () => this.dispose();
-    return {
-      bytes,
-      get sha256() {
-        sha256 ??= hashOfFile(fd, bytes).digest("hex");
-        return sha256;
-      },
-      readAt: (target, position) => readAt(fd, target, Math.min(target.length, bytes - position), position),
-      dispose,
-    };
+      offset += writeSync(this.fd, chunk, offset, chunk.length - offset, position + offset);
   }
 
   /** Closes and removes the file; safe to call more than once. */
-  dispose(): void {
+  close(): void {
     if (this.closed) return;
     this.closed = true;
     closeSync(this.fd);
@@ -132,5 +101,76 @@ export class Spool {
         // Already gone: nothing to clean.
       }
     }
+  }
+}
+
+/**
+ * Receives a tarball's bytes in order, counting them, then becomes a Tarball. The chunks
+ * written are kept as they are until IN_FILE_FROM: a caller gives each its own buffer.
+ */
+export class Spool {
+  /** The chunks written, while under IN_FILE_FROM; null once they went to the file. */
+  private held: Buffer[] | null = [];
+  private file: { temporary: TemporaryFile; hash: Hash } | null = null;
+  private written = 0;
+
+  /** @param parent  the directory the temporary file is made in (tests give their own) */
+  constructor(private readonly parent = tmpdir()) {}
+
+  get bytes(): number {
+    return this.written;
+  }
+
+  write(chunk: Buffer): void {
+    if (this.held && this.written + chunk.length >= IN_FILE_FROM) {
+      const temporary = new TemporaryFile(this.parent);
+      this.file = { temporary, hash: sha256Of(this.held) };
+      let position = 0;
+      for (const held of this.held) {
+        temporary.writeAt(held, position);
+        position += held.length;
+      }
+      this.held = null;
+    }
+    if (this.held) this.held.push(chunk);
+    else if (this.file) {
+      this.file.temporary.writeAt(chunk, this.written);
+      this.file.hash.update(chunk);
+    }
+    this.written += chunk.length;
+  }
+
+  /** The bytes written so far, as a Tarball that owns them. */
+  finish(): Tarball {
+    const bytes = this.written;
+    const dispose = () => this.dispose();
+    if (this.file) {
+      const { temporary, hash } = this.file;
+      const sha256 = hash.digest("hex");
+      return {
+        bytes,
+        sha256,
+        readAt: (target, position) =>
+          readAt(temporary.fd, target, Math.min(target.length, bytes - position), position),
+        dispose,
+      };
+    }
+    const data = Buffer.concat(this.held ?? []);
+    let sha256: string | undefined;
+    return {
+      bytes,
+      get sha256() {
+        sha256 ??= sha256Of([data]).digest("hex");
+        return sha256;
+      },
+      readAt: (target, position) => Promise.resolve(data.copy(target, 0, position, bytes)),
+      dispose,
+    };
+  }
+
+  /** Lets the bytes go; safe to call more than once. */
+  dispose(): void {
+    this.held = null;
+    this.file?.temporary.close();
   }
 }

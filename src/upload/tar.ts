@@ -94,32 +94,44 @@ interface HeaderFields {
   mtime: number;
 }
 
-function ustarHeader(fields: HeaderFields): Buffer {
-  // From Node's shared pool (a block is small enough): one header a file makes no garbage of
-  // its own memory; zero-filled as the format needs.
-  const header = Buffer.allocUnsafe(BLOCK).fill(0);
-  const nameBytes = writeString(header, 0, NAME_MAX, fields.name);
-  writeOctal(header, 100, 8, fields.mode);
+/**
+ * What every header holds, written once: owner 0:0 with no user or group names, the ustar
+ * magic and version, device 0:0 (zeros, as GNU tar writes them), and the checksum field as
+ * the spaces it is summed as. A header starts as a copy, and its checksum from their sum.
+ */
+const COMMON = (() => {
+  const header = Buffer.alloc(BLOCK);
   writeOctal(header, 108, 8, 0); // uid
   writeOctal(header, 116, 8, 0); // gid
-  writeOctal(header, 124, 12, fields.size);
-  writeOctal(header, 136, 12, fields.mtime);
-  header.write(fields.type, 156, "ascii");
+  header.fill(0x20, 148, 156);
   header.write("ustar\0", 257, "ascii");
   header.write("00", 263, "ascii");
-  // uname, gname: empty. devmajor, devminor: zeros, as GNU tar writes them.
-  writeOctal(header, 329, 8, 0);
-  writeOctal(header, 337, 8, 0);
+  writeOctal(header, 329, 8, 0); // devmajor
+  writeOctal(header, 337, 8, 0); // devminor
+  return header;
+})();
+const COMMON_SUM = sumOf(COMMON, 0, BLOCK);
+
+function ustarHeader(fields: HeaderFields): Buffer {
+  // From Node's shared pool (a block is small enough): one header a file makes no garbage of
+  // its own memory.
+  const header = Buffer.allocUnsafe(BLOCK);
+  COMMON.copy(header);
+  const nameBytes = writeString(header, 0, NAME_MAX, fields.name);
+  writeOctal(header, 100, 8, fields.mode);
+  writeOctal(header, 124, 12, fields.size);
+  writeOctal(header, 136, 12, fields.mtime);
+  header[156] = fields.type.charCodeAt(0);
   const prefixBytes = writeString(header, 345, PREFIX_MAX, fields.prefix);
-  // The checksum is computed with its own field read as spaces. The bytes not written above are
-  // zeros: only those written are summed, a fifth of the block (summing all 512 was most of
-  // the time a header took).
-  header.fill(0x20, 148, 156);
+  // Only what was written since the copy is summed (summing all 512 bytes of each header was
+  // most of the time a header took).
   const sum =
+    COMMON_SUM +
     sumOf(header, 0, nameBytes) +
-    sumOf(header, 100, 157) +
-    sumOf(header, 257, 265) +
-    sumOf(header, 329, 345 + prefixBytes);
+    sumOf(header, 100, 108) +
+    sumOf(header, 124, 148) +
+    header[156]! +
+    sumOf(header, 345, 345 + prefixBytes);
   header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
   return header;
 }
