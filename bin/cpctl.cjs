@@ -101,8 +101,9 @@ function writeStdout(out) {
  *
  * The modules' texts come from dist/modules.pack, one file that holds them all (the build
  * writes it; the package ships it instead of dist/*.js, because a first `npx cpctl` pays for
- * every file of the tarball several times over: docs/perf-cold-npx.md). Each module is still
- * read, compiled and run only when something requires it.
+ * every file of the tarball several times over: scripts/build.mjs, writeModulePack). Each module runs only
+ * when something requires it; it is read and compiled then too, but for the modules every
+ * command loads (the pack's "#startup"), which are read at once and compiled as one script.
  *
  * Most of a command's start-up is V8 parsing and compiling the bundle's code; Node 20 has no
  * compile cache for user code (Node 22 added module.enableCompileCache), so this does what
@@ -133,13 +134,35 @@ function loadDist() {
   /** Every cached chunk this run compiled: { name, script, miss }. */
   const compiled = [];
 
+  // The modules every command loads (the build lists them: pack.startup) are compiled as one
+  // script, with one cache file, when the first of them is required: one read of the pack, of
+  // the cache and one compilation, where each module would cost its own. The script only
+  // defines them; each still runs when it is first required.
+  let startup = null;
+  const startupModule = (key) => {
+    if (!pack.startup.has(key)) return undefined;
+    if (startup === null) {
+      startup = new Map();
+      let text = "(function (define) {\n";
+      for (const [member, source] of pack.readStartup())
+        text += `define(${JSON.stringify(member)}, ${wrapped(source)});\n`;
+      const cacheName = cacheDir === null ? null : `startup+${fnv1a([...pack.startup].join("\n"))}.cache`;
+      compile(`${text}})`, `${dist}${path.sep}startup.js`, cacheName).runInThisContext()((member, body) =>
+        startup.set(member, body),
+      );
+    }
+    return startup.get(key);
+  };
+
   // (String paths built by hand: path.join and path.basename, run a hundred times while
   // they are still interpreted, cost about 2 ms.)
   const load = (dir, name, parent) => {
     const filename = `${dir}${path.sep}${name}`;
     const cached = Module._cache[filename];
     if (cached) return cached.exports;
-    const source = pack.read(filename.slice(dist.length + 1));
+    const key = filename.slice(dist.length + 1);
+    const defined = startupModule(key);
+    const source = defined === undefined ? pack.read(key) : "";
     const module = new Module(filename, parent);
     module.filename = filename;
     // Bare names resolve to Node builtins only: the bundle needs nothing from node_modules.
@@ -155,7 +178,9 @@ function loadDist() {
     };
     let loaded = false;
     try {
-      if (source.includes("import(")) {
+      if (defined !== undefined) {
+        defined.call(module.exports, module.exports, require, module, filename, dir);
+      } else if (source.includes("import(")) {
         // Node's own require() for this module (it calls module.require) would look for the
         // chunk files, which the package does not have.
         module.require = require;
@@ -164,7 +189,7 @@ function loadDist() {
         // Chunk names carry a hash of their content, which the cache file's name repeats (V8
         // checks the source's length, not its text); dist/cli.js, a few lines, is not cached.
         const cacheName = cacheDir !== null && /-[A-Z0-9]{8}\.js$/.test(name) ? `chunks+${name}.cache` : null;
-        const script = compile(source, filename, cacheName);
+        const script = compile(wrapped(source), filename, cacheName);
         script.runInThisContext().call(module.exports, module.exports, require, module, filename, dir);
       }
       loaded = true;
@@ -175,7 +200,10 @@ function loadDist() {
     return module.exports;
   };
 
-  const compile = (source, filename, cacheName) => {
+  /** A module's text as the function CommonJS runs it in. */
+  const wrapped = (source) => `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+
+  const compile = (code, filename, cacheName) => {
     let cachedData;
     if (cacheName !== null) {
       try {
@@ -184,10 +212,7 @@ function loadDist() {
         // Not cached yet.
       }
     }
-    const script = new vm.Script(
-      `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
-      { filename, cachedData },
-    );
+    const script = new vm.Script(code, { filename, cachedData });
     if (cacheName !== null) {
       compiled.push({ name: cacheName, script, miss: cachedData === undefined || script.cachedDataRejected });
     }
@@ -218,9 +243,30 @@ function openPack(dist) {
     newline = head.indexOf(10);
   }
   const index = JSON.parse(head.toString("utf8", 0, newline));
+  const startup = new Set(index["#startup"] ?? []);
+  delete index["#startup"];
   const base = newline + 1;
   return {
     has: (key) => Object.hasOwn(index, key),
+    /** The modules every command loads (scripts/build.mjs, startupModules). */
+    startup,
+    /** [key, text] of each of them, in one read: they follow dist/cli.js in the pack. */
+    readStartup() {
+      const entries = [...startup].map((key) => [key, index[key]]);
+      const from = base + Math.min(...entries.map(([, [offset]]) => offset));
+      const to = base + Math.max(...entries.map(([, [offset, length]]) => offset + length));
+      let bytes = head;
+      let start = 0;
+      if (to > headLength) {
+        bytes = Buffer.allocUnsafe(to - from);
+        readFully(bytes, from);
+        start = from;
+      }
+      return entries.map(([key, [offset, length]]) => [
+        key,
+        bytes.toString("utf8", base + offset - start, base + offset + length - start),
+      ]);
+    },
     /** The text of dist/KEY ("/" or the platform's separator). */
     read(key) {
       const entry = index[path.sep === "/" ? key : key.split(path.sep).join("/")];
@@ -235,16 +281,27 @@ function openPack(dist) {
       const end = start + entry[1];
       if (end <= headLength) return head.toString("utf8", start, end);
       const bytes = Buffer.allocUnsafe(entry[1]);
-      let done = 0;
-      while (done < bytes.length) {
-        const n = fs.readSync(fd, bytes, done, bytes.length - done, start + done);
-        if (n === 0)
-          throw new Error(`${path.join(dist, "modules.pack")}: cut short (rebuild or reinstall cpctl)`);
-        done += n;
-      }
+      readFully(bytes, start);
       return bytes.toString("utf8");
     },
   };
+
+  function readFully(bytes, position) {
+    let done = 0;
+    while (done < bytes.length) {
+      const n = fs.readSync(fd, bytes, done, bytes.length - done, position + done);
+      if (n === 0)
+        throw new Error(`${path.join(dist, "modules.pack")}: cut short (rebuild or reinstall cpctl)`);
+      done += n;
+    }
+  }
+}
+
+/** FNV-1a of `text`'s UTF-16 code units, as 8 hex digits: a short name for a set of names. */
+function fnv1a(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
 }
 
 /**
@@ -276,8 +333,8 @@ function compileCacheDir() {
  * as hashes, in a file `runs` beside the cache. Each file is written through a temporary
  * name and a rename, so that a concurrent run never reads half a file. When anything is
  * written, what belongs to other builds goes: files of chunks that this dist/ no longer has
- * (not in its modules.pack),
- * and the directories of other cpctl versions for this Node. Failures are ignored: it is a
+ * (not in its modules.pack), another set of startup modules' file, and the directories of
+ * other cpctl versions for this Node. Failures are ignored: it is a
  * cache.
  */
 function saveCompileCache(cacheDir, pack, compiled) {
@@ -285,9 +342,7 @@ function saveCompileCache(cacheDir, pack, compiled) {
   try {
     const runsFile = path.join(cacheDir, "runs");
     const names = compiled.map((chunk) => chunk.name).sort();
-    let hash = 0x811c9dc5;
-    for (const char of names.join("\n")) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
-    const key = (hash >>> 0).toString(16).padStart(8, "0");
+    const key = fnv1a(names.join("\n"));
     let runs = "";
     try {
       runs = fs.readFileSync(runsFile, "utf8");

@@ -183,6 +183,8 @@ const IMPORT_CHUNK = "const __imp=(p)=>Promise.resolve().then(()=>require(p));";
 /** dist/help.txt: `cpctl --help` as commander prints it on a pipe, for bin/cpctl.cjs. */
 const HELP_FILE = "help.txt";
 
+/** The modules dist/cli.js always imports (src/cli.ts, main()): see startupModules. */
+const ALWAYS_IMPORTED = ["src/main.ts", "src/clock.ts"];
 /** dist/modules.pack: every module of dist/ in one file, for bin/cpctl.cjs (writeModulePack). */
 const PACK_FILE = "modules.pack";
 
@@ -238,7 +240,7 @@ try {
   });
   writeFileSync(join(outdir, "package.json"), '{\n  "type": "commonjs"\n}\n');
   pruneStaleOutputs(cjs.metafile, ["package.json", HELP_FILE, PACK_FILE, NOTICES_FILE]);
-  writeModulePack(cjs.metafile);
+  writeModulePack(cjs.metafile, startupModules(esm.metafile, stage));
   writeThirdPartyNotices(esm.metafile, root, join(outdir, NOTICES_FILE));
   if (process.env.CPCTL_BUILD_META) writeFileSync(process.env.CPCTL_BUILD_META, JSON.stringify(esm.metafile));
 } finally {
@@ -322,6 +324,35 @@ function pruneStaleOutputs(metafile, keep) {
 }
 
 /**
+ * The modules every command loads, by their names in dist/: the chunks of src/main.ts and
+ * src/clock.ts, which dist/cli.js always imports, and all they import statically, from pass
+ * 1's metafile (whose outputs pass 2 turns into dist/'s one for one). bin/cpctl.cjs compiles
+ * them as one script, with one code cache: a script and a cache file each cost about 0.05
+ * ms, 1.5 ms for the 26 of them. A module that calls import() is compiled by Node (see
+ * bin/cpctl.cjs) and stays out.
+ */
+function startupModules(metafile, staged) {
+  const nameOf = (output) => relative(staged, join(root, output)).split("\\").join("/");
+  const outputs = new Map(
+    Object.entries(metafile.outputs)
+      .filter(([output]) => output.endsWith(".js"))
+      .map(([output, info]) => [nameOf(output), info]),
+  );
+  const roots = [...outputs].filter(([, info]) => ALWAYS_IMPORTED.includes(info.entryPoint));
+  if (roots.length !== ALWAYS_IMPORTED.length)
+    throw new Error(`build: the chunks of ${ALWAYS_IMPORTED.join(" and ")} not found`);
+  const group = new Set();
+  const visit = (name) => {
+    if (group.has(name)) return;
+    group.add(name);
+    for (const imported of outputs.get(name).imports)
+      if (imported.kind === "import-statement" && !imported.external) visit(nameOf(imported.path));
+  };
+  for (const [name] of roots) visit(name);
+  return [...group].filter((name) => !readFileSync(join(outdir, name), "utf8").includes("import(")).sort();
+}
+
+/**
  * dist/modules.pack: the modules of pass 2 (dist/cli.js and dist/chunks/*.js) in one file, which
  * bin/cpctl.cjs reads them from, and which the package ships in their stead (package.json
  * "files"). A first `npx cpctl` unpacks the tarball four times (npm reads a tarball's
@@ -330,18 +361,23 @@ function pruneStaleOutputs(metafile, keep) {
  * the cold npx 1.8 times that of an empty package (docs/performance.md, "The package, cold"). The chunks stay
  * as they are, each loaded only when needed; only where their text is read from changes.
  *
- * The format: one line of JSON, { "cli.js": [offset, length], "chunks/x.js": [...], ... }
- * (byte offsets from the end of that line, keys relative to dist/ with "/"), then the
- * modules' texts, dist/cli.js first. The texts are those of the files without the closing
- * `//# sourceMappingURL=` comment (the maps stay in dist/ for development, and are not
- * shipped); `node --enable-source-maps` in a development tree loads the files themselves.
+ * The format: one line of JSON, { "cli.js": [offset, length], "chunks/x.js": [...], ...,
+ * "#startup": ["chunks/x.js", ...] } (byte offsets from the end of that line, keys relative
+ * to dist/ with "/"; "#startup": startupModules), then the modules' texts: dist/cli.js, the
+ * startup modules (one read takes them all), the others. The texts are those of the files
+ * without the closing `//# sourceMappingURL=` comment (the maps stay in dist/ for
+ * development, and are not shipped); `node --enable-source-maps` in a development tree loads
+ * the files themselves.
  */
-function writeModulePack(metafile) {
+function writeModulePack(metafile, startup) {
+  const rank = (file) => (file === "cli.js" ? 0 : startup.includes(file) ? 1 : 2);
   const files = Object.keys(metafile.outputs)
     .filter((output) => output.endsWith(".js"))
     .map((output) => relative(outdir, join(root, output)).split("\\").join("/"))
-    .sort((a, b) => (a === "cli.js" ? -1 : b === "cli.js" ? 1 : a < b ? -1 : a > b ? 1 : 0));
+    .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   if (files[0] !== "cli.js") throw new Error("build: dist/cli.js is not among the outputs");
+  const missing = startup.filter((name) => !files.includes(name));
+  if (missing.length > 0) throw new Error(`build: startup modules not built: ${missing.join(", ")}`);
   const index = {};
   const texts = [];
   let offset = 0;
@@ -353,6 +389,7 @@ function writeModulePack(metafile) {
     texts.push(text);
     offset += text.length;
   }
+  index["#startup"] = startup;
   writeFileSync(
     join(outdir, PACK_FILE),
     Buffer.concat([Buffer.from(`${JSON.stringify(index)}\n`), ...texts]),

@@ -15,17 +15,7 @@
 // positions (`readAt`), as often as needed (a retried upload reads it again); the bytes read
 // are the bytes that were hashed, since nothing else can write to it.
 import type { Hash } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  mkdtempSync,
-  openSync,
-  read,
-  readSync,
-  rmdirSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, mkdtempSync, openSync, read, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 

@@ -220,7 +220,10 @@ describe("dist/modules.pack, which bin/cpctl.cjs reads the modules from", () => 
   test("holds every module of dist/, as built (without its source map comment), and nothing else", () => {
     const pack = readFileSync(join(dist, "modules.pack"));
     const newline = pack.indexOf(10);
-    const index = JSON.parse(pack.toString("utf8", 0, newline)) as Record<string, [number, number]>;
+    const { "#startup": _startup, ...index } = JSON.parse(pack.toString("utf8", 0, newline)) as Record<
+      string,
+      [number, number]
+    >;
     const built = [
       "cli.js",
       ...readdirSync(join(dist, "chunks"))
@@ -234,6 +237,27 @@ describe("dist/modules.pack, which bin/cpctl.cjs reads the modules from", () => 
         readFileSync(join(dist, name), "utf8").replace(/\/\/# sourceMappingURL=.*\n$/, ""),
       );
     }
+  });
+
+  test("the modules every command loads come first, listed as #startup: what a usage error loads", async () => {
+    const pack = readFileSync(join(dist, "modules.pack"));
+    const newline = pack.indexOf(10);
+    const { "#startup": startup, ...index } = JSON.parse(pack.toString("utf8", 0, newline)) as {
+      "#startup": string[];
+    } & Record<string, [number, number]>;
+    // After dist/cli.js, one after another: bin/cpctl.cjs reads them at once.
+    const order = Object.entries(index)
+      .sort(([, a], [, b]) => a[0] - b[0])
+      .map(([name]) => name);
+    expect(order[0]).toBe("cli.js");
+    expect(new Set(order.slice(1, startup.length + 1))).toEqual(new Set(startup));
+    // Compiled as one script: nothing in them that only Node's own compile can run.
+    for (const name of startup) expect(readFileSync(join(dist, name), "utf8"), name).not.toContain("import(");
+    // A command that stops at its arguments loads them and nothing more.
+    const { distFiles } = await loadsOf(["deploy", "no-such-command"], {}, undefined, 2);
+    expect(distFiles.map((file) => file.slice(dist.length + 1)).sort()).toEqual(
+      ["cli.js", ...startup].sort(),
+    );
   });
 
   test("the modules load from it alone: a dist/ without its .js files works", async () => {
@@ -407,7 +431,9 @@ describe("the compile cache", () => {
     expect(first).toEqual(uncached);
     const written = listing(cacheOf(cacheRoot));
     expect(written.length).toBeGreaterThan(5);
-    for (const [name] of written) expect(name).toMatch(/^(chunks\+.+-[A-Z0-9]{8}\.js\.cache|runs)$/);
+    for (const [name] of written)
+      expect(name).toMatch(/^(chunks\+.+-[A-Z0-9]{8}\.js\.cache|startup\+[0-9a-f]{8}\.cache|runs)$/);
+    expect(written.filter(([name]) => name.startsWith("startup+"))).toHaveLength(1);
 
     const second = await node(bin, dryRun, { env });
     expect(second).toEqual(uncached);
@@ -474,14 +500,19 @@ describe("the compile cache", () => {
     const [damaged] = readdirSync(dir)
       .filter((name) => name.endsWith(".cache"))
       .sort();
+    const startup = readdirSync(dir).find((name) => name.startsWith("startup+"));
     writeFileSync(join(dir, damaged!), "not V8 code");
+    writeFileSync(join(dir, startup!), "not V8 code either");
     writeFileSync(join(dir, "chunks+gone-ABCDEFGH.js.cache"), "an earlier build's chunk");
+    writeFileSync(join(dir, "startup+0badc0de.cache"), "an earlier build's startup modules");
     const otherVersion = join(dir, "..", `0.0.0-node${process.version}-${process.arch}`);
     mkdirSync(otherVersion);
 
     expect(await node(bin, dryRun, { env })).toEqual(expected);
     expect(readFileSync(join(dir, damaged!), "utf8")).not.toBe("not V8 code");
+    expect(readFileSync(join(dir, startup!), "utf8")).not.toBe("not V8 code either");
     expect(existsSync(join(dir, "chunks+gone-ABCDEFGH.js.cache"))).toBe(false);
+    expect(existsSync(join(dir, "startup+0badc0de.cache"))).toBe(false);
     // Other versions' directories go when a version's directory is created.
     rmSync(dir, { recursive: true });
     expect(await node(bin, dryRun, { env })).toEqual(expected);
