@@ -95,7 +95,7 @@ export async function sourcePayload(
         text: files.join("\n"),
       };
     },
-    // The tarball waits in a temporary file (upload/spool.ts) until the push is over.
+    // The tarball waits (in memory, or a temporary file: upload/spool.ts) until the push is over.
     release: () => tarball.dispose(),
   };
 }

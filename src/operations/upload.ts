@@ -38,7 +38,7 @@ export async function runUpload(ctx: Ctx, ref: string, path: string, input: Uplo
   try {
     await uploadPrepared(ctx, source, input, deployment ?? resolveDeployment(ctx, ref));
   } finally {
-    // The tarball waits in a temporary file (upload/spool.ts) until here.
+    // The tarball waits (in memory, or a temporary file: upload/spool.ts) until here.
     source.tarball.dispose();
   }
 }

@@ -3,8 +3,9 @@
 // usage error here, before the command makes any request (a command may make one from
 // onFilesRead, when only compressing is left: see pack.ts).
 //
-// The tarball waits in a temporary file (spool.ts), its size and sha256 known: the caller
-// uploads it with uploadTarball (it is read again for a retry) and disposes of it after.
+// The tarball waits in memory or in a temporary file (spool.ts), its size and sha256 known:
+// the caller uploads it with uploadTarball (it is read again for a retry) and disposes of it
+// after.
 import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { UsageError } from "../errors.js";
