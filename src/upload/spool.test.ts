@@ -56,6 +56,9 @@ describe("Spool", () => {
       expect(tarball.sha256).toBe(sha256(Buffer.concat(chunks)));
       expect(tarball.sha256).toBe(sha256(Buffer.concat(chunks)));
       expect((await readBack(tarball)).equals(Buffer.concat(chunks))).toBe(true);
+      // Past the end, as a file read there: nothing.
+      expect(await tarball.readAt(Buffer.alloc(10), 71_003)).toBe(0);
+      expect(await tarball.readAt(Buffer.alloc(10), 80_000)).toBe(0);
     } finally {
       tarball.dispose();
     }

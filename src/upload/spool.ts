@@ -153,7 +153,7 @@ export class Spool {
         sha256 ??= sha256Of([data]).digest("hex");
         return sha256;
       },
-      readAt: (target, position) => Promise.resolve(data.copy(target, 0, position, bytes)),
+      readAt: (target, position) => Promise.resolve(position < bytes ? data.copy(target, 0, position) : 0),
       dispose,
     };
   }
