@@ -114,6 +114,20 @@ async function loadsOf(args: string[], env: Record<string, string> = {}, cwd?: s
   return { run, distFiles, sources, builtins, compiled };
 }
 
+/** Creates an internal_source deployment named `name` through bin/cpctl.cjs; its ID. */
+async function createUploadTarget(name: string, env: Record<string, string>): Promise<string> {
+  const created = await node(
+    bin,
+    [
+      ...["deploy", "create", "--name", name, "--source", "internal_source"],
+      ...["--agent-config-path", "agent.json", "-o", "id"],
+    ],
+    { env },
+  );
+  expect(created.code, created.stderr).toBe(0);
+  return created.stdout.trim();
+}
+
 /** `cpctl --help` rendered by commander from the sources, in this process, as on a pipe. */
 async function helpFromSources(): Promise<string> {
   // Commander takes the width from process.stdout (80 columns when it is not a terminal).
@@ -306,26 +320,10 @@ describe("what the common commands load", () => {
   test("deploy upload DIR: zlib for packing, crypto only for the digest, no node:fs/promises, perf_hooks or v8", async () => {
     // A key of its own: the emulator keeps each key's deployments apart (the lists above are empty).
     const env = { CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "upload-loads-key" };
-    const created = await node(
-      bin,
-      [
-        "deploy",
-        "create",
-        "--name",
-        "upload-loads",
-        "--source",
-        "internal_source",
-        "--agent-config-path",
-        "agent.json",
-        "-o",
-        "id",
-      ],
-      { env },
-    );
-    expect(created.code, created.stderr).toBe(0);
+    const id = await createUploadTarget("upload-loads", env);
     const source = freshDir("source");
     writeFileSync(join(source, "agent.json"), "{}\n");
-    const { run, builtins } = await loadsOf(["deploy", "upload", created.stdout.trim(), source], env);
+    const { run, builtins } = await loadsOf(["deploy", "upload", id, source], env);
     expect(run.stdout).toMatch(/^uploads\//);
     for (const module of ["zlib", "crypto", "http"]) expect(builtins, module).toContain(module);
     // The source directory is checked with a synchronous stat, as the walk after it reads.
@@ -447,25 +445,9 @@ describe("the compile cache", () => {
     const source = freshDir("source");
     for (let i = 0; i < 20; i++) writeFileSync(join(source, `file-${i}.txt`), `content ${i}\n`.repeat(50));
     const env = { CPCTL_CACHE_DIR: cacheRoot, CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "cache-key" };
-    const created = await node(
-      bin,
-      [
-        "deploy",
-        "create",
-        "--name",
-        "cache-test",
-        "--source",
-        "internal_source",
-        "--agent-config-path",
-        "agent.json",
-        "-o",
-        "id",
-      ],
-      { env: { ...env, CPCTL_COMPILE_CACHE: "0" } },
-    );
-    expect(created.code, created.stderr).toBe(0);
+    const id = await createUploadTarget("cache-test", { ...env, CPCTL_COMPILE_CACHE: "0" });
     for (const args of [
-      ["deploy", "upload", created.stdout.trim(), source],
+      ["deploy", "upload", id, source],
       ["deploy", "list", "--all", "-o", "ndjson"],
     ]) {
       for (let run = 0; run < 2; run++) expect((await node(bin, args, { env })).code).toBe(0);
