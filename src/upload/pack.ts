@@ -62,10 +62,22 @@ export async function packDirectory(
   const onListed = (entries: number) => {
     if (entries >= LARGE_PROJECT_ENTRIES) letGo ??= keepYoungGenerationSmall();
   };
+  const { onFilesRead } = options;
   try {
     const walk = await walkSource(root, { ...options, onListed });
     if (!walk.entries.some((entry) => entry.type === "file")) throw new NothingToPackError(walk);
-    return await packWalk(root, walk, maxBytes, options);
+    return await packWalk(root, walk, maxBytes, {
+      ...options,
+      // What the caller does then loads modules (the API client): V8 would compile them with
+      // the flag set and refuse their code cache (young-generation.ts). The members left to
+      // compress are at most three.
+      onFilesRead:
+        onFilesRead &&
+        (() => {
+          letGo?.();
+          onFilesRead();
+        }),
+    });
   } finally {
     letGo?.();
   }

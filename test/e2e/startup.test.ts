@@ -441,9 +441,10 @@ describe("the compile cache", () => {
   test("deploy upload of a directory and list --all, which tune V8 while they work, leave a cache the next run reads", async () => {
     // V8 stamps its flags into a cache and refuses one stamped with others: a flag left set
     // while chunks load or at exit made every run compile afresh and write its cache again.
+    // The young generation is tuned only from a project's 1,000th entry (upload/pack.ts).
     const cacheRoot = freshDir("cache");
     const source = freshDir("source");
-    for (let i = 0; i < 20; i++) writeFileSync(join(source, `file-${i}.txt`), `content ${i}\n`.repeat(50));
+    for (let i = 0; i < 1000; i++) writeFileSync(join(source, `file-${i}.txt`), `content ${i}\n`.repeat(5));
     const env = { CPCTL_CACHE_DIR: cacheRoot, CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "cache-key" };
     const id = await createUploadTarget("cache-test", { ...env, CPCTL_COMPILE_CACHE: "0" });
     for (const args of [
