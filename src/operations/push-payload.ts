@@ -58,10 +58,7 @@ export interface Payload {
    * The active revision runs what is shipped already (asked before anything is sent): then,
    * with no setting changed, nothing is. `what` says it for the message.
    */
-  runningAlready(
-    api: ApiClient,
-    deployment: DeploymentT,
-  ): Promise<{ id: string; status: string; what: string } | null>;
+  runningAlready(api: ApiClient, deployment: DeploymentT): Promise<RunningRevision | null>;
   /** Uploads or pushes it, reporting its step; the PATCH fields that point at it. */
   ship(ctx: Ctx, api: ApiClient, deployment: DeploymentT, report: PushReport): Promise<ShippedFields>;
   /** What the result says of what was shipped (bytes and sha256; image_uri for an image). */
@@ -70,6 +67,13 @@ export interface Payload {
   dryRun(): { fields: Record<string, unknown>; text: string };
   /** Frees what it holds (an image archive's temporary files). */
   release(): void;
+}
+
+/** The active revision, running what a push would ship; `what` says it for messages. */
+export interface RunningRevision {
+  id: string;
+  status: string;
+  what: string;
 }
 
 /** What a push does besides shipping, decided from its flags once (push-request.ts). */

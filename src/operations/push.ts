@@ -7,13 +7,14 @@
 // name across every page, or created; what is shipped is uploaded or pushed; the deployment is
 // patched to point at it (with the merged secrets and any changed setting) the way every change
 // is sent (change.ts); and the new revision is waited for, shown and reported as every change's
-// is (after-change.ts). When the active revision runs what would be shipped already and no
-// setting changes, nothing is sent at all.
+// is (after-change.ts). When the latest revision is the active one, runs what would be shipped
+// already and no setting changes, nothing is sent at all.
 import type { ApiClient } from "../api/client.js";
-import { createDeployment, getDeployment } from "../api/endpoints.js";
+import { createDeployment, getDeployment, getRevision } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { ApiError, CliError, InterruptedError, UsageError } from "../errors.js";
 import type { Change } from "../model/changes.js";
+import { isTerminalRevisionStatus } from "../model/enums.js";
 import { creationChanges, type PatchPlan, planPatch } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
@@ -24,7 +25,7 @@ import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
-import type { PushInput, Shipment, ShippedFields } from "./push-payload.js";
+import type { PushInput, RunningRevision, Shipment, ShippedFields } from "./push-payload.js";
 import { PushReport } from "./push-report.js";
 import { preparePush } from "./push-request.js";
 import { deploymentsNamed } from "./resolve.js";
@@ -94,8 +95,9 @@ async function pushToExisting(
   const settings = planFor(found, shipment, null);
   warnAbsentUnsets(ctx, found, settings.absent);
   const api = await ctx.api();
-  const active = await payload.runningAlready(api, found);
-  if (active && settings.changes.length === 0 && !options.force) {
+  const active =
+    settings.changes.length === 0 && !options.force ? await runsAlready(ctx, api, shipment, found) : null;
+  if (active) {
     ctx.log.info(
       `nothing to push: the active revision ${active.id} of ${found.name} runs ${active.what} already with these settings; nothing was sent (--force pushes anyway)`,
     );
@@ -125,6 +127,31 @@ async function pushToExisting(
   if (options.dryRun) return printDryRun(ctx, shipment, found, "patch", changes);
   await guardMutation(ctx, `push ${payload.shown} to deployment ${found.name}`);
   await shipAndPatch(ctx, api, shipment, found, false, report);
+}
+
+/**
+ * The active revision, when a push would add nothing to it: it is the deployment's latest (no
+ * newer revision failed, none builds that would replace it) and runs what would be shipped.
+ * (A revision runs the deployment's settings as they were when it started; with no newer
+ * revision, no patch has changed them since: every change of a setting push sends starts one.)
+ * A push that cannot be left out for the first reason says so.
+ */
+async function runsAlready(
+  ctx: Ctx,
+  api: ApiClient,
+  shipment: Shipment,
+  found: DeploymentT,
+): Promise<RunningRevision | null> {
+  const active = await shipment.payload.runningAlready(api, found);
+  if (!active || found.latest_revision_id === null || found.latest_revision_id === active.id) return active;
+  const latest = await getRevision(api, found.id, found.latest_revision_id);
+  const why = isTerminalRevisionStatus(latest.status)
+    ? `the latest revision ${latest.id} ended ${latest.status}`
+    : `revision ${latest.id} is still ${latest.status} and would replace it`;
+  ctx.log.info(
+    `the active revision ${active.id} of ${found.name} runs ${active.what} already, but ${why}: pushing again`,
+  );
+  return null;
 }
 
 /** The change of the PATCH; what shipping sets is left out until it gives it. */

@@ -83,7 +83,8 @@ missing directory or agent configuration, or a tarball over --max-size, is exit 
 request.
 
 Nothing is sent when the active revision was built from the same tarball (its sha256, as the
-server reports it) and no secret or agent_config_path changes: "nothing to push", exit 0.
+server reports it), it is the deployment's latest revision (none newer failed or is still on
+its way to replace it), and no secret or agent_config_path changes: "nothing to push", exit 0.
 --force pushes anyway. Secrets named like the variables the platform sets itself (PORT,
 LANGSMITH_API_KEY, POSTGRES_URI, ...) are left out, each with a warning.
 
