@@ -12,7 +12,7 @@ import type { OutputFormat } from "./model/enums.js";
 import { jsonText } from "./output/encode.js";
 import { isMachineFormat } from "./output/format.js";
 import { visibleLines, writeText } from "./output/safe-text.js";
-import { createRedactor, MASK, maskSecretValues } from "./secrets.js";
+import { createMasker, maskSecretValues } from "./secrets.js";
 import { closest } from "./util/did-you-mean.js";
 
 /**
@@ -138,7 +138,7 @@ export async function report(
   // Last net: any credential or secret value this run handled, wherever a message (even one
   // quoted back by a server) would show it. Values of 4 characters or more: a user's own
   // short secret is still one, and error messages are few enough not to be garbled.
-  const redact = createRedactor(secrets, { marker: MASK, minLength: 4 });
+  const redact = createMasker(secrets);
   // A message may quote a server or a file: on a terminal its control characters are shown,
   // never acted on (writeText); the JSON error object escapes them (output/encode.ts).
   const text = (message: string) => visibleLines(redact(message));

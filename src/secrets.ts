@@ -107,6 +107,33 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export const MIN_SECRET_LENGTH = 8;
 
+/**
+ * Shorter values are not masked in free text. Lower than the trace's MIN_SECRET_LENGTH: what
+ * is masked here (log lines, error messages, CI summaries) is a person's reading, where a
+ * user's own short secret still counts, and few enough words are garbled.
+ */
+export const MIN_MASKED_LENGTH = 4;
+
+/**
+ * A function that shows every occurrence of a known secret value in free text as `****`: the
+ * one mask of what reaches a person as text (a log line, an error message, a CI summary).
+ */
+export function createMasker(secrets: Iterable<string | undefined | null>): (text: string) => string {
+  return createRedactor(secrets, { marker: MASK, minLength: MIN_MASKED_LENGTH });
+}
+
+/** The secret values a deployment (as the server answered it) carries, for createMasker. */
+export function secretValuesOf(deployment: { secrets?: unknown }): string[] {
+  const { secrets } = deployment;
+  if (!Array.isArray(secrets)) return [];
+  const values: string[] = [];
+  for (const secret of secrets) {
+    const value = (secret as { value?: unknown } | null)?.value;
+    if (typeof value === "string" && !looksMasked(value)) values.push(value);
+  }
+  return values;
+}
+
 interface ReplaceOptions {
   /** What a secret is replaced with (default `[redacted]`). */
   marker?: string;

@@ -15,7 +15,7 @@ import { changeLines } from "../output/changes.js";
 import { logLine } from "../output/log-lines.js";
 import { NO_PAINT, visible } from "../output/safe-text.js";
 import type { RunContext } from "../run-context.js";
-import { MASK, redactText } from "../secrets.js";
+import { createMasker } from "../secrets.js";
 import { formatDuration } from "../util/duration.js";
 import { onGitHubActions } from "./detect.js";
 import * as md from "./markdown.js";
@@ -164,5 +164,5 @@ function summaryOf(outcome: Outcome): string {
 }
 
 function hide(text: string, secrets: Iterable<string>): string {
-  return redactText(text, secrets, { marker: MASK, minLength: 4 });
+  return createMasker(secrets)(text);
 }

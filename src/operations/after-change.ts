@@ -15,6 +15,7 @@ import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { View } from "../output/printer.js";
 import { deploymentView } from "../output/views.js";
+import { secretValuesOf } from "../secrets.js";
 import { formatDuration } from "../util/duration.js";
 import type { WaitVerdict } from "../wait/poll.js";
 import { showsSpinner } from "../wait/progress.js";
@@ -60,6 +61,8 @@ export async function finishChange(
   showing?: Showing,
 ): Promise<void> {
   const { deployment, kind, changes } = taken;
+  // What it carries is masked in every log line and message from here on (the wait's log).
+  for (const value of secretValuesOf(deployment)) ctx.rememberSecret(value);
   const revisionId = deployment.latest_revision_id;
   let ending: Ending = {
     deployment,

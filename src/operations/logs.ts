@@ -2,6 +2,11 @@
 // entries, everything from a time on (or the whole log), or following as it grows. Entries
 // come back oldest first whatever order they were asked in.
 //
+// Every entry is masked as it is read (LogReader): a build log may print a secret value of the
+// run (a --secret, a secrets file, the deployment's own secrets once read), and every way a
+// log line reaches a person (a line streamed while waiting, a failure's tail, an ndjson event,
+// a CI summary, `deploy logs`) starts here. Only --show-secrets leaves the entries as they are.
+//
 // Pages are the service's largest (LOG_LIMIT_MAX, 1,000 entries): a log of 21,000 lines is 22
 // requests, and `--limit 1000` one. A pager stops at the end of the log as the service marks
 // it (no cursor, or a page shorter than asked: the end for now, although a server may give a
@@ -9,10 +14,28 @@
 // otherwise read the same page forever.
 import type { ApiClient } from "../api/client.js";
 import { type LogQuery, type LogSource, readLogPage } from "../api/endpoints.js";
+import type { Ctx } from "../context.js";
 import { NetworkError } from "../errors.js";
 import { LOG_LIMIT_MAX } from "../model/enums.js";
 import type { LogEntry } from "../model/responses.js";
 import { entryTime } from "../output/log-lines.js";
+import { createMasker, maskSecretValues } from "../secrets.js";
+
+/** How this run reads logs: the client, and the mask every entry passes through as it is read. */
+export interface LogReader {
+  readonly api: ApiClient;
+  mask(entries: LogEntry[]): LogEntry[];
+}
+
+/**
+ * The run's log reader. The secrets are asked for at each page, not once: one remembered later
+ * (the deployment read after a patch) is masked from then on.
+ */
+export async function logReader(ctx: Ctx): Promise<LogReader> {
+  const api = await ctx.api();
+  if (ctx.flags.showSecrets) return { api, mask: (entries) => entries };
+  return { api, mask: (entries) => maskSecretValues(entries, createMasker(ctx.knownSecrets())) };
+}
 
 export interface LogFilters {
   /** At least this level (DEBUG, INFO, WARNING, ERROR, CRITICAL). */
@@ -33,13 +56,13 @@ function baseQuery(filters: LogFilters): LogQuery {
   };
 }
 
-/** One page, its shape checked (a server's answer is input like any other). */
+/** One page, its shape checked (a server's answer is input like any other), masked. */
 async function readPage(
-  api: ApiClient,
+  reader: LogReader,
   source: LogSource,
   query: LogQuery,
 ): Promise<{ logs: LogEntry[]; cursor: string | null }> {
-  const page: unknown = await readLogPage(api, source, query);
+  const page: unknown = await readLogPage(reader.api, source, query);
   const logs = isRecord(page) ? page.logs : undefined;
   if (!Array.isArray(logs) || !logs.every(isRecord)) {
     throw new NetworkError(
@@ -49,7 +72,7 @@ async function readPage(
     );
   }
   const cursor = isRecord(page) && typeof page.next_offset === "string" ? page.next_offset : null;
-  return { logs: logs as unknown as LogEntry[], cursor };
+  return { logs: reader.mask(logs as unknown as LogEntry[]), cursor };
 }
 
 /**
@@ -75,7 +98,7 @@ class Cursors {
 
 /** The newest `limit` entries matching the filters, oldest first. */
 export async function newestEntries(
-  api: ApiClient,
+  reader: LogReader,
   source: LogSource,
   filters: LogFilters,
   limit: number,
@@ -85,7 +108,7 @@ export async function newestEntries(
   let offset: string | null = null;
   do {
     const asked = Math.min(LOG_LIMIT_MAX, limit - newestFirst.length);
-    const page = await readPage(api, source, {
+    const page = await readPage(reader, source, {
       ...baseQuery(filters),
       order: "desc",
       limit: asked,
@@ -104,7 +127,7 @@ export async function newestEntries(
  * out: printing a page overlaps the wait for the next.
  */
 export async function* entriesForward(
-  api: ApiClient,
+  reader: LogReader,
   source: LogSource,
   filters: LogFilters,
   limit = Number.POSITIVE_INFINITY,
@@ -112,7 +135,7 @@ export async function* entriesForward(
   const cursors = new Cursors();
   const ask = (offset: string | null, count: number) => {
     const asked = Math.min(LOG_LIMIT_MAX, limit - count);
-    const page = readPage(api, source, {
+    const page = readPage(reader, source, {
       ...baseQuery(filters),
       order: "asc",
       limit: asked,
@@ -154,7 +177,7 @@ export class LogFollower {
   private seenAtLastTime = new Set<string>();
 
   constructor(
-    private readonly api: ApiClient,
+    private readonly reader: LogReader,
     private readonly source: LogSource,
     private readonly filters: LogFilters = {},
   ) {}
@@ -167,7 +190,7 @@ export class LogFollower {
   async next(): Promise<LogEntry[]> {
     const fresh: LogEntry[] = [];
     const since = this.lastTime === null ? this.filters.since : new Date(this.lastTime).toISOString();
-    for await (const page of entriesForward(this.api, this.source, { ...this.filters, since })) {
+    for await (const page of entriesForward(this.reader, this.source, { ...this.filters, since })) {
       for (const entry of page) {
         const time = entryTime(entry);
         if (this.lastTime !== null && time === this.lastTime && this.seenAtLastTime.has(entry.id)) continue;

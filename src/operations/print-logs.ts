@@ -9,7 +9,7 @@ import { isTerminalRevisionStatus } from "../model/enums.js";
 import type { LogEntry } from "../model/responses.js";
 import { logLine } from "../output/log-lines.js";
 import { joinLines } from "../output/safe-text.js";
-import { entriesForward, type LogFilters, LogFollower, newestEntries } from "./logs.js";
+import { entriesForward, type LogFilters, LogFollower, logReader, newestEntries } from "./logs.js";
 import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "./resolve.js";
 
 /**
@@ -45,18 +45,18 @@ export async function runLogs(ctx: Ctx, ref: string, options: LogsInput): Promis
     since: options.since ? isoOf(options.since, now) : undefined,
     until: options.until ? isoOf(options.until, now) : undefined,
   };
-  const api = await ctx.api();
+  const reader = await logReader(ctx);
   const writer = await logWriter(ctx);
-  const follower = new LogFollower(api, source, filters);
+  const follower = new LogFollower(reader, source, filters);
   try {
     if (filters.since || options.all) {
       // Oldest first, as they come: each page is printed while the next is asked for.
-      for await (const page of entriesForward(api, source, filters, options.limit)) {
+      for await (const page of entriesForward(reader, source, filters, options.limit)) {
         if (options.follow) follower.seen(page);
         await writer.push(page);
       }
     } else {
-      const newest = await newestEntries(api, source, filters, options.limit ?? DEFAULT_LIMIT);
+      const newest = await newestEntries(reader, source, filters, options.limit ?? DEFAULT_LIMIT);
       if (options.follow) follower.seen(newest);
       await writer.push(newest);
     }

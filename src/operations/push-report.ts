@@ -8,14 +8,13 @@
 // - at the end, the result: one object with -o json or yaml, the deployment ID with -o id, a
 //   few `label value` lines with -o table (the outcome and the URL).
 // Secret values never appear: deployments are masked (unless --show-secrets), and log lines
-// have every secret the run handled replaced.
+// come masked as every log line is read (operations/logs.ts).
 
 import type { OutcomeResult } from "../ci/report.js";
 import type { Ctx } from "../context.js";
 import type { DeploymentT, LogEntry } from "../model/responses.js";
 import type { Printer, View } from "../output/printer.js";
 import { styled, writeText } from "../output/safe-text.js";
-import { MASK, redactText } from "../secrets.js";
 import { formatBytes } from "../util/bytes.js";
 import { formatDuration } from "../util/duration.js";
 
@@ -73,16 +72,15 @@ export class PushReport {
       });
   }
 
-  /** A line of the revision's log (ndjson only), with every secret the run handled replaced. */
+  /** A line of the revision's log (ndjson only), masked as every log line is read (logs.ts). */
   log(revisionId: string, entry: LogEntry): void {
     if (!this.streaming) return;
-    const message = redactText(entry.message, this.ctx.knownSecrets(), { marker: MASK, minLength: 4 });
     void this.printer.value({
       event: "log",
       revision_id: revisionId,
       timestamp: entry.timestamp,
       level: entry.level,
-      message,
+      message: entry.message,
     });
   }
 

@@ -13,21 +13,28 @@ import type { Ctx } from "../context.js";
 import { NotFoundError, UsageError } from "../errors.js";
 import { isIdPrefix, isUuid, MIN_ID_PREFIX } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
+import { secretValuesOf } from "../secrets.js";
 import { single } from "./one-match.js";
 
 /** The deployment's ID, fetching only what is needed to know it. */
 export async function resolveDeploymentId(ctx: Ctx, ref: string): Promise<string> {
   refuseEmpty(ref);
   if (isUuid(ref)) return ref;
-  return (await findByNameOrPrefix(ctx, ref)).id;
+  return known(ctx, await findByNameOrPrefix(ctx, ref)).id;
 }
 
 /** The whole deployment, by ID, name or ID prefix. */
 export async function resolveDeployment(ctx: Ctx, ref: string): Promise<DeploymentT> {
   refuseEmpty(ref);
-  if (isUuid(ref)) return getDeployment(await ctx.api(), ref);
+  if (isUuid(ref)) return known(ctx, await getDeployment(await ctx.api(), ref));
   // The list already returns whole deployments: no second request.
-  return findByNameOrPrefix(ctx, ref);
+  return known(ctx, await findByNameOrPrefix(ctx, ref));
+}
+
+/** A deployment this run has read: its secret values are masked in every log line and message. */
+function known(ctx: Ctx, deployment: DeploymentT): DeploymentT {
+  for (const value of secretValuesOf(deployment)) ctx.rememberSecret(value);
+  return deployment;
 }
 
 /** `deploy get ""` (an unset shell variable, say) names nothing: a usage error, not "not found". */

@@ -1,6 +1,5 @@
 // One wait as the commands run it: pick the progress display, poll, and turn an
 // unsuccessful verdict into the error that carries its exit code (5, 6 or 130).
-import type { ApiClient } from "../api/client.js";
 import { getRevision, type LogSource } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { ApiError, InterruptedError, WaitFailedError, WaitTimeoutError } from "../errors.js";
@@ -18,7 +17,7 @@ import {
   type WaitVerdict,
 } from "../wait/poll.js";
 import { createReporter } from "../wait/progress.js";
-import { LogFollower, newestEntries } from "./logs.js";
+import { LogFollower, type LogReader, logReader, newestEntries } from "./logs.js";
 import { suggestCommand } from "./suggest.js";
 
 export interface WaitFlags {
@@ -46,7 +45,9 @@ export async function waitForRevision(
 ): Promise<WaitVerdict> {
   const reporter = withEvents(await createReporter(ctx, target.revisionId), target.revisionId, events);
   const api = await ctx.api();
-  const streamLogs = flags.logs ? logStreamer(ctx, api, target, reporter, events) : undefined;
+  const streamLogs = flags.logs
+    ? logStreamer(ctx, await logReader(ctx), target, reporter, events)
+    : undefined;
   return pollRevision(
     api,
     ctx.clock,
@@ -85,7 +86,7 @@ function withEvents(
  */
 function logStreamer(
   ctx: Ctx,
-  api: ApiClient,
+  reader: LogReader,
   target: WaitTarget,
   reporter: WaitReporter,
   events: WaitEvents | undefined,
@@ -96,7 +97,7 @@ function logStreamer(
     if (givenUp) return;
     const source = logOf(target, revision);
     if (!source) return;
-    follower ??= new LogFollower(api, source);
+    follower ??= new LogFollower(reader, source);
     try {
       for (const entry of await follower.next()) {
         events?.log(target.revisionId, entry);
@@ -139,10 +140,10 @@ async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedE
   if (!["CREATE_FAILED", "BUILD_FAILED", "DEPLOY_FAILED"].includes(verdict.status ?? "")) return;
   const target = { deploymentId: verdict.deployment_id, revisionId: verdict.revision_id };
   try {
-    const api = await ctx.api();
-    const revision = await getRevision(api, target.deploymentId, target.revisionId);
+    const reader = await logReader(ctx);
+    const revision = await getRevision(reader.api, target.deploymentId, target.revisionId);
     const source = logOf(target, revision) ?? { kind: "build" as const, ...target };
-    const tail = await newestEntries(api, source, {}, FAILURE_TAIL_LINES);
+    const tail = await newestEntries(reader, source, {}, FAILURE_TAIL_LINES);
     error.logTail = tail;
     const words = [
       "deploy",

@@ -49,7 +49,9 @@ prints an array of {id, timestamp, level, message}; -o ndjson one entry a line, 
 that time on; with --all, the whole log, printed page by page (1,000 entries a request) from
 its first entry. --follow then asks for new entries every ${FOLLOW_INTERVAL_MS / 1000}s until Ctrl-C (exit 130);
 following a build log ends by itself when its revision has finished (exit 0). A time that is
-not one (the server's data) is shown as "(unreadable time)".${examples(
+not one (the server's data) is shown as "(unreadable time)". A secret value the run knows (the
+API key; the deployment's secrets when the command has read it: given by name, or --build) is
+shown as **** in every format; --show-secrets shows the lines as they came.${examples(
           "cpctl deploy logs my-agent --since 15m --level WARNING",
           "cpctl deploy logs my-agent --build            # why did the latest build fail?",
           "cpctl deploy logs my-agent --all > agent.log",
