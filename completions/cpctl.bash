@@ -11,7 +11,7 @@ _cpctl_commands() {
     'integrations') echo 'list' ;;
     'listeners') echo 'list' ;;
     'config') echo 'show list get set use path' ;;
-    'emulator') echo 'fail-next fail clock push faults stats tracing-projects reset' ;;
+    'emulator') echo 'fail-next fail clock health push faults stats tracing-projects reset' ;;
   esac
 }
 
@@ -23,7 +23,7 @@ _cpctl_flags() {
     'integrations') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'listeners') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
-    'emulator') echo '--port --host --registry-port --state --stage-ms --api-key --control-token --tenant-header --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator') echo '--port --host --registry-port --agents-port --state --stage-ms --api-key --control-token --tenant-header --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy push') echo '--name --agent-config-path --secret --secrets-file --unset-secret --allow-empty-secrets --max-size --include-credentials --image --image-archive --engine --tag --force --dry-run --wait --no-wait --timeout --interval --logs --no-logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy create') echo '--file -f --name --source --integration-id --repo-url --deployment-type --build-on-push --no-build-on-push --custom-url --listener-id --k8s-namespace --install-command --build-command --repo-ref --agent-config-path --image-uri --source-tarball-path --min-scale --max-scale --cpu --cpu-limit --memory-mb --memory-limit-mb --set --secret --secrets-file --secret-ref --allow-empty-secrets --dry-run --wait --timeout --interval --logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy list') echo '--name --name-contains --status --deployment-type --remote-reconciled --tag-value-ids --image-version --deployment-ids --limit --offset --all --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
@@ -51,6 +51,7 @@ _cpctl_flags() {
     'emulator fail-next') echo '--stage --deployment --message --list --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'emulator fail') echo '--stage --revision --message --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'emulator clock') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'emulator health') echo '--revision --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'emulator push') echo '--branch --sha --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'emulator faults') echo '--path --method --count --status --retry-after --latency --drop --body --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'emulator stats') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
@@ -62,7 +63,7 @@ _cpctl_flags() {
 # Succeeds when the flag ($2) takes a value at this command path ($1).
 _cpctl_takes_value() {
   case "$1|$2" in
-    'emulator|--port'|'emulator|--host'|'emulator|--registry-port'|'emulator|--state'|'emulator|--stage-ms'|'emulator|--api-key'|'emulator|--control-token'|'emulator|--tenant-header') return 0 ;;
+    'emulator|--port'|'emulator|--host'|'emulator|--registry-port'|'emulator|--agents-port'|'emulator|--state'|'emulator|--stage-ms'|'emulator|--api-key'|'emulator|--control-token'|'emulator|--tenant-header') return 0 ;;
     'deploy push|--name'|'deploy push|--agent-config-path'|'deploy push|--secret'|'deploy push|--secrets-file'|'deploy push|--unset-secret'|'deploy push|--max-size'|'deploy push|--image'|'deploy push|--image-archive'|'deploy push|--engine'|'deploy push|--tag'|'deploy push|--timeout'|'deploy push|--interval'|'deploy push|--dotenv-report') return 0 ;;
     'deploy create|--file'|'deploy create|-f'|'deploy create|--name'|'deploy create|--source'|'deploy create|--integration-id'|'deploy create|--repo-url'|'deploy create|--deployment-type'|'deploy create|--custom-url'|'deploy create|--listener-id'|'deploy create|--k8s-namespace'|'deploy create|--install-command'|'deploy create|--build-command'|'deploy create|--repo-ref'|'deploy create|--agent-config-path'|'deploy create|--image-uri'|'deploy create|--source-tarball-path'|'deploy create|--min-scale'|'deploy create|--max-scale'|'deploy create|--cpu'|'deploy create|--cpu-limit'|'deploy create|--memory-mb'|'deploy create|--memory-limit-mb'|'deploy create|--set'|'deploy create|--secret'|'deploy create|--secrets-file'|'deploy create|--secret-ref'|'deploy create|--timeout'|'deploy create|--interval'|'deploy create|--dotenv-report') return 0 ;;
     'deploy list|--name'|'deploy list|--name-contains'|'deploy list|--status'|'deploy list|--deployment-type'|'deploy list|--remote-reconciled'|'deploy list|--tag-value-ids'|'deploy list|--image-version'|'deploy list|--deployment-ids'|'deploy list|--limit'|'deploy list|--offset') return 0 ;;
@@ -77,6 +78,7 @@ _cpctl_takes_value() {
     'deploy upload|--max-size'|'deploy upload|--timeout'|'deploy upload|--interval'|'deploy upload|--dotenv-report') return 0 ;;
     'emulator fail-next|--stage'|'emulator fail-next|--deployment'|'emulator fail-next|--message') return 0 ;;
     'emulator fail|--stage'|'emulator fail|--revision'|'emulator fail|--message') return 0 ;;
+    'emulator health|--revision') return 0 ;;
     'emulator push|--branch'|'emulator push|--sha') return 0 ;;
     'emulator faults|--path'|'emulator faults|--method'|'emulator faults|--count'|'emulator faults|--status'|'emulator faults|--retry-after'|'emulator faults|--latency'|'emulator faults|--drop'|'emulator faults|--body') return 0 ;;
     *'|--profile'|*'|--base-url'|*'|--tenant-id'|*'|--api-key-file'|*'|--output'|*'|-o'|*'|--request-timeout') return 0 ;;
@@ -141,6 +143,7 @@ _cpctl_args() {
     'config set') if [[ "$2" -eq 0 ]]; then _cpctl_words 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories' "$3"; return; fi ;;
     'completion') if [[ "$2" -eq 0 ]]; then _cpctl_words 'bash zsh fish' "$3"; return; fi ;;
     'emulator clock') if [[ "$2" -eq 0 ]]; then _cpctl_words 'advance' "$3"; return; fi ;;
+    'emulator health') if [[ "$2" -eq 1 ]]; then _cpctl_words 'failing ok' "$3"; return; fi ;;
     'emulator faults') if [[ "$2" -eq 0 ]]; then _cpctl_words 'list add clear' "$3"; return; fi ;;
   esac
 }

@@ -16,14 +16,14 @@ function __cpctl_commands
         case 'config'
             printf '%s\n' 'show' 'list' 'get' 'set' 'use' 'path'
         case 'emulator'
-            printf '%s\n' 'fail-next' 'fail' 'clock' 'push' 'faults' 'stats' 'tracing-projects' 'reset'
+            printf '%s\n' 'fail-next' 'fail' 'clock' 'health' 'push' 'faults' 'stats' 'tracing-projects' 'reset'
     end
 end
 
 # Succeeds when the flag ($argv[2]) takes a value at this command path ($argv[1]).
 function __cpctl_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'emulator|--port' 'emulator|--host' 'emulator|--registry-port' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--control-token' 'emulator|--tenant-header'
+        case 'emulator|--port' 'emulator|--host' 'emulator|--registry-port' 'emulator|--agents-port' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--control-token' 'emulator|--tenant-header'
             return 0
         case 'deploy push|--name' 'deploy push|--agent-config-path' 'deploy push|--secret' 'deploy push|--secrets-file' 'deploy push|--unset-secret' 'deploy push|--max-size' 'deploy push|--image' 'deploy push|--image-archive' 'deploy push|--engine' 'deploy push|--tag' 'deploy push|--timeout' 'deploy push|--interval' 'deploy push|--dotenv-report'
             return 0
@@ -52,6 +52,8 @@ function __cpctl_takes_value
         case 'emulator fail-next|--stage' 'emulator fail-next|--deployment' 'emulator fail-next|--message'
             return 0
         case 'emulator fail|--stage' 'emulator fail|--revision' 'emulator fail|--message'
+            return 0
+        case 'emulator health|--revision'
             return 0
         case 'emulator push|--branch' 'emulator push|--sha'
             return 0
@@ -168,6 +170,7 @@ complete -c cpctl -n '__cpctl_at config' -a 'path' -d 'Print the config files cp
 complete -c cpctl -n '__cpctl_at emulator' -a 'fail-next' -d 'Make the next revision fail at a stage'
 complete -c cpctl -n '__cpctl_at emulator' -a 'fail' -d 'Make a revision in progress fail at a stage'
 complete -c cpctl -n '__cpctl_at emulator' -a 'clock' -d 'Show the emulator\'s clock, or advance it'
+complete -c cpctl -n '__cpctl_at emulator' -a 'health' -d 'Make a deployment\'s agent server fail its health check, or pass again'
 complete -c cpctl -n '__cpctl_at emulator' -a 'push' -d 'Simulate a push to a gitrepo deployment\'s branch'
 complete -c cpctl -n '__cpctl_at emulator' -a 'faults' -d 'List, add or clear injected API faults'
 complete -c cpctl -n '__cpctl_at emulator' -a 'stats' -d 'Count the API requests the emulator received'
@@ -176,6 +179,7 @@ complete -c cpctl -n '__cpctl_at emulator' -a 'reset' -d 'Delete everything the 
 complete -c cpctl -n '__cpctl_at emulator' -l port -d 'port to listen on; 0 picks a free one (default 8124)' -x
 complete -c cpctl -n '__cpctl_at emulator' -l host -d 'address to listen on (default 127.0.0.1)' -x
 complete -c cpctl -n '__cpctl_at emulator' -l registry-port -d 'port of the image registry (push tokens, docs/emulator.md); default: the next after --port, or a free one with --port 0' -x
+complete -c cpctl -n '__cpctl_at emulator' -l agents-port -d 'port of the stand-in agent servers, where every deployment\'s custom_url answers /ok and /info; default: two after --port, or a free one with --port 0' -x
 complete -c cpctl -n '__cpctl_at emulator' -l state -d 'keep state in this file and FILE.journal (every change saved before it is answered); default: memory only' -r -F
 complete -c cpctl -n '__cpctl_at emulator' -l stage-ms -d 'how long each revision stage takes (default 1500)' -x
 complete -c cpctl -n '__cpctl_at emulator' -l api-key -d 'accept only this API key or token (repeatable): KEY acts for its own tenant (printed at start-up), KEY=TENANT[,TENANT...] for those tenants (several: the tenant header picks one); without it any non-empty key or token is accepted' -x
@@ -457,6 +461,10 @@ complete -c cpctl -n '__cpctl_at emulator fail' -l message -d 'the error the rev
 
 # cpctl emulator clock
 complete -c cpctl -n '__cpctl_arg \'emulator clock\' 0' -a 'advance'
+
+# cpctl emulator health
+complete -c cpctl -n '__cpctl_at emulator health' -l revision -d 'this revision, or its first 8 characters or more (default: failing marks the next revision to start; ok clears every mark)' -x
+complete -c cpctl -n '__cpctl_arg \'emulator health\' 1' -a 'failing ok'
 
 # cpctl emulator push
 complete -c cpctl -n '__cpctl_at emulator push' -l branch -d 'the branch pushed to; it must be the one the deployment tracks (default: that one)' -x

@@ -10,6 +10,7 @@ import type {
   EmulatorStats,
   FailRule,
   FaultRequest,
+  HealthControlAnswer,
   TracingProjectView,
 } from "../model/emulator-controls.js";
 import type { RevisionT } from "../model/responses.js";
@@ -41,6 +42,16 @@ export async function failRevision(
 ): Promise<RevisionT> {
   const path = `/_emulator/deployments/${pathSegment(deploymentId)}/revisions/${pathSegment(revisionId)}/fail`;
   return (await api.post<RevisionT>(path, failure)).body;
+}
+
+/** Marks the health of a deployment's agent server: of `revision_id`, or of the next revision to start. */
+export async function setAgentHealth(
+  api: ApiClient,
+  deploymentId: string,
+  health: { state: "failing" | "ok"; revision_id?: string },
+): Promise<HealthControlAnswer> {
+  const path = `/_emulator/deployments/${pathSegment(deploymentId)}/health`;
+  return (await api.post<HealthControlAnswer>(path, health)).body;
 }
 
 export async function simulatePush(

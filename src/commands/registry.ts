@@ -163,6 +163,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./emulator/clock.js"),
   },
   {
+    path: ["emulator", "health"],
+    summary: "Make a deployment's agent server fail its health check, or pass again",
+    load: () => import("./emulator/health.js"),
+  },
+  {
     path: ["emulator", "push"],
     summary: "Simulate a push to a gitrepo deployment's branch",
     load: () => import("./emulator/push.js"),

@@ -9,6 +9,7 @@ import type { EmulatorOptions } from "./server.js";
 export interface EmulatorArgs {
   port?: string;
   registryPort?: string;
+  agentsPort?: string;
   host?: string;
   state?: string;
   stageMs?: string;
@@ -28,6 +29,7 @@ export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
 
   if (args.port !== undefined) options.port = portFlag("--port", args.port);
   if (args.registryPort !== undefined) options.registryPort = portFlag("--registry-port", args.registryPort);
+  if (args.agentsPort !== undefined) options.agentsPort = portFlag("--agents-port", args.agentsPort);
 
   if (args.host !== undefined) {
     const host = args.host.trim();

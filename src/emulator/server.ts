@@ -9,6 +9,7 @@
 // src/model:
 //   server, cli-args      startEmulator; `cpctl emulator` flags -> its options
 //   registry/             the image registry on a second port, and push tokens (registry/server.ts)
+//   agents/               the stand-in agent servers on a third port: every deployment's address
 //   controls/             the /_emulator/ controls and their routes (docs/emulator.md, "Emulator controls")
 //   api/                  the routes of the spec and service-facts (deployments, uploads, logs,
 //                         listings; the rules that need state; response shapes) and one request's
@@ -32,6 +33,7 @@ import type {
 } from "../model/emulator-controls.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, type RevisionStatus } from "../model/enums.js";
 import type { GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
+import { type RunningAgents, startAgents } from "./agents/server.js";
 import { type AuthConfig, DEFAULT_TENANT_HEADER } from "./api/auth.js";
 import type { ControlAuthConfig } from "./api/control-auth.js";
 import { addDeploymentRoutes } from "./api/deployments.js";
@@ -113,6 +115,11 @@ export interface EmulatorOptions {
   registryPort?: number;
   /** Cap on the registry's blobs in memory. Default 512 MiB; none with a state file. null: none. */
   registryQuotaBytes?: number | null;
+  /**
+   * Port of the stand-in agent servers (agents/server.ts), where every deployment's custom_url
+   * answers. Default: two after `port`, or one the OS picks when `port` is 0.
+   */
+  agentsPort?: number;
 }
 
 export interface RunningEmulator {
@@ -122,6 +129,8 @@ export interface RunningEmulator {
   readonly port: number;
   /** The image registry: `host` is HOST:PORT as image references name it, `url` http://HOST:PORT. */
   readonly registry: { readonly host: string; readonly url: string };
+  /** The stand-in agent servers: a deployment's answers at `url`/<its ID> (its custom_url). */
+  readonly agents: { readonly url: string };
   /** Stops listening and cuts open connections (held-back answers included). */
   close(): Promise<void>;
 
@@ -138,6 +147,12 @@ export interface RunningEmulator {
    */
   failNextRevision(rule: { deploymentId?: string; stage: RevisionStatus; message?: string }): FailRule;
   failRevision(deploymentId: string, revisionId: string, stage: RevisionStatus, message?: string): RevisionT;
+  /**
+   * Makes a deployment's agent server answer `/ok` with 500 (`healthy` false) or 200 again:
+   * for `revisionId`, or without one for the next revision to start (`healthy` true without
+   * one: every revision of the deployment, and the next).
+   */
+  setHealth(deploymentId: string, healthy: boolean, revisionId?: string): void;
   /** Simulates a push (throws HttpError 409 with the reason when it builds nothing). */
   push(deploymentId: string, options?: { branch?: string; sha?: string }): RevisionT;
   tracingProjects(tenantId?: string): TracingProjectView[];
@@ -214,7 +229,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     },
   });
   stateFile?.attach(() => store.contents());
+  let agents: RunningAgents | null = null;
   const core: Core = {
+    agentUrl: (deploymentId) => agents?.addressOf(deploymentId) ?? "",
     store,
     clock,
     faults: new Faults(),
@@ -240,7 +257,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   addListingRoutes(router, core);
   addLogRoutes(router, core);
   addPushTokenRoute(router, core, (origin) => `${new URL(origin).hostname}:${registry?.port ?? 0}`);
-  addControlRoutes(router, controls, () => registry?.host ?? null);
+  addControlRoutes(
+    router,
+    controls,
+    () => registry?.host ?? null,
+    () => agents?.url ?? null,
+  );
 
   const observers = new Set<(event: RequestEvent) => void>();
   const held = new HeldAnswers();
@@ -261,8 +283,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   server.on("clientError", answerUnparsable);
 
   const requested = options.port ?? DEFAULT_PORT;
+  const followsRequested = requested !== 0 && requested <= 65533;
+  // The agent servers first: every deployment the API shows names its address.
+  agents = await startAgents(
+    core,
+    auth,
+    { host, port: options.agentsPort ?? (followsRequested ? requested + 2 : 0) },
+    observers,
+  ).catch((error: unknown) => {
+    stateFile?.unlock();
+    throw error;
+  });
+  const runningAgents = agents;
   const { port, hostPort } = await listenOn(server, host, requested, "the emulator", "--port").catch(
-    (error: unknown) => {
+    async (error: unknown) => {
+      await runningAgents.close();
       stateFile?.unlock();
       throw error;
     },
@@ -273,6 +308,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     registry = await startRegistry(core, images, { host, port: registryPort }, observers);
   } catch (error) {
     await new Promise((resolve) => server.close(resolve));
+    await runningAgents.close();
     stateFile?.unlock();
     throw error;
   }
@@ -283,10 +319,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     host,
     port,
     registry: { host: runningRegistry.host, url: runningRegistry.url },
+    agents: { url: runningAgents.url },
     close: () =>
       new Promise<void>((resolve) => {
         held.drop();
         void runningRegistry.close();
+        void runningAgents.close();
         // Then the journal is folded into the state file and the lock released.
         server.close(() => {
           stateFile?.close();
@@ -303,6 +341,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       controls.failNextRevision({ deployment_id: deploymentId, stage, message }),
     failRevision: (deploymentId, revisionId, stage, message) =>
       controls.failRevision(deploymentId, revisionId, { stage, message }),
+    setHealth: (deploymentId, healthy, revisionId) =>
+      controls.setHealth(deploymentId, { state: healthy ? "ok" : "failing", revision_id: revisionId }),
     push: (deploymentId, pushOptions) => controls.push(deploymentId, pushOptions ?? {}),
     tracingProjects: (tenantId) => controls.tracingProjects(tenantId),
     stats: () => controls.stats(),

@@ -1,6 +1,6 @@
 // Fields a deployment has that no request sets: what `deploy get -o yaml` prints beyond the
-// request body (its ID, tenant, times, status, revision IDs, the commit a revision built, a
-// gitrepo deployment's custom_url, which the service sets). A file made from that output
+// request body (its ID, tenant, times, status, revision IDs, the commit a revision built, the
+// custom_url the service sets for the deployments it hosts). A file made from that output
 // (`deploy get NAME -o yaml | cpctl deploy apply -f -`) is read without them, with one note
 // naming them; its IDs must still be the deployment's: a file written from another deployment
 // (or tenant) is refused rather than applied to this one.
@@ -18,6 +18,12 @@ const TOP_LEVEL = [
   "active_revision_id",
   "image_version",
 ] as const;
+
+/**
+ * Sources whose custom_url the service sets (the ones it hosts: spec 2.2 says so of gitrepo,
+ * service-facts of every hosted one); an external_container's is the user's.
+ */
+const SERVICE_SETS_URL = new Set<unknown>(["gitrepo", "internal_source", "internal_container"]);
 
 /** What a file held of them: the dotted paths, and the identifiers to compare. */
 export interface ReadOnlyFields {
@@ -41,7 +47,7 @@ export function takeReadOnly(data: Record<string, unknown>): ReadOnlyFields {
     found.paths.push("source_revision_config.repo_commit_sha");
   }
   const config = data.source_config;
-  if (data.source === "gitrepo" && isRecord(config) && "custom_url" in config) {
+  if (SERVICE_SETS_URL.has(data.source) && isRecord(config) && "custom_url" in config) {
     delete config.custom_url;
     found.paths.push("source_config.custom_url");
   }

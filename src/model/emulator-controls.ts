@@ -58,3 +58,13 @@ export interface TracingProjectView {
   deployment_id: string;
   created_at: string;
 }
+
+/** What `POST /_emulator/deployments/{id}/health` answers: the mark set, and where it shows. */
+export interface HealthControlAnswer {
+  deployment_id: string;
+  /** null: the next revision to start (or, with "ok", every revision of the deployment). */
+  revision_id: string | null;
+  state: "failing" | "ok";
+  /** The deployment's address, whose `/ok` answers accordingly. */
+  url: string;
+}

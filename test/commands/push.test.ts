@@ -63,7 +63,8 @@ describe("deploy push: a new name", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(changesSent(em)).toEqual([1, 1, 1, 1]);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ created: true, uploaded: true, result: "deployed", url: null });
+    expect(result).toMatchObject({ created: true, uploaded: true, result: "deployed" });
+    expect(result.url).toBe(`${em.emulator.agents.url}/${result.deployment.id}`);
     expect(result.revision.status).toBe("DEPLOYED");
     expect(result.deployment.source).toBe("internal_source");
     // Secrets never reach stdout unless asked.

@@ -26,11 +26,11 @@ afterAll(async () => {
 describe("the built cpctl ships an image", () => {
   it("the emulator says where its registry is; push --image-archive deploys the image by digest", async () => {
     const health = await fetch(`${emulator.url}/_emulator/health`);
-    const registry = ((await health.json()) as { registry: string }).registry;
+    const { registry, agents } = (await health.json()) as { registry: string; agents: string };
     expect(registry).toMatch(/^127\.0\.0\.1:\d+$/);
-    // The second line at start-up, right after `listening on`.
+    // The second line at start-up, right after `listening on`; then the agent servers'.
     expect(emulator.startOutput).toBe(
-      `listening on ${emulator.url}\nregistry listening on http://${registry}\n`,
+      `listening on ${emulator.url}\nregistry listening on http://${registry}\nagent servers listening on ${agents}\n`,
     );
 
     const file = join(freshDir("e2e-image"), "image.tar");

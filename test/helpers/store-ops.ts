@@ -107,7 +107,10 @@ export function applyOp(store: Store, op: StoreOp, now: number): void {
           ? { source_revision_config: { image_uri: `registry.example.com/a:${op.image}` } }
           : { source_revision_config: { agent_config_path: `agent-${op.image}.json` } };
       if (op.secrets) body.secrets = [{ name: "TOKEN", value: `v${op.image}` }];
-      const checked = validatePatchRequest(body, deploymentView(deployment, now));
+      const checked = validatePatchRequest(
+        body,
+        deploymentView(deployment, now, (id) => `http://agents.test/${id}`),
+      );
       if (!checked.ok) throw new Error(`patch refused: ${JSON.stringify(checked.issues)}`);
       store.patchDeployment(deployment, checked.value, revisionTriggers(checked.value).length > 0, now);
       return;

@@ -16,6 +16,11 @@ export default defineCommand({
         "port of the image registry (push tokens, docs/emulator.md); default: the next after --port, or a free one with --port 0",
       )
       .option(
+        "--agents-port <port>",
+        "port of the stand-in agent servers, where every deployment's custom_url answers /ok and /info; " +
+          "default: two after --port, or a free one with --port 0",
+      )
+      .option(
         "--state <file>",
         "keep state in this file and FILE.journal (every change saved before it is answered); default: memory only",
       )
@@ -42,6 +47,9 @@ those touching a tenant's data take its credentials; clock, faults, stats and re
 X-Control-Token with --control-token, and are refused with --api-key and no token.
 Requests from web pages are refused: a foreign Origin, a Host that is not a loopback name
 while listening on loopback, a control POST without Content-Type: application/json.
+Every deployment's custom_url is http://HOST:AGENTS_PORT/<its ID> (the third stdout line),
+where a stand-in agent server answers GET /ok (200 once a revision is DEPLOYED, 503 before,
+500 once \`cpctl emulator health\` made it unhealthy) and GET /info, with the tenant's key.
 Upload URLs expire 15 minutes (emulator clock) after issue and take one upload; objects are
 write-once. In memory, uploads are capped at 256 MiB in all. With --state, a killed
 emulator's lock is taken over at once on the same machine; delete FILE.lock to free one left
@@ -57,7 +65,7 @@ ${examples(
     const emulator = await startEmulator(parseEmulatorArgs(options));
     writeText(
       ctx.io.stdout,
-      `listening on ${emulator.url}\nregistry listening on ${emulator.registry.url}\n`,
+      `listening on ${emulator.url}\nregistry listening on ${emulator.registry.url}\nagent servers listening on ${emulator.agents.url}\n`,
     );
     for (const line of emulator.describeKeys()) ctx.log.info(line);
     ctx.log.info("local control plane ready; Ctrl-C stops it");

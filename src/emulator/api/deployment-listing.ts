@@ -6,7 +6,7 @@ import type { StoredDeployment } from "../store/state.js";
 import type { Store } from "../store/store.js";
 import { isNewer } from "../store/store-indexes.js";
 import type { DeploymentFilters } from "./query.js";
-import { deploymentView } from "./views.js";
+import { deploymentStatusAt, EMULATED_IMAGE_VERSION } from "./views.js";
 
 export function listingPage(store: Store, tenantId: string, filters: DeploymentFilters, now: number) {
   return pageOf(candidates(store, tenantId, filters), filters, now);
@@ -76,9 +76,10 @@ export function matchesFilters(
   // Emulated deployments carry no tags, so any tag filter matches nothing.
   if (filters.tagValueIds !== null) return false;
   if (filters.status !== null || filters.imageVersion !== null) {
-    const view = deploymentView(deployment, now);
-    if (filters.status !== null && view.status !== filters.status) return false;
-    if (filters.imageVersion !== null && view.image_version !== filters.imageVersion) return false;
+    const { status, active } = deploymentStatusAt(deployment, now);
+    if (filters.status !== null && status !== filters.status) return false;
+    const imageVersion = active ? EMULATED_IMAGE_VERSION : null;
+    if (filters.imageVersion !== null && imageVersion !== filters.imageVersion) return false;
   }
   return true;
 }

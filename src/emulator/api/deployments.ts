@@ -48,14 +48,14 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
       throw new HttpError(409, `A deployment named '${request.name}' already exists.`);
     }
     const deployment = store.createDeployment(tenantId, request, context.now, tracked);
-    return ok(deploymentView(deployment, context.now), 201);
+    return ok(deploymentView(deployment, context.now, core.agentUrl), 201);
   });
 
   router.add("GET", "/v2/deployments", (context) => {
     const tenantId = context.tenant();
     const filters = parseDeploymentFilters(context.query);
     const page = listingPage(store, tenantId, filters, context.now);
-    const resources = page.map((d) => deploymentJson(d, context.now));
+    const resources = page.map((d) => deploymentJson(d, context.now, core.agentUrl));
     // The offset to send for the next page; a page shorter than `limit` is the last one.
     return {
       status: 200,
@@ -65,7 +65,7 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
 
   router.add("GET", "/v2/deployments/{deployment_id}", (context) => ({
     status: 200,
-    jsonText: deploymentJson(tenantDeployment(core, context), context.now),
+    jsonText: deploymentJson(tenantDeployment(core, context), context.now, core.agentUrl),
   }));
 
   router.add("PATCH", "/v2/deployments/{deployment_id}", async (context) => {
@@ -74,14 +74,14 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
     // The body took time: a DELETE may have come in meanwhile. Patching the detached record
     // would answer 200 for a deployment that no longer exists.
     if (!store.isCurrent(deployment)) throw deploymentNotFound(deployment.id);
-    const checked = validatePatchRequest(body, deploymentView(deployment, context.now));
+    const checked = validatePatchRequest(body, deploymentView(deployment, context.now, core.agentUrl));
     if (!checked.ok || trackedIssues.length)
       throw invalid([...(checked.ok ? [] : checked.issues), ...trackedIssues]);
     const patch = checked.value;
     const stateIssues = checkPatchAgainstState(deployment, patch, (path) => store.upload(path));
     if (stateIssues.length) throw invalid(stateIssues);
     store.patchDeployment(deployment, patch, revisionTriggers(patch).length > 0, context.now, tracked);
-    return ok(deploymentView(deployment, context.now));
+    return ok(deploymentView(deployment, context.now, core.agentUrl));
   });
 
   router.add("DELETE", "/v2/deployments/{deployment_id}", (context) => {
@@ -120,6 +120,6 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
     const deployment = tenantDeployment(core, context);
     const from = deploymentRevision(deployment, context);
     store.redeploy(deployment, from, context.now);
-    return ok(deploymentView(deployment, context.now));
+    return ok(deploymentView(deployment, context.now, core.agentUrl));
   });
 }

@@ -7,6 +7,7 @@ import type { StoredDeployment, StoredRevision } from "../store/state.js";
 import type { Store } from "../store/store.js";
 import type { Faults } from "./faults.js";
 import type { RouteContext } from "./router.js";
+import type { AgentAddress } from "./views.js";
 
 export interface Core {
   store: Store;
@@ -16,6 +17,8 @@ export interface Core {
   maxUploadBytes: number;
   /** Cap on all uploaded tarballs together; null: none (with --state they are files). */
   uploadQuotaBytes: number | null;
+  /** Where a deployment's stand-in agent server answers: its custom_url (agents/server.ts). */
+  agentUrl: AgentAddress;
 }
 
 /** Request counts per route key ("POST /v2/deployments"); unknown routes as "<METHOD> (unmatched)". */

@@ -39,12 +39,10 @@ describe("deployments", () => {
     }
   });
 
-  it("gives gitrepo deployments a custom_url derived from name and id, and a commit SHA", async () => {
+  it("gives gitrepo deployments the address of their agent server as custom_url, and a commit SHA", async () => {
     const em = await startTestEmulator();
     const deployment = await em.createDeployment("gitrepo", "My Agent!");
-    expect(deployment.source_config.custom_url).toBe(
-      `https://my-agent-${deployment.id.slice(0, 8)}.emulator.invalid`,
-    );
+    expect(deployment.source_config.custom_url).toBe(`${em.emulator.agents.url}/${deployment.id}`);
     expect(deployment.source_revision_config.repo_commit_sha).toMatch(/^[0-9a-f]{40}$/);
     const container = await em.createDeployment("internal_container");
     expect(container.source_revision_config.repo_commit_sha).toBeNull();

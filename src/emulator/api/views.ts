@@ -30,8 +30,15 @@ export function deploymentStatusAt(deployment: StoredDeployment, now: number): D
   return { status: "AWAITING_DATABASE", active: null, activeSince: null };
 }
 
-export function deploymentView(deployment: StoredDeployment, now: number): DeploymentT {
-  return buildView(deployment, deploymentStatusAt(deployment, now));
+/** The address of a deployment's stand-in agent server (agents/server.ts). */
+export type AgentAddress = (deploymentId: string) => string;
+
+export function deploymentView(
+  deployment: StoredDeployment,
+  now: number,
+  address: AgentAddress,
+): DeploymentT {
+  return buildView(deployment, deploymentStatusAt(deployment, now), address);
 }
 
 /**
@@ -41,12 +48,12 @@ export function deploymentView(deployment: StoredDeployment, now: number): Deplo
  */
 const jsonCache = new WeakMap<StoredDeployment, { key: string; json: string }>();
 
-export function deploymentJson(deployment: StoredDeployment, now: number): string {
+export function deploymentJson(deployment: StoredDeployment, now: number, address: AgentAddress): string {
   const state = deploymentStatusAt(deployment, now);
   const key = `${versionOf(deployment)}|${state.active?.id ?? ""}|${state.activeSince ?? ""}`;
   const cached = jsonCache.get(deployment);
   if (cached?.key === key) return cached.json;
-  const json = JSON.stringify(buildView(deployment, state));
+  const json = JSON.stringify(buildView(deployment, state, address));
   jsonCache.set(deployment, { key, json });
   return json;
 }
@@ -54,6 +61,7 @@ export function deploymentJson(deployment: StoredDeployment, now: number): strin
 function buildView(
   deployment: StoredDeployment,
   { status, active, activeSince }: DeploymentStatusNow,
+  address: AgentAddress,
 ): DeploymentT {
   const latest = deployment.revisions.at(-1) ?? null;
   // The deployment changed when its active revision went live, not only when it was patched.
@@ -61,7 +69,7 @@ function buildView(
   return {
     name: deployment.name,
     source: deployment.source,
-    source_config: deployment.source_config,
+    source_config: { ...deployment.source_config, custom_url: customUrlOf(deployment, address) },
     source_revision_config: deployment.source_revision_config,
     secrets: deployment.secrets,
     secret_references: deployment.secret_references,
@@ -74,6 +82,16 @@ function buildView(
     active_revision_id: active?.id ?? null,
     image_version: active ? EMULATED_IMAGE_VERSION : null,
   };
+}
+
+/**
+ * The service sets the address of the deployments it hosts; an external_container's is the
+ * user's to set, and the emulator's stand-in answers where the user set none. (A gitrepo's
+ * stored by an emulator before the stand-ins, `https://...emulator.invalid`, gives way.)
+ */
+function customUrlOf(deployment: StoredDeployment, address: AgentAddress): string {
+  const own = deployment.source_config.custom_url;
+  return deployment.source === "external_container" && typeof own === "string" ? own : address(deployment.id);
 }
 
 export function revisionView(deploymentId: string, revision: StoredRevision, now: number): RevisionT {

@@ -3,17 +3,21 @@
 //
 // Two kinds: the emulator-wide ones (clock, faults, stats, reset) are the operator's and ask
 // `context.operator()` (api/control-auth.ts); the ones that read or change a tenant's data
-// (tracing projects, fail rules, failing a revision, a push) authenticate as the API does and
+// (tracing projects, fail rules, failing a revision, a revision's health, a push) authenticate as the API does and
 // act within the caller's tenant. Health needs nothing: it tells nothing.
 import type { Handler, RouteContext, Router } from "../api/router.js";
 import { noContent, ok } from "../responses.js";
 import type { Controls } from "./controls.js";
 
-/** `registryHost`: HOST:PORT of the image registry, for the health answer (null before it listens). */
+/**
+ * `registryHost`: HOST:PORT of the image registry, `agentsUrl` the agent servers' address, for
+ * the health answer (null before they listen).
+ */
 export function addControlRoutes(
   router: Router,
   controls: Controls,
   registryHost: () => string | null,
+  agentsUrl: () => string | null,
 ): void {
   const body = async (context: RouteContext): Promise<Record<string, unknown>> =>
     ((await context.jsonBody()) ?? {}) as Record<string, unknown>;
@@ -25,7 +29,7 @@ export function addControlRoutes(
     };
 
   router.add("GET", "/_emulator/health", () =>
-    ok({ status: "ok", now: controls.clock().now, registry: registryHost() }),
+    ok({ status: "ok", now: controls.clock().now, registry: registryHost(), agents: agentsUrl() }),
   );
 
   router.add(
@@ -87,6 +91,10 @@ export function addControlRoutes(
       );
     },
   );
+  router.add("POST", "/_emulator/deployments/{deployment_id}/health", async (context) => {
+    const tenantId = context.tenant();
+    return ok(controls.setHealth(context.params.deployment_id!, await context.jsonBody(), tenantId));
+  });
   router.add("POST", "/_emulator/deployments/{deployment_id}/push", async (context) => {
     const tenantId = context.tenant();
     return ok(controls.push(context.params.deployment_id!, await body(context), tenantId), 201);

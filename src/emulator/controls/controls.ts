@@ -13,6 +13,7 @@ import type {
   EmulatorFault,
   EmulatorStats,
   FailRule,
+  HealthControlAnswer,
   TracingProjectView,
 } from "../../model/emulator-controls.js";
 import { FAILABLE_STAGES, isTerminalRevisionStatus, isUuid, type RevisionStatus } from "../../model/enums.js";
@@ -24,7 +25,7 @@ import { deploymentNotFound, HttpError, invalidField, revisionNotFound } from ".
 import { iso, OffsetClock } from "../store/clock.js";
 import { newCommitSha } from "../store/ids.js";
 import { revisionStateAt } from "../store/lifecycle.js";
-import type { StoredDeployment } from "../store/state.js";
+import type { StoredDeployment, StoredRevision } from "../store/state.js";
 
 /** Longest `message` a fail control takes: one error, not a whole log. */
 export const MAX_FAIL_MESSAGE_LENGTH = 2000;
@@ -123,6 +124,36 @@ export class Controls {
     }
     this.core.store.failRevision(deployment, revision, stage, message);
     return revisionView(deployment.id, revision, now);
+  }
+
+  /**
+   * The health of a deployment's stand-in agent server (agents/server.ts): `state` "failing"
+   * makes `/ok` answer 500 for `revision_id`, or without it for the next revision to start
+   * (so that a release, then its rollback, can be rehearsed); "ok" clears that mark (without
+   * a revision: every mark of the deployment).
+   */
+  setHealth(deploymentId: string, input: unknown, tenantId?: string): HealthControlAnswer {
+    const body = objectBody(input);
+    if (body.state !== "failing" && body.state !== "ok") {
+      throw invalidField(["body", "state"], 'must be "failing" or "ok"', "enum");
+    }
+    const deployment = this.deployment(deploymentId, tenantId);
+    let revision: StoredRevision | null = null;
+    if (body.revision_id != null) {
+      if (typeof body.revision_id !== "string" || !isUuid(body.revision_id)) {
+        throw invalidField(["body", "revision_id"], "must be a revision ID (a UUID)", "uuid_parsing");
+      }
+      const id = body.revision_id.toLowerCase();
+      revision = deployment.revisions.find((r) => r.id === id) ?? null;
+      if (!revision) throw revisionNotFound(id);
+    }
+    this.core.store.setHealth(deployment, revision, body.state === "ok");
+    return {
+      deployment_id: deployment.id,
+      revision_id: revision?.id ?? null,
+      state: body.state,
+      url: this.core.agentUrl(deployment.id),
+    };
   }
 
   /**

@@ -48,6 +48,8 @@ export interface StoredRevision {
    * that its build log stays what it was after a patch changes them.
    */
   build_commands?: BuildCommands;
+  /** Its agent server answers `/ok` with 500 (the health control; agents/). Absent: healthy. */
+  unhealthy?: boolean;
 }
 
 export interface BuildCommands {
@@ -71,6 +73,8 @@ export interface StoredDeployment {
   updated_at: number;
   /** Oldest first. */
   revisions: StoredRevision[];
+  /** The next revision to start answers `/ok` with 500 (the health control). Absent: no. */
+  next_unhealthy?: boolean;
 }
 
 /** An object path handed out by upload-url; usable as source_tarball_path once uploaded. */

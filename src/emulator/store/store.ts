@@ -192,9 +192,9 @@ export class Store {
   ): StoredDeployment {
     const id = newId();
     const sourceConfig: Record<string, unknown> = {};
+    // custom_url is kept as given (an external_container's); the view shows the stand-in agent
+    // server's address for every other deployment (api/views.ts).
     for (const field of SOURCE_CONFIG_FIELDS) sourceConfig[field] = storedValue(field, request.source_config);
-    // For gitrepo the service sets custom_url itself (spec 2.2): derive one from name and ID.
-    if (request.source === "gitrepo") sourceConfig.custom_url = customUrlFor(request.name, id);
 
     const revisionConfig = emptyRevisionConfig();
     for (const field of REVISION_CONFIG_FIELDS) {
@@ -390,6 +390,22 @@ export class Store {
     this.commit();
   }
 
+  /**
+   * Marks the agent server of `revision` (or, without one, of the next revision to start)
+   * healthy or not. `healthy` without a revision clears every mark of the deployment.
+   */
+  setHealth(deployment: StoredDeployment, revision: StoredRevision | null, healthy: boolean): void {
+    if (revision) {
+      if (healthy) delete revision.unhealthy;
+      else revision.unhealthy = true;
+    } else if (healthy) {
+      delete deployment.next_unhealthy;
+      for (const each of deployment.revisions) delete each.unhealthy;
+    } else deployment.next_unhealthy = true;
+    this.change.deployment(deployment);
+    this.commit();
+  }
+
   setClockOffset(offsetMs: number): void {
     this.clockOffset = offsetMs;
     this.change.clockOffset(offsetMs);
@@ -437,6 +453,10 @@ export class Store {
       ended: null,
     };
     if (rule?.message) revision.fail_message = rule.message;
+    if (deployment.next_unhealthy) {
+      revision.unhealthy = true;
+      delete deployment.next_unhealthy;
+    }
     this.failUnpullableImage(deployment, revision);
     if (stages.includes("BUILDING")) {
       revision.build_commands = {
@@ -520,16 +540,4 @@ function storedValue(field: string, config: Record<string, unknown>): unknown {
   const value = config[field] ?? null;
   if (field === "resource_spec" && value !== null) return withResourceDefaults(value as ResourceSpecRequestT);
   return value;
-}
-
-/** The URL the service gives a gitrepo deployment: readable (name) and unique (ID). */
-export function customUrlFor(name: string, id: string): string {
-  const slug =
-    name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-+|-+$/g, "")
-      .slice(0, 40)
-      .replace(/-+$/, "") || "deployment";
-  return `https://${slug}-${id.slice(0, 8)}.emulator.invalid`;
 }
