@@ -8,7 +8,7 @@ function __cpctl_commands
         case ''
             printf '%s\n' 'deploy' 'integrations' 'listeners' 'config' 'completion' 'schema' 'emulator'
         case 'deploy'
-            printf '%s\n' 'push' 'create' 'list' 'get' 'patch' 'wait' 'apply' 'diff' 'delete' 'revisions' 'logs' 'rollback' 'redeploy' 'upload'
+            printf '%s\n' 'push' 'create' 'list' 'get' 'status' 'patch' 'wait' 'apply' 'diff' 'delete' 'revisions' 'logs' 'rollback' 'redeploy' 'upload'
         case 'integrations'
             printf '%s\n' 'list'
         case 'listeners'
@@ -141,6 +141,7 @@ complete -c cpctl -n '__cpctl_at deploy' -a 'push' -d 'Ship a project directory:
 complete -c cpctl -n '__cpctl_at deploy' -a 'create' -d 'Create a deployment from flags or a file'
 complete -c cpctl -n '__cpctl_at deploy' -a 'list' -d 'List deployments, with filters'
 complete -c cpctl -n '__cpctl_at deploy' -a 'get' -d 'Show one deployment'
+complete -c cpctl -n '__cpctl_at deploy' -a 'status' -d 'Show a deployment\'s address, health and revisions on one screen'
 complete -c cpctl -n '__cpctl_at deploy' -a 'patch' -d 'Change a deployment; says whether a new revision started'
 complete -c cpctl -n '__cpctl_at deploy' -a 'wait' -d 'Wait until a revision is deployed or fails'
 complete -c cpctl -n '__cpctl_at deploy' -a 'apply' -d 'Create or minimally patch a deployment to match a file'
@@ -260,6 +261,9 @@ complete -c cpctl -n '__cpctl_at deploy list' -l offset -d 'start at this offset
 complete -c cpctl -n '__cpctl_at deploy list' -l all -d 'follow the pages to the end (pages of 100; streamed with -o ndjson)'
 
 # cpctl deploy get
+
+# cpctl deploy status
+complete -c cpctl -n '__cpctl_at deploy status' -l check -d 'exit 7 unless the health is ok (for scripts and cron)'
 
 # cpctl deploy patch
 complete -c cpctl -n '__cpctl_at deploy patch' -s f -l file -d 'deployment file, YAML or JSON (- for stdin); flags override its values' -r -F

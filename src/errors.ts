@@ -118,6 +118,14 @@ export class WaitTimeoutError extends CliError {
   readonly code = "wait_timeout";
 }
 
+/**
+ * The revision deployed, but its address did not pass the check (`--verify`), or `deploy
+ * status --check` found it unhealthy. Exit 7.
+ */
+export class UnverifiedError extends CliError {
+  readonly code = "unverified";
+}
+
 /** The user pressed Ctrl-C (or answered a prompt with it). Exit 130. */
 export class InterruptedError extends CliError {
   readonly code = "interrupted";

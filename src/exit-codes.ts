@@ -4,6 +4,7 @@ import {
   ExitSignal,
   InterruptedError,
   NotFoundError,
+  UnverifiedError,
   UsageError,
   WaitFailedError,
   WaitTimeoutError,
@@ -17,6 +18,7 @@ const EXIT = {
   notFound: 4,
   revisionFailed: 5,
   waitTimedOut: 6,
+  unverified: 7,
   interrupted: 130,
 } as const;
 
@@ -26,6 +28,7 @@ export function exitCodeOf(error: unknown): number {
   if (error instanceof NotFoundError) return EXIT.notFound;
   if (error instanceof WaitFailedError) return EXIT.revisionFailed;
   if (error instanceof WaitTimeoutError) return EXIT.waitTimedOut;
+  if (error instanceof UnverifiedError) return EXIT.unverified;
   if (error instanceof InterruptedError) return EXIT.interrupted;
   if (error instanceof ApiError) return exitCodeOfStatus(error.status);
   return EXIT.failure;

@@ -96,6 +96,11 @@ export interface RequestOptions {
    * same origin as the base URL, so a key never leaks to a storage host.
    */
   absoluteUrl?: boolean;
+  /**
+   * With `absoluteUrl`: send the credentials to that other origin too. Only for a deployment's
+   * own address (its agent server takes the same key: agent-health.ts decides where that is safe).
+   */
+  sendCredentials?: boolean;
   /** May be sent twice. Default: true for GET/HEAD/PUT/DELETE, false for POST/PATCH. */
   retrySafe?: boolean;
   signal?: AbortSignal;
@@ -256,7 +261,7 @@ export class ApiClient {
     const absolute = opts.absoluteUrl === true;
     const url = absolute ? parseHttpUrl(path) : joinUrl(this.base, path);
     appendQuery(url, opts.query);
-    const withCredentials = url.origin === this.base.origin;
+    const withCredentials = url.origin === this.base.origin || (absolute && opts.sendCredentials === true);
     const { body, contentType } = encodeBody(opts);
     const headers: Record<string, string> = {
       Accept: "application/json",

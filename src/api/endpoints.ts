@@ -91,6 +91,20 @@ export async function listRevisions(
   return (await api.get<Page<RevisionT>>(`${deploymentPath(id)}/revisions`, { query })).body;
 }
 
+/**
+ * The newest revisions (one page), and the server's time of the answer (its Date header; null
+ * without a readable one): ages are the server's, whatever the machine's clock says.
+ */
+export async function recentRevisions(
+  api: ApiClient,
+  id: string,
+  limit: number,
+): Promise<{ revisions: RevisionT[]; serverTime: number | null }> {
+  const answer = await api.get<Page<RevisionT>>(`${deploymentPath(id)}/revisions`, { query: { limit } });
+  const date = Date.parse(answer.headers.date ?? "");
+  return { revisions: answer.body.resources, serverTime: Number.isNaN(date) ? null : date };
+}
+
 /** Every revision, newest first, pages of 100; `whole` as for allDeployments. */
 export function allRevisions(
   api: ApiClient,

@@ -49,6 +49,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { path: ["deploy", "get"], summary: "Show one deployment", load: () => import("./deploy/get.js") },
   {
+    path: ["deploy", "status"],
+    summary: "Show a deployment's address, health and revisions on one screen",
+    load: () => import("./deploy/status.js"),
+  },
+  {
     path: ["deploy", "patch"],
     summary: "Change a deployment; says whether a new revision started",
     load: () => import("./deploy/patch.js"),

@@ -29,6 +29,8 @@ export const deploymentView: View<DeploymentT> = {
     ["name", d.name],
     ["source", d.source],
     ["status", d.status],
+    // Where its agent server answers (source_config.custom_url, below too): what a person looks for first.
+    ["url", d.source_config?.custom_url ?? null],
     ["tenant_id", d.tenant_id],
     ["latest_revision_id", d.latest_revision_id],
     ["active_revision_id", d.active_revision_id],

@@ -70,6 +70,9 @@ export function requestListener(
   pipeline: Pipeline,
 ): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
+    // The answer's time is the emulator's (a test's manual clock, a clock moved on), as a
+    // server's Date header is its own: clients that measure ages by it see the same world.
+    response.setHeader("Date", new Date(pipeline.core.clock.now()).toUTCString());
     handleRequest(pipeline, request, response).catch((error: unknown) => {
       // Only a failure to write could land here; answer if still possible.
       if (!response.headersSent) send(response, internalError(error));
