@@ -25,17 +25,17 @@ function __cpctl_takes_value
     switch "$argv[1]|$argv[2]"
         case 'emulator|--port' 'emulator|--host' 'emulator|--registry-port' 'emulator|--agents-port' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--control-token' 'emulator|--tenant-header'
             return 0
-        case 'deploy push|--name' 'deploy push|--agent-config-path' 'deploy push|--secret' 'deploy push|--secrets-file' 'deploy push|--unset-secret' 'deploy push|--max-size' 'deploy push|--image' 'deploy push|--image-archive' 'deploy push|--engine' 'deploy push|--tag' 'deploy push|--timeout' 'deploy push|--interval' 'deploy push|--dotenv-report'
+        case 'deploy push|--name' 'deploy push|--agent-config-path' 'deploy push|--secret' 'deploy push|--secrets-file' 'deploy push|--unset-secret' 'deploy push|--max-size' 'deploy push|--image' 'deploy push|--image-archive' 'deploy push|--engine' 'deploy push|--tag' 'deploy push|--timeout' 'deploy push|--interval' 'deploy push|--dotenv-report' 'deploy push|--verify-timeout' 'deploy push|--verify-cmd'
             return 0
         case 'deploy create|--file' 'deploy create|-f' 'deploy create|--name' 'deploy create|--source' 'deploy create|--integration-id' 'deploy create|--repo-url' 'deploy create|--deployment-type' 'deploy create|--custom-url' 'deploy create|--listener-id' 'deploy create|--k8s-namespace' 'deploy create|--install-command' 'deploy create|--build-command' 'deploy create|--repo-ref' 'deploy create|--agent-config-path' 'deploy create|--image-uri' 'deploy create|--source-tarball-path' 'deploy create|--min-scale' 'deploy create|--max-scale' 'deploy create|--cpu' 'deploy create|--cpu-limit' 'deploy create|--memory-mb' 'deploy create|--memory-limit-mb' 'deploy create|--set' 'deploy create|--secret' 'deploy create|--secrets-file' 'deploy create|--secret-ref' 'deploy create|--timeout' 'deploy create|--interval' 'deploy create|--dotenv-report'
             return 0
         case 'deploy list|--name' 'deploy list|--name-contains' 'deploy list|--status' 'deploy list|--deployment-type' 'deploy list|--remote-reconciled' 'deploy list|--tag-value-ids' 'deploy list|--image-version' 'deploy list|--deployment-ids' 'deploy list|--limit' 'deploy list|--offset'
             return 0
-        case 'deploy patch|--file' 'deploy patch|-f' 'deploy patch|--revision-source' 'deploy patch|--integration-id' 'deploy patch|--repo-url' 'deploy patch|--deployment-type' 'deploy patch|--custom-url' 'deploy patch|--listener-id' 'deploy patch|--k8s-namespace' 'deploy patch|--install-command' 'deploy patch|--build-command' 'deploy patch|--repo-ref' 'deploy patch|--agent-config-path' 'deploy patch|--image-uri' 'deploy patch|--source-tarball-path' 'deploy patch|--min-scale' 'deploy patch|--max-scale' 'deploy patch|--cpu' 'deploy patch|--cpu-limit' 'deploy patch|--memory-mb' 'deploy patch|--memory-limit-mb' 'deploy patch|--set' 'deploy patch|--secret' 'deploy patch|--secrets-file' 'deploy patch|--secret-ref' 'deploy patch|--unset-secret' 'deploy patch|--unset-secret-ref' 'deploy patch|--timeout' 'deploy patch|--interval' 'deploy patch|--dotenv-report'
+        case 'deploy patch|--file' 'deploy patch|-f' 'deploy patch|--revision-source' 'deploy patch|--integration-id' 'deploy patch|--repo-url' 'deploy patch|--deployment-type' 'deploy patch|--custom-url' 'deploy patch|--listener-id' 'deploy patch|--k8s-namespace' 'deploy patch|--install-command' 'deploy patch|--build-command' 'deploy patch|--repo-ref' 'deploy patch|--agent-config-path' 'deploy patch|--image-uri' 'deploy patch|--source-tarball-path' 'deploy patch|--min-scale' 'deploy patch|--max-scale' 'deploy patch|--cpu' 'deploy patch|--cpu-limit' 'deploy patch|--memory-mb' 'deploy patch|--memory-limit-mb' 'deploy patch|--set' 'deploy patch|--secret' 'deploy patch|--secrets-file' 'deploy patch|--secret-ref' 'deploy patch|--unset-secret' 'deploy patch|--unset-secret-ref' 'deploy patch|--timeout' 'deploy patch|--interval' 'deploy patch|--dotenv-report' 'deploy patch|--verify-timeout' 'deploy patch|--verify-cmd'
             return 0
         case 'deploy wait|--revision' 'deploy wait|--timeout' 'deploy wait|--interval' 'deploy wait|--dotenv-report'
             return 0
-        case 'deploy apply|--file' 'deploy apply|-f' 'deploy apply|--name' 'deploy apply|--source' 'deploy apply|--integration-id' 'deploy apply|--repo-url' 'deploy apply|--deployment-type' 'deploy apply|--custom-url' 'deploy apply|--listener-id' 'deploy apply|--k8s-namespace' 'deploy apply|--install-command' 'deploy apply|--build-command' 'deploy apply|--repo-ref' 'deploy apply|--agent-config-path' 'deploy apply|--image-uri' 'deploy apply|--source-tarball-path' 'deploy apply|--min-scale' 'deploy apply|--max-scale' 'deploy apply|--cpu' 'deploy apply|--cpu-limit' 'deploy apply|--memory-mb' 'deploy apply|--memory-limit-mb' 'deploy apply|--set' 'deploy apply|--secret' 'deploy apply|--secrets-file' 'deploy apply|--secret-ref' 'deploy apply|--timeout' 'deploy apply|--interval' 'deploy apply|--dotenv-report'
+        case 'deploy apply|--file' 'deploy apply|-f' 'deploy apply|--name' 'deploy apply|--source' 'deploy apply|--integration-id' 'deploy apply|--repo-url' 'deploy apply|--deployment-type' 'deploy apply|--custom-url' 'deploy apply|--listener-id' 'deploy apply|--k8s-namespace' 'deploy apply|--install-command' 'deploy apply|--build-command' 'deploy apply|--repo-ref' 'deploy apply|--agent-config-path' 'deploy apply|--image-uri' 'deploy apply|--source-tarball-path' 'deploy apply|--min-scale' 'deploy apply|--max-scale' 'deploy apply|--cpu' 'deploy apply|--cpu-limit' 'deploy apply|--memory-mb' 'deploy apply|--memory-limit-mb' 'deploy apply|--set' 'deploy apply|--secret' 'deploy apply|--secrets-file' 'deploy apply|--secret-ref' 'deploy apply|--timeout' 'deploy apply|--interval' 'deploy apply|--dotenv-report' 'deploy apply|--verify-timeout' 'deploy apply|--verify-cmd'
             return 0
         case 'deploy diff|--file' 'deploy diff|-f' 'deploy diff|--name' 'deploy diff|--source' 'deploy diff|--integration-id' 'deploy diff|--repo-url' 'deploy diff|--deployment-type' 'deploy diff|--custom-url' 'deploy diff|--listener-id' 'deploy diff|--k8s-namespace' 'deploy diff|--install-command' 'deploy diff|--build-command' 'deploy diff|--repo-ref' 'deploy diff|--agent-config-path' 'deploy diff|--image-uri' 'deploy diff|--source-tarball-path' 'deploy diff|--min-scale' 'deploy diff|--max-scale' 'deploy diff|--cpu' 'deploy diff|--cpu-limit' 'deploy diff|--memory-mb' 'deploy diff|--memory-limit-mb' 'deploy diff|--set' 'deploy diff|--secret' 'deploy diff|--secrets-file' 'deploy diff|--secret-ref'
             return 0
@@ -43,9 +43,9 @@ function __cpctl_takes_value
             return 0
         case 'deploy logs|--revision' 'deploy logs|--level' 'deploy logs|--since' 'deploy logs|--until' 'deploy logs|--grep' 'deploy logs|--limit'
             return 0
-        case 'deploy rollback|--to' 'deploy rollback|--timeout' 'deploy rollback|--interval' 'deploy rollback|--dotenv-report'
+        case 'deploy rollback|--to' 'deploy rollback|--timeout' 'deploy rollback|--interval' 'deploy rollback|--dotenv-report' 'deploy rollback|--verify-timeout' 'deploy rollback|--verify-cmd'
             return 0
-        case 'deploy redeploy|--revision' 'deploy redeploy|--timeout' 'deploy redeploy|--interval' 'deploy redeploy|--dotenv-report'
+        case 'deploy redeploy|--revision' 'deploy redeploy|--timeout' 'deploy redeploy|--interval' 'deploy redeploy|--dotenv-report' 'deploy redeploy|--verify-timeout' 'deploy redeploy|--verify-cmd'
             return 0
         case 'deploy upload|--max-size' 'deploy upload|--timeout' 'deploy upload|--interval' 'deploy upload|--dotenv-report'
             return 0
@@ -209,6 +209,10 @@ complete -c cpctl -n '__cpctl_at deploy push' -l interval -d 'gap between polls;
 complete -c cpctl -n '__cpctl_at deploy push' -l logs -d 'stream the build log to stderr while waiting (the default on a terminal)'
 complete -c cpctl -n '__cpctl_at deploy push' -l no-logs -d 'do not stream the build log (only the end of a failed one is shown)'
 complete -c cpctl -n '__cpctl_at deploy push' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
+complete -c cpctl -n '__cpctl_at deploy push' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
+complete -c cpctl -n '__cpctl_at deploy push' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l verify-cmd -d 'also run COMMAND through the shell with CPCTL_DEPLOYMENT_URL, CPCTL_DEPLOYMENT_ID and CPCTL_REVISION_ID set; non-zero fails the check (implies --verify)' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l rollback-on-failure -d 'when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait'
 complete -c cpctl -n '__cpctl_arg \'deploy push\' 0' -F
 
 # cpctl deploy create
@@ -304,6 +308,10 @@ complete -c cpctl -n '__cpctl_at deploy patch' -l timeout -d 'give up waiting af
 complete -c cpctl -n '__cpctl_at deploy patch' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy patch' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 complete -c cpctl -n '__cpctl_at deploy patch' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
+complete -c cpctl -n '__cpctl_at deploy patch' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
+complete -c cpctl -n '__cpctl_at deploy patch' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
+complete -c cpctl -n '__cpctl_at deploy patch' -l verify-cmd -d 'also run COMMAND through the shell with CPCTL_DEPLOYMENT_URL, CPCTL_DEPLOYMENT_ID and CPCTL_REVISION_ID set; non-zero fails the check (implies --verify)' -x
+complete -c cpctl -n '__cpctl_at deploy patch' -l rollback-on-failure -d 'when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait'
 
 # cpctl deploy wait
 complete -c cpctl -n '__cpctl_at deploy wait' -l revision -d 'wait for this revision (default: the deployment\'s latest)' -x
@@ -347,6 +355,10 @@ complete -c cpctl -n '__cpctl_at deploy apply' -l timeout -d 'give up waiting af
 complete -c cpctl -n '__cpctl_at deploy apply' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 complete -c cpctl -n '__cpctl_at deploy apply' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
+complete -c cpctl -n '__cpctl_at deploy apply' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
+complete -c cpctl -n '__cpctl_at deploy apply' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
+complete -c cpctl -n '__cpctl_at deploy apply' -l verify-cmd -d 'also run COMMAND through the shell with CPCTL_DEPLOYMENT_URL, CPCTL_DEPLOYMENT_ID and CPCTL_REVISION_ID set; non-zero fails the check (implies --verify)' -x
+complete -c cpctl -n '__cpctl_at deploy apply' -l rollback-on-failure -d 'when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait'
 
 # cpctl deploy diff
 complete -c cpctl -n '__cpctl_at deploy diff' -s f -l file -d 'deployment file, YAML or JSON (- for stdin); flags override its values' -r -F
@@ -406,6 +418,10 @@ complete -c cpctl -n '__cpctl_at deploy rollback' -l timeout -d 'give up waiting
 complete -c cpctl -n '__cpctl_at deploy rollback' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy rollback' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 complete -c cpctl -n '__cpctl_at deploy rollback' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
+complete -c cpctl -n '__cpctl_at deploy rollback' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
+complete -c cpctl -n '__cpctl_at deploy rollback' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
+complete -c cpctl -n '__cpctl_at deploy rollback' -l verify-cmd -d 'also run COMMAND through the shell with CPCTL_DEPLOYMENT_URL, CPCTL_DEPLOYMENT_ID and CPCTL_REVISION_ID set; non-zero fails the check (implies --verify)' -x
+complete -c cpctl -n '__cpctl_at deploy rollback' -l rollback-on-failure -d 'when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait'
 
 # cpctl deploy redeploy
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l revision -d 'redeploy this revision (default: the latest)' -x
@@ -415,6 +431,10 @@ complete -c cpctl -n '__cpctl_at deploy redeploy' -l timeout -d 'give up waiting
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l verify-cmd -d 'also run COMMAND through the shell with CPCTL_DEPLOYMENT_URL, CPCTL_DEPLOYMENT_ID and CPCTL_REVISION_ID set; non-zero fails the check (implies --verify)' -x
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l rollback-on-failure -d 'when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait'
 
 # cpctl deploy upload
 complete -c cpctl -n '__cpctl_at deploy upload' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB' -x

@@ -27,7 +27,9 @@ export type OutcomeResult =
   | "interrupted"
   | "created"
   | "started"
-  | "unchanged";
+  | "unchanged"
+  | "verified"
+  | "unverified";
 
 export interface Outcome {
   /** "deploy patch", "deploy wait", ...: the summary's title. */
@@ -42,6 +44,10 @@ export interface Outcome {
   changes?: readonly Change[];
   /** The end of the revision's log, when it failed. */
   logTail?: readonly LogEntry[];
+  /** With --verify: how the revision's check ended. */
+  verification?: { result: string; url: string | null; attempts: number; reason: string | null };
+  /** With --rollback-on-failure: the rollback's revision and how it ended. */
+  rollback?: { revision_id: string; status: string | null; result: string };
 }
 
 /** The outputs of CLI.md "In CI", in order. */
@@ -111,6 +117,8 @@ const RESULT_MARK: Record<OutcomeResult, string> = {
   created: "🆕 created",
   started: "▶️ new revision started",
   unchanged: "➖ no new revision",
+  verified: "✅ verified",
+  unverified: "⚠️ unverified",
 };
 
 /**
@@ -130,6 +138,19 @@ function summaryOf(outcome: Outcome): string {
   ];
   const url = d.source_config?.custom_url;
   if (url) rows.push(["URL", md.link(url)]);
+  const { verification, rollback } = outcome;
+  if (verification) {
+    rows.push([
+      "Verification",
+      `${md.text(verification.result)}${verification.reason ? `: ${md.text(verification.reason)}` : ` (${verification.attempts} health check${verification.attempts === 1 ? "" : "s"})`}`,
+    ]);
+  }
+  if (rollback) {
+    rows.push([
+      "Rollback",
+      `${md.code(rollback.revision_id)}: ${md.text(rollback.status ?? "unknown")} (${md.text(rollback.result)})`,
+    ]);
+  }
   const parts = [
     `### cpctl ${outcome.command}: ${md.text(d.name)} ${RESULT_MARK[outcome.result]}`,
     "",

@@ -10,7 +10,7 @@ import { getDeployment } from "../api/endpoints.js";
 import { onGitHubActions } from "../ci/detect.js";
 import { type Outcome, type OutcomeResult, reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
-import { OperationError, WaitFailedError } from "../errors.js";
+import { CliError, InterruptedError, OperationError, UnverifiedError, WaitFailedError } from "../errors.js";
 import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { View } from "../output/printer.js";
@@ -19,10 +19,13 @@ import { secretValuesOf } from "../secrets.js";
 import { formatDuration } from "../util/duration.js";
 import type { WaitVerdict } from "../wait/poll.js";
 import { showsSpinner } from "../wait/progress.js";
+import { readAgain } from "./read-again.js";
+import { checkRelease, type RollbackReport } from "./release.js";
 import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "./resolve.js";
+import { type ReleaseFlags, type Verification, verifies } from "./verify.js";
 import { assertDeployed, type WaitEvents, type WaitFlags, waitForRevision } from "./wait.js";
 
-export interface FinishOptions extends WaitFlags {
+export interface FinishOptions extends WaitFlags, ReleaseFlags {
   wait?: boolean;
   /** --dotenv-report FILE: the CI outputs as a dotenv file. */
   dotenvReport?: string;
@@ -37,6 +40,8 @@ export interface TakenChange {
   changes: readonly Change[];
   /** The revision the end names when there is no wait (default: the deployment's latest, status unread). */
   revision?: Ending["revision"];
+  /** The revision active before the change (the only one --rollback-on-failure goes back to); null: none. */
+  activeBefore?: string | null;
 }
 
 /** How a change ended, as stdout and the CI report tell it. */
@@ -45,6 +50,10 @@ export interface Ending {
   revision: { id: string; status: string | null } | null;
   result: OutcomeResult;
   verdict?: WaitVerdict;
+  /** With --verify (once the revision deployed): how its check ended. */
+  verification?: Verification | null;
+  /** With --rollback-on-failure: the rollback, when there was one. */
+  rollback?: RollbackReport | null;
 }
 
 /** How a command shows the end of its change on stdout, and follows its wait. */
@@ -70,16 +79,19 @@ export async function finishChange(
     result: kind,
   };
   let failure: unknown;
-  if (options.wait && revisionId) {
+  const released = releaseAsked(options);
+  if ((options.wait || released) && revisionId) {
     try {
       ending = await waitAndRead(ctx, deployment, revisionId, options, showing?.events);
+      if (released) ending = await release(ctx, ending, taken.activeBefore ?? null, options, showing?.events);
     } catch (error) {
       // The end is shown all the same, so that a script gets the deployment's ID.
       failure = error;
+      if (error instanceof InterruptedError && ending.verdict) ending = { ...ending, result: "interrupted" };
     }
-  } else if (options.wait) ctx.log.info("no revision to wait for");
-  await (showing?.show ?? showDeployment(ctx))(ending);
-  if (ending.verdict) failure = await unsuccessful(ctx, ending.verdict);
+  } else if (options.wait || released) ctx.log.info("no revision to wait for");
+  await (showing?.show ?? showDeployment(ctx, released))(ending);
+  if (ending.verdict && !failure) failure = await unsuccessful(ctx, ending);
   reportOutcome(ctx, outcomeOf(ctx, ending, failure, changes), options);
   if (failure) throw failure;
   // A command that shows its own end (push's result) says it there.
@@ -103,30 +115,77 @@ async function waitAndRead(
   };
 }
 
-/** The error that tells an unsuccessful verdict, to throw once the end is shown and reported. */
-async function unsuccessful(ctx: Ctx, verdict: WaitVerdict): Promise<unknown> {
+/** Whether the flags ask for more than the wait: a verification, a rollback. */
+function releaseAsked(options: FinishOptions): boolean {
+  return verifies(options) || Boolean(options.rollbackOnFailure);
+}
+
+/** The verification and the rollback (release.ts), once the revision was waited for. */
+async function release(
+  ctx: Ctx,
+  ending: Ending,
+  activeBefore: string | null,
+  options: FinishOptions,
+  events: WaitEvents | undefined,
+): Promise<Ending> {
+  const verdict = ending.verdict!;
+  const outcome = await checkRelease(
+    ctx,
+    { deployment: ending.deployment, verdict, activeBefore },
+    options,
+    events,
+  );
+  return {
+    ...ending,
+    deployment: outcome.deployment,
+    result: outcome.verification?.result ?? ending.result,
+    verification: outcome.verification,
+    rollback: outcome.rollback,
+  };
+}
+
+/** The error that tells an unsuccessful verdict (5, 6, 130); undefined for DEPLOYED. */
+async function verdictFailure(ctx: Ctx, verdict: WaitVerdict): Promise<CliError | undefined> {
   try {
     await assertDeployed(ctx, verdict);
     return undefined;
   } catch (error) {
-    return error;
+    if (error instanceof CliError) return error;
+    throw error;
   }
 }
 
-function showDeployment(ctx: Ctx): (ending: Ending) => Promise<void> {
-  return async ({ deployment }) => (await ctx.printer()).item(deployment, deploymentView);
+/** The error that tells an unsuccessful end, to throw once the end is shown and reported. */
+async function unsuccessful(ctx: Ctx, ending: Ending): Promise<unknown> {
+  const failed = await verdictFailure(ctx, ending.verdict!);
+  if (failed) return ending.rollback ? failed.withHint(rollbackSaid(ending.rollback)) : failed;
+  const { verification, rollback } = ending;
+  if (verification?.result !== "unverified") return undefined;
+  const error = new UnverifiedError(
+    `revision ${ending.verdict!.revision_id} is DEPLOYED but failed its verification: ${verification.reason}`,
+  );
+  error.details = { verification, rollback: rollback ?? null };
+  return error.withHint(
+    rollback
+      ? rollbackSaid(rollback)
+      : `Nothing was rolled back${ending.deployment.active_revision_id ? `: revision ${ending.deployment.active_revision_id} serves` : ""}.`,
+  );
 }
 
-/** The deployment after a wait; as the change left it (said) when it cannot be read. */
-async function readAgain(ctx: Ctx, deployment: DeploymentT): Promise<DeploymentT> {
-  try {
-    return await getDeployment(await ctx.api(), deployment.id);
-  } catch (error) {
-    ctx.log.warn(
-      `could not read deployment ${deployment.name} after the wait (${(error as Error).message.split("\n")[0]}); it is printed as the change left it`,
+function rollbackSaid(rollback: RollbackReport): string {
+  return `Rolled back: revision ${rollback.revision_id} is ${rollback.status ?? "of unknown status"} (${rollback.result}).`;
+}
+
+/** The deployment; with --verify or --rollback-on-failure, how the release ended beside it. */
+function showDeployment(ctx: Ctx, released: boolean): (ending: Ending) => Promise<void> {
+  return async ({ deployment, result, verification, rollback }) => {
+    const printer = await ctx.printer();
+    if (!released) return printer.item(deployment, deploymentView);
+    return printer.item(
+      { ...deployment, result, verification: verification ?? null, rollback: rollback ?? null },
+      deploymentView,
     );
-    return deployment;
-  }
+  };
 }
 
 function outcomeOf(ctx: Ctx, ending: Ending, failure: unknown, changes?: readonly Change[]): Outcome {
@@ -137,6 +196,8 @@ function outcomeOf(ctx: Ctx, ending: Ending, failure: unknown, changes?: readonl
     status: ending.revision?.status ?? null,
     result: ending.result,
     elapsedSeconds: ending.verdict?.elapsed_seconds,
+    verification: ending.verification ?? undefined,
+    rollback: ending.rollback ?? undefined,
     changes,
     logTail: failure instanceof WaitFailedError ? failure.logTail : undefined,
   };
@@ -162,7 +223,7 @@ export async function runWait(ctx: Ctx, ref: string, input: WaitInput): Promise<
   // On a terminal the spinner's last line already said it (revision, status, time): once is enough.
   const saidBySpinner = printer.options.format === "table" && ctx.io.stdout.isTTY && showsSpinner(ctx);
   if (!saidBySpinner) await printer.item(verdict, verdictView(verdict));
-  const failure = await unsuccessful(ctx, verdict);
+  const failure = await verdictFailure(ctx, verdict);
   if (deployment) {
     // The report says what it can: the deployment as it is now, or as read before the wait.
     const now =

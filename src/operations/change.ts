@@ -123,6 +123,7 @@ export async function patchAndFinish(
       deployment: outcome.deployment,
       kind: sent && (sent.started || clash) ? "started" : "unchanged",
       changes: sent ? plan.changes : [],
+      activeBefore: current.active_revision_id,
     },
     clash ? { ...options, wait: false } : options,
     showing,

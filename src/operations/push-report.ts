@@ -17,6 +17,8 @@ import type { Printer, View } from "../output/printer.js";
 import { styled, writeText } from "../output/safe-text.js";
 import { formatBytes } from "../util/bytes.js";
 import { formatDuration } from "../util/duration.js";
+import type { RollbackReport } from "./release.js";
+import type { Verification } from "./verify.js";
 
 /** The result of a push: `-o json`'s object, and the last ndjson event's fields. */
 export interface PushResult {
@@ -33,11 +35,15 @@ export interface PushResult {
   sha256: string | null;
   /** An image push: the image_uri patched in (REGISTRY/NAME@sha256:...), once pushed. */
   image_uri?: string;
-  /** deployed, failed, timed_out, interrupted, started (--no-wait) or unchanged. */
+  /** deployed, failed, timed_out, interrupted, started (--no-wait) or unchanged; verified or unverified with --verify. */
   result: OutcomeResult;
   elapsed_seconds: number | null;
   /** The deployment's custom_url, when it has one. */
   url: string | null;
+  /** With --verify: how the check ended (null: none was made). */
+  verification?: Verification | null;
+  /** With --rollback-on-failure: the rollback (null: none). */
+  rollback?: RollbackReport | null;
 }
 
 type StepEvent = "packed" | "image" | "found" | "created" | "uploaded" | "pushed" | "patched";
@@ -119,5 +125,17 @@ const pushResultView: View<PushResult> = {
             : `${formatBytes(r.bytes)}, sha256 ${r.sha256}${r.uploaded ? "" : " (not uploaded again)"}`,
         ],
     ["url", r.url],
+    [
+      "verification",
+      r.verification
+        ? `${r.verification.result}${r.verification.reason ? `: ${r.verification.reason}` : ""}`
+        : null,
+    ],
+    [
+      "rollback",
+      r.rollback
+        ? `revision ${r.rollback.revision_id} ${r.rollback.status ?? ""} (${r.rollback.result})`
+        : null,
+    ],
   ],
 };

@@ -11,6 +11,7 @@ import { projectDirectory } from "../project/directory.js";
 import type { PushInput, PushOptions, Shipment } from "./push-payload.js";
 import type { PushReport } from "./push-report.js";
 import { sourcePayload } from "./push-source.js";
+import { refuseWithoutWait } from "./verify.js";
 
 const SOURCE_ONLY: [keyof PushInput, string][] = [
   ["agentConfigPath", "--agent-config-path"],
@@ -114,11 +115,17 @@ async function secretsToSend(ctx: Ctx, input: PushInput): Promise<SecretT[] | un
  */
 async function pushOptions(ctx: Ctx, input: PushInput): Promise<PushOptions> {
   const format = (await ctx.printer()).options.format;
+  const wait = input.wait !== false;
+  refuseWithoutWait(input, wait);
   return {
     dryRun: input.dryRun,
     force: input.force,
     unsetSecret: input.unsetSecret,
-    wait: input.wait !== false,
+    wait,
+    verify: input.verify,
+    verifyTimeout: input.verifyTimeout,
+    verifyCmd: input.verifyCmd,
+    rollbackOnFailure: input.rollbackOnFailure,
     timeout: input.timeout,
     interval: input.interval,
     logs: input.logs ?? (ctx.io.stderr.isTTY || format === "ndjson"),

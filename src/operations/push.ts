@@ -30,6 +30,7 @@ import { PushReport } from "./push-report.js";
 import { preparePush } from "./push-request.js";
 import { deploymentsNamed } from "./resolve.js";
 import { stateCommand } from "./suggest.js";
+import { verifies } from "./verify.js";
 
 export type { PushInput } from "./push-payload.js";
 
@@ -297,8 +298,9 @@ function resultShown(
   shipment: Shipment,
   shipped: { created: boolean; uploaded: boolean },
 ): Showing {
+  const released = verifies(shipment.options) || Boolean(shipment.options.rollbackOnFailure);
   return {
-    show: ({ deployment, revision, result, verdict }) =>
+    show: ({ deployment, revision, result, verdict, verification, rollback }) =>
       report.done({
         deployment,
         revision,
@@ -307,6 +309,7 @@ function resultShown(
         result,
         elapsed_seconds: verdict ? verdict.elapsed_seconds : null,
         url: deployment.source_config.custom_url ?? null,
+        ...(released ? { verification: verification ?? null, rollback: rollback ?? null } : {}),
       }),
   };
 }

@@ -121,5 +121,9 @@ export async function redeployWithPreview(
   ctx.log.info(
     `new revision ${updated.latest_revision_id} of ${updated.name} started from revision ${target.id}`,
   );
-  await finishChange(ctx, { deployment: updated, kind: "started", changes }, options);
+  await finishChange(
+    ctx,
+    { deployment: updated, kind: "started", changes, activeBefore: deployment.active_revision_id },
+    options,
+  );
 }

@@ -2,19 +2,21 @@ import { runPatch } from "../../operations/patch.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addExtraBodyOptions, addFieldOptions, addFileOption, addMergeOptions } from "./body-options.js";
-import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
+import { addReleaseOptions, addWaitOptions, RELEASE_HELP, WAIT_HELP } from "./wait-options.js";
 
 export default defineCommand({
   configure: (command) =>
-    addWaitOptions(
-      addMergeOptions(
-        addExtraBodyOptions(
-          addFieldOptions(
-            addFileOption(command.argument("<deployment>", "deployment ID, or its exact name")),
-            "patch",
+    addReleaseOptions(
+      addWaitOptions(
+        addMergeOptions(
+          addExtraBodyOptions(
+            addFieldOptions(
+              addFileOption(command.argument("<deployment>", "deployment ID, or its exact name")),
+              "patch",
+            ),
           ),
-        ),
-      ).option("--dry-run", "show the changes and the patch body (secret values masked); send nothing"),
+        ).option("--dry-run", "show the changes and the patch body (secret values masked); send nothing"),
+      ),
     ).addHelpText(
       "after",
       `
@@ -32,12 +34,13 @@ and sends nothing. repo_ref, agent_config_path, image_uri, source_tarball_path,
 resource_spec and secrets start a new revision; the command says whether one started.
 A secret value of "****" (the mask) is refused, and so is an empty one unless
 --allow-empty-secrets. If the server returns secrets without their values, cpctl refuses to
-merge rather than write back what it cannot see: give the whole set with --replace-secrets.${WAIT_HELP}${examples(
+merge rather than write back what it cannot see: give the whole set with --replace-secrets.${WAIT_HELP}${RELEASE_HELP}${examples(
         "cpctl deploy patch my-agent --secret OPENAI_API_KEY=sk-new   # the other secrets stay",
         "cpctl deploy patch my-api --cpu 2 --max-scale 5 --dry-run     # memory, labels, ... stay",
         "cpctl deploy patch my-api --unset-secret OLD_TOKEN",
         "cpctl deploy patch my-api --set source_config.resource_spec.labels.team=null",
         "cpctl deploy patch my-agent --repo-ref release-2 --wait",
+        "cpctl deploy patch my-agent --repo-ref release-3 --verify --rollback-on-failure",
         "cpctl deploy patch my-agent --no-build-on-push   # no new revision",
       )}`,
     ),

@@ -2,19 +2,21 @@ import { redeployWithPreview, revisionOf, rollbackTarget } from "../../operation
 import { resolveDeployment } from "../../operations/resolve.js";
 import { examples, idOrPrefix } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
+import { addReleaseOptions, addWaitOptions, RELEASE_HELP, WAIT_HELP } from "./wait-options.js";
 
 export default defineCommand({
   configure: (command) =>
-    addWaitOptions(
-      command
-        .argument("<deployment>", "deployment ID, or its exact name")
-        .option(
-          "--to <revision>",
-          "roll back to this revision (default: the newest DEPLOYED one older than the active)",
-          idOrPrefix,
-        )
-        .option("--dry-run", "show which revision and what would change; send nothing"),
+    addReleaseOptions(
+      addWaitOptions(
+        command
+          .argument("<deployment>", "deployment ID, or its exact name")
+          .option(
+            "--to <revision>",
+            "roll back to this revision (default: the newest DEPLOYED one older than the active)",
+            idOrPrefix,
+          )
+          .option("--dry-run", "show which revision and what would change; send nothing"),
+      ),
     ).addHelpText(
       "after",
       `
@@ -22,7 +24,8 @@ Starts a new revision from an earlier revision's source (image, ref and commit, 
 by default the newest DEPLOYED revision older than the active one, passing over failed,
 skipped and interrupted ones. Secrets and resources stay as they are now. Exit 4 when there
 is nothing to roll back to, or --to is not one of the deployment's revisions. Prints the
-deployment (-o json: the Deployment object) and, with --wait, waits for the new revision.${WAIT_HELP}${examples(
+deployment (-o json: the Deployment object) and, with --wait, waits for the new revision.${WAIT_HELP}${RELEASE_HELP}${examples(
+        "cpctl deploy rollback my-agent --verify",
         "cpctl deploy rollback my-agent --wait",
         'cpctl deploy rollback my-agent --to "$REVISION_ID" --dry-run',
       )}`,

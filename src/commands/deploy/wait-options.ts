@@ -57,3 +57,44 @@ export type WaitOptionValues = {
 
 export const WAIT_HELP =
   "\nWaiting ends with exit 0 (DEPLOYED), 5 (the revision failed: the end of its log is shown), 6 (timed out) or 130 (Ctrl-C; the command to resume is printed).\n";
+
+/** What addReleaseOptions's flags parse to: operations/verify.ts's ReleaseFlags. */
+export type ReleaseOptionValues = {
+  verify?: boolean;
+  verifyTimeout?: number;
+  verifyCmd?: string;
+  rollbackOnFailure?: boolean;
+};
+
+/** --verify and its companions (CLI.md "Releases"), for push, patch, apply, rollback and redeploy. */
+export function addReleaseOptions<C extends AnyCommand>(command: C): WithOptions<C, ReleaseOptionValues> {
+  command
+    .option(
+      "--verify",
+      "once the revision is DEPLOYED, check GET URL/ok (the deployment's custom_url, with the profile's credentials) until it answers {\"ok\": true}; implies --wait; exit 7 when it does not",
+    )
+    .addOption(
+      new Option(
+        "--verify-timeout <duration>",
+        "how long the check may take (implies --verify; default 2m)",
+      ).argParser(duration),
+    )
+    .option(
+      "--verify-cmd <command>",
+      "also run COMMAND through the shell with CPCTL_DEPLOYMENT_URL, CPCTL_DEPLOYMENT_ID and CPCTL_REVISION_ID set; non-zero fails the check (implies --verify)",
+    )
+    .option(
+      "--rollback-on-failure",
+      "when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait",
+    );
+  return added<C, ReleaseOptionValues>(command);
+}
+
+export const RELEASE_HELP = `
+--verify checks the release once its revision is DEPLOYED: GET URL/ok every second until it
+answers {"ok": true} (or --verify-timeout, 2m); --verify-cmd CMD then runs CMD (its output on
+stderr). --rollback-on-failure goes back to the revision that was active before the change,
+and only when the new one replaced it (a failed build replaced nothing: it says so). The
+result is verified or unverified (-o json: "result", "verification", "rollback"); exit 7 when
+unverified, rolled back or not; a failed revision stays exit 5.
+`;

@@ -29,7 +29,7 @@ active revision is DEPLOYED. "failing" makes the next revision to start (or --re
 rolls back to the revision before, which answers 200. "ok" clears the mark of --revision, or
 without it every mark of the deployment. Prints what was marked and the address.
 ${TENANT_CONTROL_HELP}${examples(
-  "cpctl emulator health my-agent failing && cpctl deploy redeploy my-agent --wait",
+  "cpctl emulator health my-agent failing   # the next revision answers /ok with 500",
   "cpctl emulator health my-agent ok",
 )}`,
       ),
