@@ -221,7 +221,7 @@ describe("deploy push --image (docker or podman)", () => {
     expect(existsSync(login.configDir!)).toBe(false);
     expect(r.stdout + r.stderr).not.toContain(TOKEN_MARK);
     expect(r.stderr).toMatch(/^1\. Found docker image my-agent:dev \([a-f0-9]{12}\)$/m);
-    const tag = calls.find((call) => call.args[0] === "tag")!.args[2]!;
+    const tag = calls.find((call) => call.args[0] === "tag")!.args.at(-1)!;
     expect(tag).toMatch(/\/from-docker:\d{8}-\d{6}-[a-f0-9]{12}$/);
   });
 
@@ -332,6 +332,19 @@ describe("deploy push with an image: bad input and faults", () => {
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(message);
     }
+    expect(em.emulator.stats().total).toBe(0);
+  });
+
+  it("an --image that starts with -: exit 2 naming --image, no engine run, nothing sent", async () => {
+    const em = await startTestEmulator();
+    const standIns = makeStandIns(makeTestImage("dash"));
+    for (const args of [["--image=--config=/x"], ["--image", "-q"]]) {
+      const r = await run(em, [...args, "--name", "x"], { env: standIns.env });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(/--image "-[^"]*" starts with "-"/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(standIns.calls()).toEqual([]);
     expect(em.emulator.stats().total).toBe(0);
   });
 

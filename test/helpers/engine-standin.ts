@@ -50,7 +50,11 @@ const configDir = engine === "docker" ? flag("--config") : (flag("--authfile") ?
 const record = { engine, args, stdin, configDir, configDirExisted: configDir ? fs.existsSync(configDir) : false,
   env: { DOCKER_CONFIG: env.DOCKER_CONFIG, REGISTRY_AUTH_FILE: env.REGISTRY_AUTH_FILE, DOCKER_HOST: env.DOCKER_HOST, DOCKER_CONTEXT: env.DOCKER_CONTEXT } };
 fs.appendFileSync(env.STANDIN_LOG, JSON.stringify(record) + "\n");
-const words = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && ["--config", "--authfile", "--digestfile", "--format", "--username", "-u"].includes(args[i - 1])));
+// What follows "--" is positional whatever it looks like, as cobra (both engines' parser) reads it.
+const dashes = args.indexOf("--");
+const options = dashes < 0 ? args : args.slice(0, dashes);
+const words = options.filter((a, i) => !a.startsWith("-") && !(i > 0 && ["--config", "--authfile", "--digestfile", "--format", "--username", "-u"].includes(options[i - 1])))
+  .concat(dashes < 0 ? [] : args.slice(dashes + 1));
 const command = words[0] === "image" || words[0] === "context" ? words[0] + " " + words[1] : words[0];
 const fail = (text) => { process.stderr.write(text + "\n"); process.exit(1); };
 

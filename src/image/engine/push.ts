@@ -1,4 +1,8 @@
 // `--image IMAGE`: an image in the local docker or podman store, pushed by the engine itself.
+// Every argv puts `--` before its positional values (the image, the registry host, the target),
+// so that none of them is read as an option, whatever the user or the control plane gave
+// (`--image=--config=/x`, a registry_url starting with `-`): both engines' flag parsers (cobra)
+// take what follows `--` as arguments, for inspect, login, tag and push alike.
 //
 //   1. `image inspect`: the image is there (else exit 2 with the engine's words), and its ID;
 //   2. a private client config in a new temporary directory (mode 700): docker's `--config
@@ -46,7 +50,7 @@ export interface EngineContext {
 
 /** The image in the engine's store; exit 2 with the engine's words when it is not there. */
 export async function inspectLocalImage(context: EngineContext, image: string): Promise<LocalImage> {
-  const run = await engineRun(context, ["image", "inspect", "--format", "{{.Id}}", image]);
+  const run = await engineRun(context, ["image", "inspect", "--format", "{{.Id}}", "--", image]);
   const id = run.stdout.trim().split(/\s+/)[0] ?? "";
   if (run.code !== 0 || !id) {
     const words = lastWords(run, 2);
@@ -79,7 +83,7 @@ export async function pushWithEngine(context: EngineContext, push: EnginePush): 
     const client = await clientConfig(context, dir, push.address);
     const target = `${push.reference}:${push.tag}`;
     await logIn(context, client, push);
-    const tagged = await engineRun(context, ["tag", push.image, target]);
+    const tagged = await engineRun(context, ["tag", "--", push.image, target]);
     if (tagged.code !== 0) {
       throw new OperationError(
         `${context.engine.name} tag ${push.image} ${target} failed: ${lastWords(tagged)}`,
@@ -143,9 +147,9 @@ async function clientConfig(
       mode: 0o600,
     });
     return {
-      login: (host) => ["--config", dir, "login", "--username", TOKEN_USER, "--password-stdin", host],
-      push: (target) => ["--config", dir, "push", target],
-      inspectDigests: (target) => ["image", "inspect", "--format", "{{json .RepoDigests}}", target],
+      login: (host) => ["--config", dir, "login", "--username", TOKEN_USER, "--password-stdin", "--", host],
+      push: (target) => ["--config", dir, "push", "--", target],
+      inspectDigests: (target) => ["image", "inspect", "--format", "{{json .RepoDigests}}", "--", target],
       digestFile: null,
       env: await daemonOfContext(context),
     };
@@ -163,9 +167,10 @@ async function clientConfig(
       "--username",
       TOKEN_USER,
       "--password-stdin",
+      "--",
       host,
     ],
-    push: (target) => ["push", "--authfile", authfile, ...tls, "--digestfile", digestFile, target],
+    push: (target) => ["push", "--authfile", authfile, ...tls, "--digestfile", digestFile, "--", target],
     inspectDigests: () => null,
     digestFile,
     env: context.env,
