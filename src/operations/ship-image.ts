@@ -17,9 +17,10 @@ import { type EngineContext, inspectLocalImage, pushWithEngine } from "../image/
 import { pushDisplay, pushSummary } from "../image/progress.js";
 import { pushImage } from "../image/push.js";
 import { imageNameFor, imageReference, registryAddress, repositoryOf } from "../image/registry/address.js";
-import { RegistrySession, type TokenSource } from "../image/registry/session.js";
+import { RegistrySession, TOKEN_USER, type TokenSource } from "../image/registry/session.js";
 import { checkTag, defaultTag } from "../image/tag.js";
 import type { DeploymentT } from "../model/responses.js";
+import { MASK, redactText } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { showsSpinner } from "../wait/progress.js";
 
@@ -85,13 +86,18 @@ export async function shipImage(
   const tag = prepared.tag ?? defaultTag(ctx.clock.now(), prepared.imageId);
   const api = await ctx.api();
   try {
+    const remember = (token: string) => {
+      ctx.rememberSecret(token);
+      // As a Basic credential (docker's config.json, an Authorization header an engine echoes).
+      ctx.rememberSecret(Buffer.from(`${TOKEN_USER}:${token}`).toString("base64"));
+    };
     let current = await createPushToken(api, deployment.id);
-    ctx.rememberSecret(current.token);
+    remember(current.token);
     const tokens: TokenSource = {
       current: () => current.token,
       renew: async () => {
         current = await createPushToken(api, deployment.id);
-        ctx.rememberSecret(current.token);
+        remember(current.token);
         return current.token;
       },
     };
@@ -172,7 +178,11 @@ function engineContext(ctx: Ctx, engine: Engine): EngineContext {
     engine,
     env: ctx.env,
     signal: ctx.signal,
-    onLine: (line) => ctx.log.info(`  ${line}`),
+    // An engine's line may quote the credential it uses (a debug line, an error echoing its
+    // request): masked as the push's own lines are (push-report.ts), with every push token of
+    // the run, the current one and any renewed since.
+    onLine: (line) =>
+      ctx.log.info(`  ${redactText(line, ctx.knownSecrets(), { marker: MASK, minLength: 4 })}`),
     note: (text) => ctx.log.info(text),
   };
 }

@@ -225,6 +225,17 @@ describe("deploy push --image (docker or podman)", () => {
     expect(tag).toMatch(/\/from-docker:\d{8}-\d{6}-[a-f0-9]{12}$/);
   });
 
+  it("the engine's own lines are relayed with the push token masked", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const standIns = makeStandIns(makeTestImage("echo-token"));
+    const r = await run(em, ["--image", "my-agent:dev", "--name", "echo"], {
+      env: { ...standIns.env, STANDIN_ECHO_TOKEN: "1" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("  debug: pushing as oauth2accesstoken:**** (Authorization: Basic ****)\n");
+    expect(r.stdout + r.stderr).not.toContain(TOKEN_MARK);
+  });
+
   it("podman, chosen by --engine, with --tag", async () => {
     const em = await startTestEmulator({ stageMs: 1000 });
     const standIns = makeStandIns(makeTestImage("podman-cli"));

@@ -7,7 +7,8 @@
 // those named in STANDIN_MISSING. STANDIN_REFUSE_PUSHES=N makes the first N pushes fail as a
 // registry's 401 would, STANDIN_FAIL_PUSHES=N as a dropped connection would; STANDIN_HANG_PUSH
 // makes a push hang (writing the file `pushing` in the state directory) until it is killed;
-// STANDIN_DAEMON_DOWN answers every call as docker does when its daemon is not running.
+// STANDIN_DAEMON_DOWN answers every call as docker does when its daemon is not running;
+// STANDIN_ECHO_TOKEN makes a push write the credential it uses in a line of its output.
 //
 // The executables start with the absolute path of this Node, so PATH can hold the stand-ins'
 // directory alone (this machine may have a real docker next to node).
@@ -121,6 +122,8 @@ async function main() {
     if (env.STANDIN_FAIL_PUSHES && counter("failures") < Number(env.STANDIN_FAIL_PUSHES)) fail("error: connection reset by peer");
     const auth = savedAuth(host);
     if (!auth) fail("no basic auth credentials");
+    // A debug line of the kind an engine may write: the credential in clear.
+    if (env.STANDIN_ECHO_TOKEN) process.stderr.write("debug: pushing as " + Buffer.from(auth, "base64").toString() + " (Authorization: Basic " + auth + ")\n");
     const headers = { Authorization: "Basic " + auth };
     const image = JSON.parse(fs.readFileSync(env.STANDIN_IMAGE, "utf8"));
     for (const blob of image.blobs) {
