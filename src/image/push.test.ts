@@ -1,7 +1,7 @@
 // The daemon-less push: image archives made in the test (docker-archive and OCI layout, as a
 // directory, a tar and a gzipped tar) pushed to the emulator's registry, and what goes wrong on
 // the way (dropped connections, tokens refused or expired mid-push, damaged archives).
-import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -321,6 +321,62 @@ describe("archives that are not images", () => {
     writeFileSync(damaged, dockerArchive({ ...broken, config: Buffer.from(JSON.stringify(config)) }));
     expect((await failure(openImageArchive(damaged, { cwd: "/" }), UsageError)).message).toMatch(
       /damaged.*layer 2\/3 does not match its diff_id/,
+    );
+  });
+
+  it("follows no symbolic link in a directory: a blob, a directory on its path or a JSON file linked, outside or inside", async () => {
+    const image = makeTestImage("linked", 1);
+    const layout = ociLayout(image);
+    const configPath = `blobs/sha256/${sha256(image.config).slice(7)}`;
+    // The link's target holds the very bytes expected, so only the link itself is at fault.
+    const outside = dir();
+    writeTree(outside, layout.files);
+    const cases: [string, (root: string) => void, RegExp][] = [
+      [
+        "a blob linked to a file outside",
+        (root) => {
+          rmSync(join(root, configPath));
+          symlinkSync(join(outside, configPath), join(root, configPath));
+        },
+        new RegExp(`${configPath} is a symbolic link`),
+      ],
+      [
+        "a directory on the path linked outside",
+        (root) => {
+          rmSync(join(root, "blobs"), { recursive: true });
+          symlinkSync(join(outside, "blobs"), join(root, "blobs"));
+        },
+        /blobs is a symbolic link/,
+      ],
+      [
+        "index.json linked to a file inside",
+        (root) => {
+          renameSync(join(root, "index.json"), join(root, "real-index.json"));
+          symlinkSync("real-index.json", join(root, "index.json"));
+        },
+        /index\.json is a symbolic link/,
+      ],
+    ];
+    for (const [what, plant, message] of cases) {
+      const root = dir();
+      writeTree(root, layout.files);
+      plant(root);
+      const error = await failure(openImageArchive(root, { cwd: "/" }), UsageError);
+      expect(error.message, what).toMatch(message);
+      expect(error.message, what).toMatch(/follows no link/);
+      expect(exitCodeOf(error)).toBe(2);
+    }
+
+    // A docker archive directory whose config is a link out of it.
+    const archive = dir();
+    writeTree(archive, {
+      "manifest.json": Buffer.from(JSON.stringify([{ Config: "config.json", Layers: ["layer.tar"] }])),
+      "layer.tar": image.layers[0]!,
+    });
+    writeFileSync(join(outside, "config.json"), image.config);
+    symlinkSync(join(outside, "config.json"), join(archive, "config.json"));
+    expect((await failure(openImageArchive(archive, { cwd: "/" }), UsageError)).message).toMatch(
+      /config\.json is a symbolic link/,
     );
   });
 

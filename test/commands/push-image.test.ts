@@ -4,7 +4,7 @@
 // and podman), image_uri patched as REGISTRY/NAME@sha256:..., the wait; and everything that goes
 // wrong on the way.
 import { createHash } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
@@ -320,6 +320,28 @@ describe("deploy push with an image: bad input and faults", () => {
     const r = await run(em, ["--image-archive", notes, "--name", "x"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/is not an image archive.*docker save.*OCI image layout/);
+    expect(em.emulator.stats().total).toBe(0);
+  });
+
+  it("an OCI layout directory whose layer links out of it: exit 2 naming the file, nothing sent", async () => {
+    const em = await startTestEmulator();
+    const image = makeTestImage("link-out", 1);
+    const layout = ociLayout(image, { gzip: true });
+    const root = freshDir("layout");
+    writeTree(root, layout.files);
+    const layer = Object.keys(layout.files).find(
+      (path) => path.startsWith("blobs/") && layout.files[path]![0] === 0x1f,
+    )!;
+    // Elsewhere on the machine, with the very bytes the layout expects.
+    const elsewhere = join(freshDir("elsewhere"), "anything");
+    writeFileSync(elsewhere, layout.files[layer]!);
+    rmSync(join(root, layer));
+    symlinkSync(elsewhere, join(root, layer));
+    for (const extra of [[], ["--dry-run"]]) {
+      const r = await run(em, ["--image-archive", root, "--name", "linked", ...extra]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${layer} is a symbolic link`);
+    }
     expect(em.emulator.stats().total).toBe(0);
   });
 

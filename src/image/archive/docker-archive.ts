@@ -18,7 +18,8 @@ import { MEDIA_TYPES } from "../../model/image-manifest.js";
 import { formatBytes } from "../../util/bytes.js";
 import type { PlanBlob, PushPlan } from "../plan.js";
 import { damaged, digestOf, readJson } from "./damaged.js";
-import { DirectoryFiles, type FileBytes, type ImageFiles } from "./files.js";
+import { DirectoryFiles } from "./directory.js";
+import type { FileBytes, ImageFiles } from "./files.js";
 
 const MAX_MANIFEST_JSON_BYTES = 1024 * 1024;
 const MAX_CONFIG_BYTES = 16 * 1024 * 1024;

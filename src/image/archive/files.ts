@@ -1,9 +1,9 @@
-// The files of an image archive, wherever they are: a directory (an OCI layout on disk) or a
-// tar file (a `docker save` archive, an OCI layout packed by podman, buildx or skopeo). Paths
-// come from the archive's own JSON, so they are checked: nothing outside the directory or the
-// tar is ever read, and a link inside a tar is followed only to another entry of the tar.
-import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
+// The files of an image archive, wherever they are: a directory (an OCI layout on disk:
+// directory.ts) or a tar file (a `docker save` archive, an OCI layout packed by podman, buildx
+// or skopeo: here). Paths come from the archive's own JSON, so they are checked: nothing
+// outside the directory or the tar is ever read, and a link inside a tar is followed only to
+// another entry of the tar.
+import { closeSync, createReadStream, openSync, readSync } from "node:fs";
 import { Readable } from "node:stream";
 import { normalise, type TarEntry } from "./tar-index.js";
 
@@ -32,41 +32,6 @@ export function safePath(path: string): string | null {
     .join("/");
 }
 
-export class DirectoryFiles implements ImageFiles {
-  constructor(
-    private readonly root: string,
-    readonly describe: string,
-  ) {}
-
-  file(path: string): FileBytes | null {
-    const clean = safePath(path);
-    if (clean === null) return null;
-    const full = join(this.root, clean);
-    let size: number;
-    try {
-      const stat = statSync(full);
-      if (!stat.isFile()) return null;
-      size = stat.size;
-    } catch {
-      return null;
-    }
-    return {
-      size,
-      read: (position, length) => {
-        const fd = openSync(full, "r");
-        try {
-          return readExactly(fd, position, length);
-        } finally {
-          closeSync(fd);
-        }
-      },
-      stream: () => createReadStream(full),
-    };
-  }
-
-  close(): void {}
-}
-
 const MAX_LINK_HOPS = 16;
 
 export class TarFiles implements ImageFiles {
@@ -74,7 +39,7 @@ export class TarFiles implements ImageFiles {
   private fd: number | null;
 
   constructor(
-    private readonly path: string,
+    path: string,
     entries: TarEntry[],
     readonly describe: string,
   ) {
@@ -92,11 +57,14 @@ export class TarFiles implements ImageFiles {
         if (this.fd === null) throw new Error("the archive is closed");
         return readExactly(this.fd, offset + position, Math.min(length, size - position));
       },
-      // createReadStream has no way to say "no bytes" (end is inclusive).
-      stream: () =>
-        size === 0
+      // createReadStream has no way to say "no bytes" (end is inclusive). The descriptor opened
+      // at the start, not the path again: the file indexed is the one read.
+      stream: () => {
+        if (this.fd === null) throw new Error("the archive is closed");
+        return size === 0
           ? Readable.from([])
-          : createReadStream(this.path, { start: offset, end: offset + size - 1 }),
+          : createReadStream("", { fd: this.fd, autoClose: false, start: offset, end: offset + size - 1 });
+      },
     };
   }
 
@@ -134,7 +102,7 @@ function resolveRelative(base: string, link: string): string | null {
   return parts.length ? parts.join("/") : null;
 }
 
-function readExactly(fd: number, position: number, length: number): Buffer {
+export function readExactly(fd: number, position: number, length: number): Buffer {
   const buffer = Buffer.alloc(Math.max(0, length));
   let done = 0;
   while (done < buffer.length) {

@@ -19,8 +19,9 @@ import { createGunzip } from "node:zlib";
 import { InterruptedError, UsageError } from "../../errors.js";
 import type { PushPlan } from "../plan.js";
 import { FORMATS_READ } from "./damaged.js";
+import { DirectoryFiles } from "./directory.js";
 import { dockerArchivePlan } from "./docker-archive.js";
-import { DirectoryFiles, type ImageFiles, TarFiles } from "./files.js";
+import { type ImageFiles, TarFiles } from "./files.js";
 import { ociLayoutPlan } from "./oci-layout.js";
 import { indexTar, TarFormatError } from "./tar-index.js";
 
