@@ -324,6 +324,63 @@ describe("archives that are not images", () => {
     );
   });
 
+  it("a damaged blob (one byte changed, size kept) is found before anything is sent: OCI layout directory or tar, docker archive", async () => {
+    const image = makeTestImage("flipped", 3);
+    const flip = (data: Buffer, at = Math.floor(data.length / 2)) => {
+      const copy = Buffer.from(data);
+      copy[at] = copy[at]! ^ 0x01;
+      return copy;
+    };
+    for (const gzip of [false, true]) {
+      const layout = ociLayout(image, { gzip });
+      const manifest = JSON.parse(layout.files[`blobs/sha256/${layout.manifestDigest.slice(7)}`]!.toString());
+      const layer = `blobs/sha256/${manifest.layers[1].digest.slice(7)}`;
+      const files = { ...layout.files, [layer]: flip(layout.files[layer]!) };
+      const root = dir();
+      writeTree(root, files);
+      const tar = join(dir(), "oci.tar");
+      writeFileSync(tar, tarOf(files));
+      for (const archive of [root, tar]) {
+        const error = await failure(openImageArchive(archive, { cwd: "/" }), UsageError);
+        expect(error.message).toMatch(
+          new RegExp(
+            `damaged.*layer 2/3 ${manifest.layers[1].digest} \\(${layer}\\) does not match its digest`,
+          ),
+        );
+      }
+      // The config, still valid JSON with one letter changed.
+      const config = `blobs/sha256/${manifest.config.digest.slice(7)}`;
+      const changed = Buffer.from(layout.files[config]!.toString().replace("amd64", "amd65"));
+      const root2 = dir();
+      writeTree(root2, { ...layout.files, [config]: changed });
+      expect((await failure(openImageArchive(root2, { cwd: "/" }), UsageError)).message).toMatch(
+        /damaged.*the config sha256:[a-f0-9]{64} .* does not match its digest/,
+      );
+    }
+
+    // A docker archive's gzipped layer, checked against its diff_id; its config, against its name.
+    const gzipped = dockerArchive({ ...image, layers: image.layers.map((layer) => gzipSync(layer)) });
+    const good = join(dir(), "gzipped.tar");
+    writeFileSync(good, gzipped);
+    (await openImageArchive(good, { cwd: "/" })).close();
+    const tampered = { ...image, layers: image.layers.map((layer) => gzipSync(layer)) };
+    tampered.layers[0] = flip(tampered.layers[0]!, tampered.layers[0]!.length - 30);
+    const bad = join(dir(), "tampered.tar");
+    writeFileSync(bad, dockerArchive(tampered));
+    expect((await failure(openImageArchive(bad, { cwd: "/" }), UsageError)).message).toMatch(
+      /damaged.*layer 1\/3/,
+    );
+    const configName = `${sha256(image.config).slice(7)}.json`;
+    const archive = dir();
+    writeTree(archive, {
+      [configName]: Buffer.from(image.config.toString().replace("amd64", "amd65")),
+      "manifest.json": Buffer.from(JSON.stringify([{ Config: configName, Layers: [] }])),
+    });
+    expect((await failure(openImageArchive(archive, { cwd: "/" }), UsageError)).message).toMatch(
+      /damaged.*the config .* does not match the digest its name gives/,
+    );
+  });
+
   it("follows no symbolic link in a directory: a blob, a directory on its path or a JSON file linked, outside or inside", async () => {
     const image = makeTestImage("linked", 1);
     const layout = ociLayout(image);

@@ -345,6 +345,27 @@ describe("deploy push with an image: bad input and faults", () => {
     expect(em.emulator.stats().total).toBe(0);
   });
 
+  it("a damaged OCI layout (one byte of a layer changed, size kept): exit 2 with --dry-run and without, nothing sent", async () => {
+    const em = await startTestEmulator();
+    const layout = ociLayout(makeTestImage("damaged", 2), { gzip: true });
+    const root = freshDir("layout");
+    writeTree(root, layout.files);
+    const layer = Object.keys(layout.files).find(
+      (path) => path.startsWith("blobs/") && layout.files[path]![0] === 0x1f,
+    )!;
+    const bytes = Buffer.from(layout.files[layer]!);
+    bytes[20] = bytes[20]! ^ 0xff;
+    writeFileSync(join(root, layer), bytes);
+    for (const extra of [["--dry-run"], []]) {
+      const r = await run(em, ["--image-archive", root, "--name", "damaged", ...extra]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(
+        /is damaged or incomplete: the layer \d\/2 sha256:\S+ \(blobs\/sha256\/\S+\) does not match its digest/,
+      );
+    }
+    expect(em.emulator.stats().total).toBe(0);
+  });
+
   it("flags that do not go together: exit 2, nothing sent", async () => {
     const em = await startTestEmulator();
     const file = archiveFile("flags", 1);

@@ -5,14 +5,16 @@
 // the same bytes gives the same bytes, so pushing the same archive twice sends nothing again.
 //
 // Layers are compressed into a private temporary directory, each checked against the diff_id
-// the config gives it (the digest of the uncompressed tar): a damaged archive stops here, with
-// nothing sent.
+// the config gives it (the digest of the uncompressed tar); a gzipped layer is inflated to be
+// checked the same way, in the one read that gives its digest (nothing written); a config
+// named by its digest (`HEX.json`, `blobs/sha256/HEX`, as docker and podman write it) is
+// checked against its name. A damaged archive stops here, with nothing sent.
 import { createHash } from "node:crypto";
 import { createWriteStream, statSync } from "node:fs";
 import { join } from "node:path";
-import { Transform } from "node:stream";
+import { Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createGzip } from "node:zlib";
+import { createGunzip, createGzip } from "node:zlib";
 import { UsageError } from "../../errors.js";
 import { MEDIA_TYPES } from "../../model/image-manifest.js";
 import { formatBytes } from "../../util/bytes.js";
@@ -24,6 +26,8 @@ import type { FileBytes, ImageFiles } from "./files.js";
 const MAX_MANIFEST_JSON_BYTES = 1024 * 1024;
 const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 const GZIP = [0x1f, 0x8b];
+/** Where docker (before and since version 25) and podman put a config: named by its digest. */
+const CONFIG_NAMED_BY_DIGEST = /^(?:\.\/)?(?:blobs\/sha256\/([a-f0-9]{64})|([a-f0-9]{64})\.json)$/;
 const ZSTD = [0x28, 0xb5, 0x2f, 0xfd];
 
 interface ArchiveEntry {
@@ -47,6 +51,13 @@ export async function dockerArchivePlan(files: ImageFiles, options: PlanOptions)
   if (configFile.size > MAX_CONFIG_BYTES) throw damaged(files, `the config ${entry.Config} is too large`);
   const config = configFile.read(0, configFile.size);
   const configDigest = `sha256:${createHash("sha256").update(config).digest("hex")}`;
+  const named = CONFIG_NAMED_BY_DIGEST.exec(entry.Config);
+  if (named && `sha256:${named[1] ?? named[2]}` !== configDigest) {
+    throw damaged(
+      files,
+      `the config ${entry.Config} does not match the digest its name gives: its bytes give ${configDigest}`,
+    );
+  }
   const diffIds = diffIdsOf(config);
   if (diffIds && diffIds.length !== entry.Layers.length) {
     throw damaged(files, `the config lists ${diffIds.length} layers, manifest.json ${entry.Layers.length}`);
@@ -145,7 +156,10 @@ async function layerBlob(
   }
   if (startsWith(head, GZIP)) {
     return {
-      digest: await digestOf(file, options.signal),
+      digest:
+        diffId === null
+          ? await digestOf(file, options.signal)
+          : await gzippedDigest(files, file, label, diffId, options),
       size: file.size,
       mediaType: MEDIA_TYPES.dockerLayerGzip,
       bytes: file,
@@ -182,6 +196,45 @@ async function layerBlob(
     bytes,
     label,
   };
+}
+
+/**
+ * The digest of a gzipped layer as it is, read once: inflated on the way (into the hash alone)
+ * and checked against its diff_id.
+ */
+async function gzippedDigest(
+  files: ImageFiles,
+  file: FileBytes,
+  label: string,
+  diffId: string,
+  options: PlanOptions,
+): Promise<string> {
+  const compressed = createHash("sha256");
+  const uncompressed = createHash("sha256");
+  try {
+    await pipeline(file.stream(), tap(compressed), createGunzip(), tap(uncompressed), discard(), {
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (options.signal?.aborted || (error as Error).name === "AbortError") throw error;
+    throw damaged(files, `${label} is not a whole gzip stream (${(error as Error).message})`);
+  }
+  const actual = `sha256:${uncompressed.digest("hex")}`;
+  if (actual !== diffId) {
+    throw damaged(
+      files,
+      `${label} does not match its diff_id in the config (${diffId}; its bytes give ${actual})`,
+    );
+  }
+  return `sha256:${compressed.digest("hex")}`;
+}
+
+function discard(): Writable {
+  return new Writable({
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
 }
 
 function tap(hash: ReturnType<typeof createHash>): Transform {

@@ -60,7 +60,7 @@ export async function openImageArchive(path: string, options: OpenOptions): Prom
     const plan = files.file("manifest.json")
       ? await dockerArchivePlan(files, { tempDir, signal: options.signal, note: options.note })
       : files.file("index.json")
-        ? ociLayoutPlan(files)
+        ? await ociLayoutPlan(files, { signal: options.signal, note: options.note })
         : null;
     if (!plan) {
       throw new UsageError(
