@@ -21,10 +21,24 @@ import { nodeTransport } from "../api/transport.js";
 import { PUSH_TOKEN_LIFETIME_MS } from "../emulator/registry/tokens.js";
 import { ApiError, UsageError } from "../errors.js";
 import { exitCodeOf } from "../exit-codes.js";
+import { endOfArchive, entryHeader, padding } from "../upload/tar.js";
 import { openImageArchive } from "./archive/open.js";
 import { type PushOptions, type PushProgress, pushImage } from "./push.js";
 import { registryAddress, repositoryOf } from "./registry/address.js";
 import { RegistrySession, type TokenSource } from "./registry/session.js";
+
+/** A tar header of a symbolic link `path` -> `target`. */
+function symlinkEntry(path: string, target: string): Buffer {
+  const link = entryHeader({ path, type: "file", mode: 0o644, size: 0 });
+  link[156] = "2".charCodeAt(0);
+  link.write(target, 157, "utf8");
+  // Recompute the header checksum after changing the type and link name.
+  link.fill(" ", 148, 156);
+  let sum = 0;
+  for (let i = 0; i < 512; i++) sum += link[i]!;
+  link.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
+  return link;
+}
 
 afterEach(closeTestEmulators);
 
@@ -381,6 +395,69 @@ describe("archives that are not images", () => {
     );
   });
 
+  it("a gzipped archive that unpacks past its bound (a gzip bomb): exit 2 saying so, how to push a real one", async () => {
+    const bomb = join(dir(), "bomb.tar.gz");
+    // A tar whose one file is 80 MiB of zeros: about 80 KiB gzipped.
+    const header = tarOf({ "manifest.json": "[]" }).subarray(0, 512);
+    writeFileSync(bomb, gzipSync(Buffer.concat([header, Buffer.alloc(80 * 1024 * 1024)])));
+    const error = await failure(openImageArchive(bomb, { cwd: "/" }), UsageError);
+    expect(error.message).toMatch(
+      /bomb\.tar\.gz unpacks to more than 64 MiB .*gunzip -k .*bomb\.tar\.gz.* push the \.tar/,
+    );
+  });
+
+  it("compresses a layer listed many times once (the same path, or links to one entry)", async () => {
+    const image = makeTestImage("repeated", 1);
+    const config = JSON.parse(image.config.toString());
+    config.rootfs.diff_ids = Array(50).fill(config.rootfs.diff_ids[0]);
+    const repeated = Buffer.from(JSON.stringify(config));
+    const archive = dir();
+    writeTree(archive, {
+      "config.json": repeated,
+      "layer.tar": image.layers[0]!,
+      "manifest.json": Buffer.from(
+        JSON.stringify([{ Config: "config.json", Layers: Array(50).fill("layer.tar") }]),
+      ),
+    });
+    const notes: string[] = [];
+    const opened = await openImageArchive(archive, { cwd: "/", note: (text) => notes.push(text) });
+    try {
+      expect(notes.filter((note) => note.startsWith("compressing"))).toHaveLength(1);
+      expect(opened.plan.blobs).toHaveLength(2);
+      const manifest = JSON.parse(opened.plan.manifests[0]!.bytes.toString());
+      expect(manifest.layers).toHaveLength(50);
+      expect(new Set(manifest.layers.map((layer: { digest: string }) => layer.digest)).size).toBe(1);
+    } finally {
+      opened.close();
+    }
+
+    // In a tar: a second entry that links to the first.
+    const tar = join(dir(), "linked.tar");
+    const twice = Buffer.from(
+      JSON.stringify({ ...config, rootfs: { type: "layers", diff_ids: config.rootfs.diff_ids.slice(0, 2) } }),
+    );
+    const manifestJson = Buffer.from(
+      JSON.stringify([{ Config: "config.json", Layers: ["a/layer.tar", "b/layer.tar"] }]),
+    );
+    const entries = [
+      entryHeader({ path: "config.json", type: "file", mode: 0o644, size: twice.length }),
+      twice,
+      padding(twice.length),
+      entryHeader({ path: "a/layer.tar", type: "file", mode: 0o644, size: image.layers[0]!.length }),
+      image.layers[0]!,
+      padding(image.layers[0]!.length),
+      symlinkEntry("b/layer.tar", "../a/layer.tar"),
+      entryHeader({ path: "manifest.json", type: "file", mode: 0o644, size: manifestJson.length }),
+      manifestJson,
+      padding(manifestJson.length),
+      endOfArchive(),
+    ];
+    writeFileSync(tar, Buffer.concat(entries));
+    notes.length = 0;
+    (await openImageArchive(tar, { cwd: "/", note: (text) => notes.push(text) })).close();
+    expect(notes.filter((note) => note.startsWith("compressing"))).toHaveLength(1);
+  });
+
   it("follows no symbolic link in a directory: a blob, a directory on its path or a JSON file linked, outside or inside", async () => {
     const image = makeTestImage("linked", 1);
     const layout = ociLayout(image);
@@ -453,15 +530,7 @@ describe("archives that are not images", () => {
     expect(escaping.message).toMatch(/layer 1\/1 \(b\/layer.tar\) is missing/);
 
     const tarWithLink = join(dir(), "linked.tar");
-    const { entryHeader, endOfArchive, padding } = await import("../upload/tar.js");
-    const link = entryHeader({ path: "b/layer.tar", type: "file", mode: 0o644, size: 0 });
-    link[156] = "2".charCodeAt(0);
-    link.write("../a/layer.tar", 157, "utf8");
-    // Recompute the header checksum after changing the type and link name.
-    link.fill(" ", 148, 156);
-    let sum = 0;
-    for (let i = 0; i < 512; i++) sum += link[i]!;
-    link.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
+    const link = symlinkEntry("b/layer.tar", "../a/layer.tar");
     const files = [
       entryHeader({ path: "config.json", type: "file", mode: 0o644, size: image.config.length }),
       image.config,

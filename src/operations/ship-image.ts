@@ -19,6 +19,7 @@ import { pushImage } from "../image/push.js";
 import { imageNameFor, imageReference, registryAddress, repositoryOf } from "../image/registry/address.js";
 import { RegistrySession, TOKEN_USER, type TokenSource } from "../image/registry/session.js";
 import { checkTag, defaultTag } from "../image/tag.js";
+import { removeStaleTempDirs } from "../image/temp-dirs.js";
 import type { DeploymentT } from "../model/responses.js";
 import { MASK, redactText } from "../secrets.js";
 import { VERSION } from "../version.js";
@@ -51,6 +52,8 @@ export interface ShippedImage {
 export async function prepareImage(ctx: Ctx, source: ImageSource): Promise<PreparedImage> {
   const { tag } = source;
   if (tag !== undefined) checkTag(tag);
+  // What a killed push left (kill -9: no clean-up ran) goes before this one makes its own.
+  removeStaleTempDirs();
   if (source.kind === "archive") {
     const archive = await openImageArchive(source.path, {
       cwd: ctx.cwd,

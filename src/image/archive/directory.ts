@@ -54,6 +54,7 @@ export class DirectoryFiles implements ImageFiles {
     };
     return {
       size: seen.size,
+      key: `${seen.dev}:${seen.ino}`,
       read: (position, length) => {
         const again = reopen();
         try {

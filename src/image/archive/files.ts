@@ -10,6 +10,8 @@ import { normalise, type TarEntry } from "./tar-index.js";
 /** One file's bytes, read by position (uploads send them a chunk at a time) or as a stream. */
 export interface FileBytes {
   readonly size: number;
+  /** The same for every path that leads to the same bytes (a link, a hard link, a path listed twice). */
+  readonly key: string;
   read(position: number, length: number): Buffer;
   stream(): Readable;
 }
@@ -53,6 +55,7 @@ export class TarFiles implements ImageFiles {
     const { offset, size } = entry;
     return {
       size,
+      key: `tar:${offset}`,
       read: (position, length) => {
         if (this.fd === null) throw new Error("the archive is closed");
         return readExactly(this.fd, offset + position, Math.min(length, size - position));
