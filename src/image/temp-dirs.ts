@@ -1,6 +1,6 @@
 // The temporary directories of an image push, and what is left of them after a run that could
 // not clean up (kill -9, a power cut): an archive's unpacked tar and compressed layers can run
-// to gigabytes.
+// to gigabytes, and an --image push's private docker or podman login holds the push token.
 //
 // Each is made by mkdtemp in the system's temporary directory (mode 700) as `cpctl-KIND-XXXXXX`,
 // with a file naming its process (util/process-holder.ts). At the start of each image push,
@@ -24,9 +24,9 @@ import { join } from "node:path";
 import { READ_NO_FOLLOW } from "../upload/walked-file.js";
 import { holderState, ownHolder, parseHolder } from "../util/process-holder.js";
 
-/** What a directory holds: an archive's files. */
-export type TempKind = "image";
-const KINDS: readonly TempKind[] = ["image"];
+/** What a directory holds: an archive's files, or docker's or podman's private login (the push token). */
+export type TempKind = "image" | "registry-login";
+const KINDS: readonly TempKind[] = ["image", "registry-login"];
 /** mkdtemp's names: the prefix, then six letters and digits. */
 const NAME = new RegExp(`^cpctl-(?:${KINDS.join("|")})-[A-Za-z0-9]{6}$`);
 /** The file in each directory naming its process. */

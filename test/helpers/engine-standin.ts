@@ -6,7 +6,9 @@
 // line docker prints, or writes podman's --digestfile. `image inspect` knows every image but
 // those named in STANDIN_MISSING. STANDIN_REFUSE_PUSHES=N makes the first N pushes fail as a
 // registry's 401 would, STANDIN_FAIL_PUSHES=N as a dropped connection would; STANDIN_HANG_PUSH
-// makes a push hang (writing the file `pushing` in the state directory) until it is killed;
+// makes a push hang (writing the file `pushing` in the state directory, and with
+// STANDIN_NOTIFY_PORT connecting to that port of 127.0.0.1 and writing its PID, a connection
+// that closes when the process ends) until it is killed;
 // STANDIN_DAEMON_DOWN answers every call as docker does when its daemon is not running;
 // STANDIN_ECHO_TOKEN makes a push write the credential it uses in a line of its output.
 //
@@ -116,6 +118,11 @@ async function main() {
     const tag = target.slice(target.lastIndexOf(":") + 1);
     if (env.STANDIN_HANG_PUSH) {
       fs.writeFileSync(path.join(env.STANDIN_STATE, "pushing"), "1");
+      // The test learns the push started, and when this process is gone: its connection closes.
+      if (env.STANDIN_NOTIFY_PORT) {
+        const socket = require("net").connect(Number(env.STANDIN_NOTIFY_PORT), "127.0.0.1", () => socket.write(process.pid + "\n"));
+        socket.on("error", () => {});
+      }
       return new Promise(() => setInterval(() => {}, 1000));
     }
     if (counter("pushes") < Number(env.STANDIN_REFUSE_PUSHES || 0)) fail("unauthorized: authentication required");

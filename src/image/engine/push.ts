@@ -12,19 +12,20 @@
 //   3. `login` as oauth2accesstoken with the push token on stdin (never on argv);
 //   4. `tag IMAGE REGISTRY/NAME:TAG`, `push`, and the digest pushed: docker prints it
 //      (`TAG: digest: sha256:... size: N`), podman writes it (`--digestfile`);
-//   5. the directory removed, whatever happened (a failure, Ctrl-C).
+//   5. the directory removed, whatever happened (a failure, Ctrl-C); after a kill -9, by the
+//      next image push (temp-dirs.ts). The engine itself ends with cpctl (guard.ts).
 //
 // A push the registry refuses for its credentials gets one new token, a new login and a second
 // push; refused again, exit 3. Other failures of the push (a dropped connection that the
 // engine's own retries did not get past) are tried again, up to PUSH_ATTEMPTS in all: a push
 // is safe to repeat, everything being addressed by digest.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ApiError, OperationError, UsageError } from "../../errors.js";
 import type { Env } from "../../io.js";
 import type { RegistryAddress } from "../registry/address.js";
 import { TOKEN_USER, type TokenSource } from "../registry/session.js";
+import { makeTempDir } from "../temp-dirs.js";
 import { type Engine, otherEngineOnPath } from "./find.js";
 import { type EngineRun, lastWords, runEngine } from "./run.js";
 
@@ -78,7 +79,7 @@ export interface EnginePush {
 
 /** Pushes `push.image` as REFERENCE:TAG; the pushed manifest's digest. */
 export async function pushWithEngine(context: EngineContext, push: EnginePush): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), "cpctl-registry-login-"));
+  const dir = makeTempDir("registry-login");
   try {
     const client = await clientConfig(context, dir, push.address);
     const target = `${push.reference}:${push.tag}`;
