@@ -5,7 +5,7 @@ import type { FileBytes } from "./archive/files.js";
 import type { PlanBlob, PushPlan } from "./plan.js";
 import { pushDisplay, pushSummary } from "./progress.js";
 
-const bytes: FileBytes = { size: 0, read: () => Buffer.alloc(0), stream: () => null as never };
+const bytes: FileBytes = { size: 0, key: "none", read: () => Buffer.alloc(0), stream: () => null as never };
 const blob = (label: string, size: number, n: number): PlanBlob => ({
   digest: `sha256:${String(n).repeat(64)}`,
   size,

@@ -1,7 +1,7 @@
 // The daemon-less push: image archives made in the test (docker-archive and OCI layout, as a
 // directory, a tar and a gzipped tar) pushed to the emulator's registry, and what goes wrong on
 // the way (dropped connections, tokens refused or expired mid-push, damaged archives).
-import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -21,10 +21,24 @@ import { nodeTransport } from "../api/transport.js";
 import { PUSH_TOKEN_LIFETIME_MS } from "../emulator/registry/tokens.js";
 import { ApiError, UsageError } from "../errors.js";
 import { exitCodeOf } from "../exit-codes.js";
+import { endOfArchive, entryHeader, padding } from "../upload/tar.js";
 import { openImageArchive } from "./archive/open.js";
 import { type PushOptions, type PushProgress, pushImage } from "./push.js";
 import { registryAddress, repositoryOf } from "./registry/address.js";
 import { RegistrySession, type TokenSource } from "./registry/session.js";
+
+/** A tar header of a symbolic link `path` -> `target`. */
+function symlinkEntry(path: string, target: string): Buffer {
+  const link = entryHeader({ path, type: "file", mode: 0o644, size: 0 });
+  link[156] = "2".charCodeAt(0);
+  link.write(target, 157, "utf8");
+  // Recompute the header checksum after changing the type and link name.
+  link.fill(" ", 148, 156);
+  let sum = 0;
+  for (let i = 0; i < 512; i++) sum += link[i]!;
+  link.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
+  return link;
+}
 
 afterEach(closeTestEmulators);
 
@@ -324,6 +338,182 @@ describe("archives that are not images", () => {
     );
   });
 
+  it("a damaged blob (one byte changed, size kept) is found before anything is sent: OCI layout directory or tar, docker archive", async () => {
+    const image = makeTestImage("flipped", 3);
+    const flip = (data: Buffer, at = Math.floor(data.length / 2)) => {
+      const copy = Buffer.from(data);
+      copy[at] = copy[at]! ^ 0x01;
+      return copy;
+    };
+    for (const gzip of [false, true]) {
+      const layout = ociLayout(image, { gzip });
+      const manifest = JSON.parse(layout.files[`blobs/sha256/${layout.manifestDigest.slice(7)}`]!.toString());
+      const layer = `blobs/sha256/${manifest.layers[1].digest.slice(7)}`;
+      const files = { ...layout.files, [layer]: flip(layout.files[layer]!) };
+      const root = dir();
+      writeTree(root, files);
+      const tar = join(dir(), "oci.tar");
+      writeFileSync(tar, tarOf(files));
+      for (const archive of [root, tar]) {
+        const error = await failure(openImageArchive(archive, { cwd: "/" }), UsageError);
+        expect(error.message).toMatch(
+          new RegExp(
+            `damaged.*layer 2/3 ${manifest.layers[1].digest} \\(${layer}\\) does not match its digest`,
+          ),
+        );
+      }
+      // The config, still valid JSON with one letter changed.
+      const config = `blobs/sha256/${manifest.config.digest.slice(7)}`;
+      const changed = Buffer.from(layout.files[config]!.toString().replace("amd64", "amd65"));
+      const root2 = dir();
+      writeTree(root2, { ...layout.files, [config]: changed });
+      expect((await failure(openImageArchive(root2, { cwd: "/" }), UsageError)).message).toMatch(
+        /damaged.*the config sha256:[a-f0-9]{64} .* does not match its digest/,
+      );
+    }
+
+    // A docker archive's gzipped layer, checked against its diff_id; its config, against its name.
+    const gzipped = dockerArchive({ ...image, layers: image.layers.map((layer) => gzipSync(layer)) });
+    const good = join(dir(), "gzipped.tar");
+    writeFileSync(good, gzipped);
+    (await openImageArchive(good, { cwd: "/" })).close();
+    const tampered = { ...image, layers: image.layers.map((layer) => gzipSync(layer)) };
+    tampered.layers[0] = flip(tampered.layers[0]!, tampered.layers[0]!.length - 30);
+    const bad = join(dir(), "tampered.tar");
+    writeFileSync(bad, dockerArchive(tampered));
+    expect((await failure(openImageArchive(bad, { cwd: "/" }), UsageError)).message).toMatch(
+      /damaged.*layer 1\/3/,
+    );
+    const configName = `${sha256(image.config).slice(7)}.json`;
+    const archive = dir();
+    writeTree(archive, {
+      [configName]: Buffer.from(image.config.toString().replace("amd64", "amd65")),
+      "manifest.json": Buffer.from(JSON.stringify([{ Config: configName, Layers: [] }])),
+    });
+    expect((await failure(openImageArchive(archive, { cwd: "/" }), UsageError)).message).toMatch(
+      /damaged.*the config .* does not match the digest its name gives/,
+    );
+  });
+
+  it("a gzipped archive that unpacks past its bound (a gzip bomb): exit 2 saying so, how to push a real one", async () => {
+    const bomb = join(dir(), "bomb.tar.gz");
+    // A tar whose one file is 80 MiB of zeros: about 80 KiB gzipped.
+    const header = tarOf({ "manifest.json": "[]" }).subarray(0, 512);
+    writeFileSync(bomb, gzipSync(Buffer.concat([header, Buffer.alloc(80 * 1024 * 1024)])));
+    const error = await failure(openImageArchive(bomb, { cwd: "/" }), UsageError);
+    expect(error.message).toMatch(
+      /bomb\.tar\.gz unpacks to more than 64 MiB .*gunzip -k .*bomb\.tar\.gz.* push the \.tar/,
+    );
+  });
+
+  it("compresses a layer listed many times once (the same path, or links to one entry)", async () => {
+    const image = makeTestImage("repeated", 1);
+    const config = JSON.parse(image.config.toString());
+    config.rootfs.diff_ids = Array(50).fill(config.rootfs.diff_ids[0]);
+    const repeated = Buffer.from(JSON.stringify(config));
+    const archive = dir();
+    writeTree(archive, {
+      "config.json": repeated,
+      "layer.tar": image.layers[0]!,
+      "manifest.json": Buffer.from(
+        JSON.stringify([{ Config: "config.json", Layers: Array(50).fill("layer.tar") }]),
+      ),
+    });
+    const notes: string[] = [];
+    const opened = await openImageArchive(archive, { cwd: "/", note: (text) => notes.push(text) });
+    try {
+      expect(notes.filter((note) => note.startsWith("compressing"))).toHaveLength(1);
+      expect(opened.plan.blobs).toHaveLength(2);
+      const manifest = JSON.parse(opened.plan.manifests[0]!.bytes.toString());
+      expect(manifest.layers).toHaveLength(50);
+      expect(new Set(manifest.layers.map((layer: { digest: string }) => layer.digest)).size).toBe(1);
+    } finally {
+      opened.close();
+    }
+
+    // In a tar: a second entry that links to the first.
+    const tar = join(dir(), "linked.tar");
+    const twice = Buffer.from(
+      JSON.stringify({ ...config, rootfs: { type: "layers", diff_ids: config.rootfs.diff_ids.slice(0, 2) } }),
+    );
+    const manifestJson = Buffer.from(
+      JSON.stringify([{ Config: "config.json", Layers: ["a/layer.tar", "b/layer.tar"] }]),
+    );
+    const entries = [
+      entryHeader({ path: "config.json", type: "file", mode: 0o644, size: twice.length }),
+      twice,
+      padding(twice.length),
+      entryHeader({ path: "a/layer.tar", type: "file", mode: 0o644, size: image.layers[0]!.length }),
+      image.layers[0]!,
+      padding(image.layers[0]!.length),
+      symlinkEntry("b/layer.tar", "../a/layer.tar"),
+      entryHeader({ path: "manifest.json", type: "file", mode: 0o644, size: manifestJson.length }),
+      manifestJson,
+      padding(manifestJson.length),
+      endOfArchive(),
+    ];
+    writeFileSync(tar, Buffer.concat(entries));
+    notes.length = 0;
+    (await openImageArchive(tar, { cwd: "/", note: (text) => notes.push(text) })).close();
+    expect(notes.filter((note) => note.startsWith("compressing"))).toHaveLength(1);
+  });
+
+  it("follows no symbolic link in a directory: a blob, a directory on its path or a JSON file linked, outside or inside", async () => {
+    const image = makeTestImage("linked", 1);
+    const layout = ociLayout(image);
+    const configPath = `blobs/sha256/${sha256(image.config).slice(7)}`;
+    // The link's target holds the very bytes expected, so only the link itself is at fault.
+    const outside = dir();
+    writeTree(outside, layout.files);
+    const cases: [string, (root: string) => void, RegExp][] = [
+      [
+        "a blob linked to a file outside",
+        (root) => {
+          rmSync(join(root, configPath));
+          symlinkSync(join(outside, configPath), join(root, configPath));
+        },
+        new RegExp(`${configPath} is a symbolic link`),
+      ],
+      [
+        "a directory on the path linked outside",
+        (root) => {
+          rmSync(join(root, "blobs"), { recursive: true });
+          symlinkSync(join(outside, "blobs"), join(root, "blobs"));
+        },
+        /blobs is a symbolic link/,
+      ],
+      [
+        "index.json linked to a file inside",
+        (root) => {
+          renameSync(join(root, "index.json"), join(root, "real-index.json"));
+          symlinkSync("real-index.json", join(root, "index.json"));
+        },
+        /index\.json is a symbolic link/,
+      ],
+    ];
+    for (const [what, plant, message] of cases) {
+      const root = dir();
+      writeTree(root, layout.files);
+      plant(root);
+      const error = await failure(openImageArchive(root, { cwd: "/" }), UsageError);
+      expect(error.message, what).toMatch(message);
+      expect(error.message, what).toMatch(/follows no link/);
+      expect(exitCodeOf(error)).toBe(2);
+    }
+
+    // A docker archive directory whose config is a link out of it.
+    const archive = dir();
+    writeTree(archive, {
+      "manifest.json": Buffer.from(JSON.stringify([{ Config: "config.json", Layers: ["layer.tar"] }])),
+      "layer.tar": image.layers[0]!,
+    });
+    writeFileSync(join(outside, "config.json"), image.config);
+    symlinkSync(join(outside, "config.json"), join(archive, "config.json"));
+    expect((await failure(openImageArchive(archive, { cwd: "/" }), UsageError)).message).toMatch(
+      /config\.json is a symbolic link/,
+    );
+  });
+
   it("follows a layer stored as a symbolic link inside the archive (older docker save), never outside it", async () => {
     const em = await startTestEmulator();
     const to = await target(em);
@@ -340,15 +530,7 @@ describe("archives that are not images", () => {
     expect(escaping.message).toMatch(/layer 1\/1 \(b\/layer.tar\) is missing/);
 
     const tarWithLink = join(dir(), "linked.tar");
-    const { entryHeader, endOfArchive, padding } = await import("../upload/tar.js");
-    const link = entryHeader({ path: "b/layer.tar", type: "file", mode: 0o644, size: 0 });
-    link[156] = "2".charCodeAt(0);
-    link.write("../a/layer.tar", 157, "utf8");
-    // Recompute the header checksum after changing the type and link name.
-    link.fill(" ", 148, 156);
-    let sum = 0;
-    for (let i = 0; i < 512; i++) sum += link[i]!;
-    link.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
+    const link = symlinkEntry("b/layer.tar", "../a/layer.tar");
     const files = [
       entryHeader({ path: "config.json", type: "file", mode: 0o644, size: image.config.length }),
       image.config,

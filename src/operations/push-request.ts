@@ -54,6 +54,14 @@ function isImagePush(dir: string | undefined, input: PushInput): boolean {
     throw new UsageError("--engine goes with --image: an archive is pushed without docker or podman");
   }
   if ((input.image ?? input.imageArchive)!.trim() === "") throw new UsageError(`${flag} is empty`);
+  // docker and podman would read it as one of their options (`--image=--config=/x`); the
+  // engine's argv puts `--` before it too (image/engine/push.ts), but a name like that is a
+  // mistake worth saying so.
+  if (input.image?.startsWith("-")) {
+    throw new UsageError(
+      `--image ${JSON.stringify(input.image.slice(0, 140))} starts with "-": an image reference never does; give the image's name as docker or podman list it (--image my-app:latest)`,
+    );
+  }
   return true;
 }
 

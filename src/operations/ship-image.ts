@@ -17,9 +17,11 @@ import { type EngineContext, inspectLocalImage, pushWithEngine } from "../image/
 import { pushDisplay, pushSummary } from "../image/progress.js";
 import { pushImage } from "../image/push.js";
 import { imageNameFor, imageReference, registryAddress, repositoryOf } from "../image/registry/address.js";
-import { RegistrySession, type TokenSource } from "../image/registry/session.js";
+import { RegistrySession, TOKEN_USER, type TokenSource } from "../image/registry/session.js";
 import { checkTag, defaultTag } from "../image/tag.js";
+import { removeStaleTempDirs } from "../image/temp-dirs.js";
 import type { DeploymentT } from "../model/responses.js";
+import { MASK, redactText } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { showsSpinner } from "../wait/progress.js";
 
@@ -50,6 +52,8 @@ export interface ShippedImage {
 export async function prepareImage(ctx: Ctx, source: ImageSource): Promise<PreparedImage> {
   const { tag } = source;
   if (tag !== undefined) checkTag(tag);
+  // What a killed push left (kill -9: no clean-up ran) goes before this one makes its own.
+  removeStaleTempDirs();
   if (source.kind === "archive") {
     const archive = await openImageArchive(source.path, {
       cwd: ctx.cwd,
@@ -85,13 +89,18 @@ export async function shipImage(
   const tag = prepared.tag ?? defaultTag(ctx.clock.now(), prepared.imageId);
   const api = await ctx.api();
   try {
+    const remember = (token: string) => {
+      ctx.rememberSecret(token);
+      // As a Basic credential (docker's config.json, an Authorization header an engine echoes).
+      ctx.rememberSecret(Buffer.from(`${TOKEN_USER}:${token}`).toString("base64"));
+    };
     let current = await createPushToken(api, deployment.id);
-    ctx.rememberSecret(current.token);
+    remember(current.token);
     const tokens: TokenSource = {
       current: () => current.token,
       renew: async () => {
         current = await createPushToken(api, deployment.id);
-        ctx.rememberSecret(current.token);
+        remember(current.token);
         return current.token;
       },
     };
@@ -172,7 +181,11 @@ function engineContext(ctx: Ctx, engine: Engine): EngineContext {
     engine,
     env: ctx.env,
     signal: ctx.signal,
-    onLine: (line) => ctx.log.info(`  ${line}`),
+    // An engine's line may quote the credential it uses (a debug line, an error echoing its
+    // request): masked as the push's own lines are (push-report.ts), with every push token of
+    // the run, the current one and any renewed since.
+    onLine: (line) =>
+      ctx.log.info(`  ${redactText(line, ctx.knownSecrets(), { marker: MASK, minLength: 4 })}`),
     note: (text) => ctx.log.info(text),
   };
 }

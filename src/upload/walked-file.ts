@@ -38,6 +38,15 @@ function canResolveDescriptors(): boolean {
 }
 
 /**
+ * The path the kernel resolved for the open descriptor `fd`, every link on the way followed
+ * (Linux: /proc/self/fd); null where the system cannot say. What it names is what is read,
+ * whatever was swapped on the way after the open.
+ */
+export function descriptorPath(fd: number): string | null {
+  return canResolveDescriptors() ? readlinkSync(`/proc/self/fd/${fd}`) : null;
+}
+
+/**
  * A descriptor of `file` of the directory `root`, read-only, after checking that it is the
  * file the walk listed. `realRoot` is `root` with every link in its path resolved (realpath).
  */
@@ -60,7 +69,8 @@ export function openWalkedFile(file: SourceFile, root: string, realRoot: string)
         `${file.path} changed while it was being packed (${file.size} bytes listed, ${stats.size} now); nothing was sent: try again`,
       );
     }
-    if (canResolveDescriptors() && readlinkSync(`/proc/self/fd/${fd}`) !== join(realRoot, file.path)) {
+    const resolved = descriptorPath(fd);
+    if (resolved !== null && resolved !== join(realRoot, file.path)) {
       throw new SourceError(
         `${file.path} is no longer inside the directory (a directory on its path was replaced while it was being packed); nothing was sent`,
       );

@@ -17,22 +17,16 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   rmdirSync,
   statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { hostname } from "node:os";
 import { join } from "node:path";
+import { holderState, ownHolder, type ProcessHolder, parseHolder } from "./process-holder.js";
 
 /** Who holds a lock: enough to tell, on this machine, whether it is still running. */
-export interface LockHolder {
-  pid: number;
-  host: string;
-  /** /proc/self/ns/pid ("pid:[4026531836]"); null off Linux. */
-  pid_ns: string | null;
-}
+export type LockHolder = ProcessHolder;
 
 /** The file of the top number, as the caller's rule is shown it. */
 export interface TopHolder {
@@ -171,40 +165,8 @@ function readTop(path: string): TopHolder | null {
     throw error;
   }
   const holder = parseHolder(text);
-  const own = ownHolder();
-  const here = holder !== null && holder.host === own.host && holder.pid_ns === own.pid_ns;
-  return { path, holder, here, running: here && pidInUse(holder.pid), ageMs };
-}
-
-function parseHolder(text: string): LockHolder | null {
-  try {
-    const value = JSON.parse(text) as Partial<LockHolder> | null;
-    if (!Number.isInteger(value?.pid) || typeof value?.host !== "string") return null;
-    return { pid: value.pid!, host: value.host, pid_ns: value.pid_ns ?? null };
-  } catch {
-    return null;
-  }
-}
-
-function ownHolder(): LockHolder {
-  let pidNs: string | null = null;
-  try {
-    pidNs = readlinkSync("/proc/self/ns/pid");
-  } catch {
-    // Not Linux: the host alone says where a process ran.
-  }
-  return { pid: process.pid, host: hostname(), pid_ns: pidNs };
-}
-
-function pidInUse(pid: number): boolean {
-  if (pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, it is just not ours to signal.
-    return code(error) === "EPERM";
-  }
+  const { here, running } = holder ? holderState(holder) : { here: false, running: false };
+  return { path, holder, here, running, ageMs };
 }
 
 function removeIfThere(path: string): void {

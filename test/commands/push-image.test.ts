@@ -4,7 +4,7 @@
 // and podman), image_uri patched as REGISTRY/NAME@sha256:..., the wait; and everything that goes
 // wrong on the way.
 import { createHash } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
@@ -221,8 +221,19 @@ describe("deploy push --image (docker or podman)", () => {
     expect(existsSync(login.configDir!)).toBe(false);
     expect(r.stdout + r.stderr).not.toContain(TOKEN_MARK);
     expect(r.stderr).toMatch(/^1\. Found docker image my-agent:dev \([a-f0-9]{12}\)$/m);
-    const tag = calls.find((call) => call.args[0] === "tag")!.args[2]!;
+    const tag = calls.find((call) => call.args[0] === "tag")!.args.at(-1)!;
     expect(tag).toMatch(/\/from-docker:\d{8}-\d{6}-[a-f0-9]{12}$/);
+  });
+
+  it("the engine's own lines are relayed with the push token masked", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const standIns = makeStandIns(makeTestImage("echo-token"));
+    const r = await run(em, ["--image", "my-agent:dev", "--name", "echo"], {
+      env: { ...standIns.env, STANDIN_ECHO_TOKEN: "1" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("  debug: pushing as oauth2accesstoken:**** (Authorization: Basic ****)\n");
+    expect(r.stdout + r.stderr).not.toContain(TOKEN_MARK);
   });
 
   it("podman, chosen by --engine, with --tag", async () => {
@@ -312,6 +323,49 @@ describe("deploy push with an image: bad input and faults", () => {
     expect(em.emulator.stats().total).toBe(0);
   });
 
+  it("an OCI layout directory whose layer links out of it: exit 2 naming the file, nothing sent", async () => {
+    const em = await startTestEmulator();
+    const image = makeTestImage("link-out", 1);
+    const layout = ociLayout(image, { gzip: true });
+    const root = freshDir("layout");
+    writeTree(root, layout.files);
+    const layer = Object.keys(layout.files).find(
+      (path) => path.startsWith("blobs/") && layout.files[path]![0] === 0x1f,
+    )!;
+    // Elsewhere on the machine, with the very bytes the layout expects.
+    const elsewhere = join(freshDir("elsewhere"), "anything");
+    writeFileSync(elsewhere, layout.files[layer]!);
+    rmSync(join(root, layer));
+    symlinkSync(elsewhere, join(root, layer));
+    for (const extra of [[], ["--dry-run"]]) {
+      const r = await run(em, ["--image-archive", root, "--name", "linked", ...extra]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${layer} is a symbolic link`);
+    }
+    expect(em.emulator.stats().total).toBe(0);
+  });
+
+  it("a damaged OCI layout (one byte of a layer changed, size kept): exit 2 with --dry-run and without, nothing sent", async () => {
+    const em = await startTestEmulator();
+    const layout = ociLayout(makeTestImage("damaged", 2), { gzip: true });
+    const root = freshDir("layout");
+    writeTree(root, layout.files);
+    const layer = Object.keys(layout.files).find(
+      (path) => path.startsWith("blobs/") && layout.files[path]![0] === 0x1f,
+    )!;
+    const bytes = Buffer.from(layout.files[layer]!);
+    bytes[20] = bytes[20]! ^ 0xff;
+    writeFileSync(join(root, layer), bytes);
+    for (const extra of [["--dry-run"], []]) {
+      const r = await run(em, ["--image-archive", root, "--name", "damaged", ...extra]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(
+        /is damaged or incomplete: the layer \d\/2 sha256:\S+ \(blobs\/sha256\/\S+\) does not match its digest/,
+      );
+    }
+    expect(em.emulator.stats().total).toBe(0);
+  });
+
   it("flags that do not go together: exit 2, nothing sent", async () => {
     const em = await startTestEmulator();
     const file = archiveFile("flags", 1);
@@ -332,6 +386,19 @@ describe("deploy push with an image: bad input and faults", () => {
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(message);
     }
+    expect(em.emulator.stats().total).toBe(0);
+  });
+
+  it("an --image that starts with -: exit 2 naming --image, no engine run, nothing sent", async () => {
+    const em = await startTestEmulator();
+    const standIns = makeStandIns(makeTestImage("dash"));
+    for (const args of [["--image=--config=/x"], ["--image", "-q"]]) {
+      const r = await run(em, [...args, "--name", "x"], { env: standIns.env });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(/--image "-[^"]*" starts with "-"/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(standIns.calls()).toEqual([]);
     expect(em.emulator.stats().total).toBe(0);
   });
 

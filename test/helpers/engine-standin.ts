@@ -6,8 +6,11 @@
 // line docker prints, or writes podman's --digestfile. `image inspect` knows every image but
 // those named in STANDIN_MISSING. STANDIN_REFUSE_PUSHES=N makes the first N pushes fail as a
 // registry's 401 would, STANDIN_FAIL_PUSHES=N as a dropped connection would; STANDIN_HANG_PUSH
-// makes a push hang (writing the file `pushing` in the state directory) until it is killed;
-// STANDIN_DAEMON_DOWN answers every call as docker does when its daemon is not running.
+// makes a push hang (writing the file `pushing` in the state directory, and with
+// STANDIN_NOTIFY_PORT connecting to that port of 127.0.0.1 and writing its PID, a connection
+// that closes when the process ends) until it is killed;
+// STANDIN_DAEMON_DOWN answers every call as docker does when its daemon is not running;
+// STANDIN_ECHO_TOKEN makes a push write the credential it uses in a line of its output.
 //
 // The executables start with the absolute path of this Node, so PATH can hold the stand-ins'
 // directory alone (this machine may have a real docker next to node).
@@ -50,7 +53,11 @@ const configDir = engine === "docker" ? flag("--config") : (flag("--authfile") ?
 const record = { engine, args, stdin, configDir, configDirExisted: configDir ? fs.existsSync(configDir) : false,
   env: { DOCKER_CONFIG: env.DOCKER_CONFIG, REGISTRY_AUTH_FILE: env.REGISTRY_AUTH_FILE, DOCKER_HOST: env.DOCKER_HOST, DOCKER_CONTEXT: env.DOCKER_CONTEXT } };
 fs.appendFileSync(env.STANDIN_LOG, JSON.stringify(record) + "\n");
-const words = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && ["--config", "--authfile", "--digestfile", "--format", "--username", "-u"].includes(args[i - 1])));
+// What follows "--" is positional whatever it looks like, as cobra (both engines' parser) reads it.
+const dashes = args.indexOf("--");
+const options = dashes < 0 ? args : args.slice(0, dashes);
+const words = options.filter((a, i) => !a.startsWith("-") && !(i > 0 && ["--config", "--authfile", "--digestfile", "--format", "--username", "-u"].includes(options[i - 1])))
+  .concat(dashes < 0 ? [] : args.slice(dashes + 1));
 const command = words[0] === "image" || words[0] === "context" ? words[0] + " " + words[1] : words[0];
 const fail = (text) => { process.stderr.write(text + "\n"); process.exit(1); };
 
@@ -111,12 +118,19 @@ async function main() {
     const tag = target.slice(target.lastIndexOf(":") + 1);
     if (env.STANDIN_HANG_PUSH) {
       fs.writeFileSync(path.join(env.STANDIN_STATE, "pushing"), "1");
+      // The test learns the push started, and when this process is gone: its connection closes.
+      if (env.STANDIN_NOTIFY_PORT) {
+        const socket = require("net").connect(Number(env.STANDIN_NOTIFY_PORT), "127.0.0.1", () => socket.write(process.pid + "\n"));
+        socket.on("error", () => {});
+      }
       return new Promise(() => setInterval(() => {}, 1000));
     }
     if (counter("pushes") < Number(env.STANDIN_REFUSE_PUSHES || 0)) fail("unauthorized: authentication required");
     if (env.STANDIN_FAIL_PUSHES && counter("failures") < Number(env.STANDIN_FAIL_PUSHES)) fail("error: connection reset by peer");
     const auth = savedAuth(host);
     if (!auth) fail("no basic auth credentials");
+    // A debug line of the kind an engine may write: the credential in clear.
+    if (env.STANDIN_ECHO_TOKEN) process.stderr.write("debug: pushing as " + Buffer.from(auth, "base64").toString() + " (Authorization: Basic " + auth + ")\n");
     const headers = { Authorization: "Basic " + auth };
     const image = JSON.parse(fs.readFileSync(env.STANDIN_IMAGE, "utf8"));
     for (const blob of image.blobs) {

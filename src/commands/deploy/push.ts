@@ -116,7 +116,10 @@ as oauth2accesstoken with the token on stdin into a private temporary client con
 docker or podman config is never read or written), tag, push. --image-archive needs no engine:
 a docker save / podman save tarball (its layers gzipped as docker push does), or an OCI image
 layout, a directory or a tar (pushed byte for byte), gzipped or not; blobs the registry has are
-not sent again. The token never appears in output, --debug or argv. A token the registry refuses
+not sent again (every digest checked first, --dry-run too; a directory's links are refused). The
+token never appears in output, --debug or argv. docker or podman ends with cpctl, kill -9
+included; what a killed push left in the temporary directory goes at the next image push. A
+token the registry refuses
 mid-push is replaced once (then exit 3); a failed upload is retried; the deployment is patched
 only once the registry holds the whole image. An archive whose digest the active revision runs
 already sends nothing (--force pushes). -o ndjson's events are then image, found or created,

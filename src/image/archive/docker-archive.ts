@@ -5,24 +5,29 @@
 // the same bytes gives the same bytes, so pushing the same archive twice sends nothing again.
 //
 // Layers are compressed into a private temporary directory, each checked against the diff_id
-// the config gives it (the digest of the uncompressed tar): a damaged archive stops here, with
-// nothing sent.
+// the config gives it (the digest of the uncompressed tar); a gzipped layer is inflated to be
+// checked the same way, in the one read that gives its digest (nothing written); a config
+// named by its digest (`HEX.json`, `blobs/sha256/HEX`, as docker and podman write it) is
+// checked against its name. A damaged archive stops here, with nothing sent.
 import { createHash } from "node:crypto";
 import { createWriteStream, statSync } from "node:fs";
 import { join } from "node:path";
-import { Transform } from "node:stream";
+import { Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createGzip } from "node:zlib";
+import { createGunzip, createGzip } from "node:zlib";
 import { UsageError } from "../../errors.js";
 import { MEDIA_TYPES } from "../../model/image-manifest.js";
 import { formatBytes } from "../../util/bytes.js";
 import type { PlanBlob, PushPlan } from "../plan.js";
 import { damaged, digestOf, readJson } from "./damaged.js";
-import { DirectoryFiles, type FileBytes, type ImageFiles } from "./files.js";
+import { DirectoryFiles } from "./directory.js";
+import type { FileBytes, ImageFiles } from "./files.js";
 
 const MAX_MANIFEST_JSON_BYTES = 1024 * 1024;
 const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 const GZIP = [0x1f, 0x8b];
+/** Where docker (before and since version 25) and podman put a config: named by its digest. */
+const CONFIG_NAMED_BY_DIGEST = /^(?:\.\/)?(?:blobs\/sha256\/([a-f0-9]{64})|([a-f0-9]{64})\.json)$/;
 const ZSTD = [0x28, 0xb5, 0x2f, 0xfd];
 
 interface ArchiveEntry {
@@ -46,6 +51,13 @@ export async function dockerArchivePlan(files: ImageFiles, options: PlanOptions)
   if (configFile.size > MAX_CONFIG_BYTES) throw damaged(files, `the config ${entry.Config} is too large`);
   const config = configFile.read(0, configFile.size);
   const configDigest = `sha256:${createHash("sha256").update(config).digest("hex")}`;
+  const named = CONFIG_NAMED_BY_DIGEST.exec(entry.Config);
+  if (named && `sha256:${named[1] ?? named[2]}` !== configDigest) {
+    throw damaged(
+      files,
+      `the config ${entry.Config} does not match the digest its name gives: its bytes give ${configDigest}`,
+    );
+  }
   const diffIds = diffIdsOf(config);
   if (diffIds && diffIds.length !== entry.Layers.length) {
     throw damaged(files, `the config lists ${diffIds.length} layers, manifest.json ${entry.Layers.length}`);
@@ -60,13 +72,28 @@ export async function dockerArchivePlan(files: ImageFiles, options: PlanOptions)
     label: "config",
   });
   const layers: { mediaType: string; digest: string; size: number }[] = [];
+  // A layer listed again (the same path, a link to the same entry, a hard link) is read and
+  // compressed once: listed 50 times, a 20 MB layer wrote 1 GB of temporary files.
+  const read = new Map<string, LayerRead>();
   for (const [index, path] of entry.Layers.entries()) {
     const label = `layer ${index + 1}/${entry.Layers.length}`;
     const file = files.file(path);
     if (!file) throw damaged(files, `${label} (${path}) is missing`);
-    const layer = await layerBlob(files, file, label, diffIds?.[index] ?? null, index, options);
-    layers.push({ mediaType: layer.mediaType, digest: layer.digest, size: layer.size });
-    if (!blobs.has(layer.digest)) blobs.set(layer.digest, layer);
+    let layer = read.get(file.key);
+    if (!layer) {
+      layer = await readLayer(files, file, label, diffIds !== null, index, options);
+      read.set(file.key, layer);
+    }
+    const diffId = diffIds?.[index];
+    if (diffId !== undefined && diffId !== layer.uncompressed) {
+      throw damaged(
+        files,
+        `${label} does not match its diff_id in the config (${diffId}; its bytes give ${layer.uncompressed})`,
+      );
+    }
+    const { blob } = layer;
+    layers.push({ mediaType: blob.mediaType, digest: blob.digest, size: blob.size });
+    if (!blobs.has(blob.digest)) blobs.set(blob.digest, blob);
   }
 
   const manifest = Buffer.from(
@@ -127,32 +154,47 @@ function diffIdsOf(config: Buffer): string[] | null {
   }
 }
 
-/** A layer as pushed: gzipped ones as they are, tars gzipped into the temporary directory. */
-async function layerBlob(
+/** A layer read: the blob pushed, and the digest of its uncompressed tar (null: not asked for). */
+interface LayerRead {
+  blob: PlanBlob;
+  uncompressed: string | null;
+}
+
+/**
+ * A layer as pushed: gzipped ones as they are, tars gzipped into the temporary directory.
+ * `diffIds`: the config gives the uncompressed digests, so a gzipped layer is inflated (into
+ * a hash) to give its own.
+ */
+async function readLayer(
   files: ImageFiles,
   file: FileBytes,
   label: string,
-  diffId: string | null,
+  diffIds: boolean,
   index: number,
   options: PlanOptions,
-): Promise<PlanBlob> {
+): Promise<LayerRead> {
   const head = file.read(0, Math.min(4, file.size));
   if (startsWith(head, ZSTD)) {
     throw new UsageError(
       `--image-archive: ${label} of ${files.describe} is zstd-compressed, which a docker v2 manifest cannot name; save the image as an OCI layout instead (it is pushed as it is)`,
     );
   }
+  const blob = (digest: string, size: number, bytes: FileBytes): PlanBlob => ({
+    digest,
+    size,
+    mediaType: MEDIA_TYPES.dockerLayerGzip,
+    bytes,
+    label,
+  });
   if (startsWith(head, GZIP)) {
-    return {
-      digest: await digestOf(file, options.signal),
-      size: file.size,
-      mediaType: MEDIA_TYPES.dockerLayerGzip,
-      bytes: file,
-      label,
-    };
+    if (!diffIds)
+      return { blob: blob(await digestOf(file, options.signal), file.size, file), uncompressed: null };
+    const digests = await gzippedDigests(files, file, label, options);
+    return { blob: blob(digests.compressed, file.size, file), uncompressed: digests.uncompressed };
   }
   options.note?.(`compressing ${label} (${formatBytes(file.size)})`);
-  const target = join(options.tempDir, `layer-${index}.tar.gz`);
+  const name = `layer-${index}.tar.gz`;
+  const target = join(options.tempDir, name);
   const uncompressed = createHash("sha256");
   const compressed = createHash("sha256");
   await pipeline(
@@ -163,24 +205,43 @@ async function layerBlob(
     createWriteStream(target, { mode: 0o600 }),
     { signal: options.signal },
   );
-  const actual = `sha256:${uncompressed.digest("hex")}`;
-  if (diffId !== null && diffId !== actual) {
-    throw damaged(
-      files,
-      `${label} does not match its diff_id in the config (${diffId}; its bytes give ${actual})`,
-    );
-  }
-  const directory = new DirectoryFiles(options.tempDir, "the temporary directory");
-  const name = `layer-${index}.tar.gz`;
-  const bytes = directory.file(name);
+  const bytes = new DirectoryFiles(options.tempDir, "the temporary directory").file(name);
   if (!bytes) throw new Error(`the compressed ${label} vanished from ${options.tempDir}`);
   return {
-    digest: `sha256:${compressed.digest("hex")}`,
-    size: statSync(target).size,
-    mediaType: MEDIA_TYPES.dockerLayerGzip,
-    bytes,
-    label,
+    blob: blob(`sha256:${compressed.digest("hex")}`, statSync(target).size, bytes),
+    uncompressed: `sha256:${uncompressed.digest("hex")}`,
   };
+}
+
+/** The digests of a gzipped layer as it is and inflated (into the hash alone), in one read. */
+async function gzippedDigests(
+  files: ImageFiles,
+  file: FileBytes,
+  label: string,
+  options: PlanOptions,
+): Promise<{ compressed: string; uncompressed: string }> {
+  const compressed = createHash("sha256");
+  const uncompressed = createHash("sha256");
+  try {
+    await pipeline(file.stream(), tap(compressed), createGunzip(), tap(uncompressed), discard(), {
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (options.signal?.aborted || (error as Error).name === "AbortError") throw error;
+    throw damaged(files, `${label} is not a whole gzip stream (${(error as Error).message})`);
+  }
+  return {
+    compressed: `sha256:${compressed.digest("hex")}`,
+    uncompressed: `sha256:${uncompressed.digest("hex")}`,
+  };
+}
+
+function discard(): Writable {
+  return new Writable({
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
 }
 
 function tap(hash: ReturnType<typeof createHash>): Transform {

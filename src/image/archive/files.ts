@@ -1,15 +1,17 @@
-// The files of an image archive, wherever they are: a directory (an OCI layout on disk) or a
-// tar file (a `docker save` archive, an OCI layout packed by podman, buildx or skopeo). Paths
-// come from the archive's own JSON, so they are checked: nothing outside the directory or the
-// tar is ever read, and a link inside a tar is followed only to another entry of the tar.
-import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
+// The files of an image archive, wherever they are: a directory (an OCI layout on disk:
+// directory.ts) or a tar file (a `docker save` archive, an OCI layout packed by podman, buildx
+// or skopeo: here). Paths come from the archive's own JSON, so they are checked: nothing
+// outside the directory or the tar is ever read, and a link inside a tar is followed only to
+// another entry of the tar.
+import { closeSync, createReadStream, openSync, readSync } from "node:fs";
 import { Readable } from "node:stream";
 import { normalise, type TarEntry } from "./tar-index.js";
 
 /** One file's bytes, read by position (uploads send them a chunk at a time) or as a stream. */
 export interface FileBytes {
   readonly size: number;
+  /** The same for every path that leads to the same bytes (a link, a hard link, a path listed twice). */
+  readonly key: string;
   read(position: number, length: number): Buffer;
   stream(): Readable;
 }
@@ -32,41 +34,6 @@ export function safePath(path: string): string | null {
     .join("/");
 }
 
-export class DirectoryFiles implements ImageFiles {
-  constructor(
-    private readonly root: string,
-    readonly describe: string,
-  ) {}
-
-  file(path: string): FileBytes | null {
-    const clean = safePath(path);
-    if (clean === null) return null;
-    const full = join(this.root, clean);
-    let size: number;
-    try {
-      const stat = statSync(full);
-      if (!stat.isFile()) return null;
-      size = stat.size;
-    } catch {
-      return null;
-    }
-    return {
-      size,
-      read: (position, length) => {
-        const fd = openSync(full, "r");
-        try {
-          return readExactly(fd, position, length);
-        } finally {
-          closeSync(fd);
-        }
-      },
-      stream: () => createReadStream(full),
-    };
-  }
-
-  close(): void {}
-}
-
 const MAX_LINK_HOPS = 16;
 
 export class TarFiles implements ImageFiles {
@@ -74,7 +41,7 @@ export class TarFiles implements ImageFiles {
   private fd: number | null;
 
   constructor(
-    private readonly path: string,
+    path: string,
     entries: TarEntry[],
     readonly describe: string,
   ) {
@@ -88,15 +55,19 @@ export class TarFiles implements ImageFiles {
     const { offset, size } = entry;
     return {
       size,
+      key: `tar:${offset}`,
       read: (position, length) => {
         if (this.fd === null) throw new Error("the archive is closed");
         return readExactly(this.fd, offset + position, Math.min(length, size - position));
       },
-      // createReadStream has no way to say "no bytes" (end is inclusive).
-      stream: () =>
-        size === 0
+      // createReadStream has no way to say "no bytes" (end is inclusive). The descriptor opened
+      // at the start, not the path again: the file indexed is the one read.
+      stream: () => {
+        if (this.fd === null) throw new Error("the archive is closed");
+        return size === 0
           ? Readable.from([])
-          : createReadStream(this.path, { start: offset, end: offset + size - 1 }),
+          : createReadStream("", { fd: this.fd, autoClose: false, start: offset, end: offset + size - 1 });
+      },
     };
   }
 
@@ -134,7 +105,7 @@ function resolveRelative(base: string, link: string): string | null {
   return parts.length ? parts.join("/") : null;
 }
 
-function readExactly(fd: number, position: number, length: number): Buffer {
+export function readExactly(fd: number, position: number, length: number): Buffer {
   const buffer = Buffer.alloc(Math.max(0, length));
   let done = 0;
   while (done < buffer.length) {

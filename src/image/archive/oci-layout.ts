@@ -3,6 +3,13 @@
 // the one the builder wrote (buildx prints it, `skopeo inspect` shows it); an index is pushed
 // after the manifests it names. index.json must name one image (a manifest, or an index of
 // platforms): a layout holding several is refused, naming them.
+//
+// Every manifest and blob is checked against its digest before anything is sent (--dry-run
+// too): a blob with one byte changed and its size kept would otherwise pass, and fail only
+// once the deployment was created and the upload hashed it. Each blob is read once for it
+// (blobs shared by platforms once in all); the upload hashes what it sends again, so a file
+// changed in between is caught there.
+import { createHash } from "node:crypto";
 import { UsageError } from "../../errors.js";
 import {
   type Descriptor,
@@ -11,8 +18,9 @@ import {
   MAX_MANIFEST_BYTES,
   parseManifest,
 } from "../../model/image-manifest.js";
+import { formatBytes } from "../../util/bytes.js";
 import type { PlanBlob, PlanManifest, PushPlan } from "../plan.js";
-import { damaged, readJson } from "./damaged.js";
+import { damaged, digestOf, readJson } from "./damaged.js";
 import type { FileBytes, ImageFiles } from "./files.js";
 
 const MAX_INDEX_JSON_BYTES = 4 * 1024 * 1024;
@@ -20,7 +28,13 @@ const MAX_INDEX_JSON_BYTES = 4 * 1024 * 1024;
 const MAX_DEPTH = 4;
 const REF_NAME = "org.opencontainers.image.ref.name";
 
-export function ociLayoutPlan(files: ImageFiles): PushPlan {
+export interface LayoutOptions {
+  signal?: AbortSignal;
+  /** Told what takes time ("checking the digests of 4 blobs (40 MiB)"). */
+  note?: (text: string) => void;
+}
+
+export async function ociLayoutPlan(files: ImageFiles, options: LayoutOptions = {}): Promise<PushPlan> {
   const index = readJson(files, "index.json", MAX_INDEX_JSON_BYTES) as { manifests?: unknown } | null;
   if (!index || !Array.isArray(index.manifests)) throw damaged(files, "index.json lists no manifests");
   const entries = index.manifests.map((item, i) => {
@@ -40,6 +54,7 @@ export function ociLayoutPlan(files: ImageFiles): PushPlan {
   const top = entries[0]!;
   const walk = new Walk(files);
   walk.manifest(top, 0);
+  await verifyBlobs(files, [...walk.blobs.values()], options);
   const name = top.annotations?.[REF_NAME];
   return {
     format: "oci-layout",
@@ -66,6 +81,13 @@ class Walk {
     }
     if (item.size > MAX_MANIFEST_BYTES) throw damaged(this.files, `the manifest ${item.digest} is too large`);
     const bytes = this.file(item, "manifest").read(0, item.size);
+    const actual = sha256Of(bytes);
+    if (actual !== item.digest) {
+      throw damaged(
+        this.files,
+        `the manifest ${item.digest} (${blobPath(item.digest)}) does not match its digest: its bytes give ${actual}`,
+      );
+    }
     const parsed = parseManifest(bytes, item.mediaType);
     if (typeof parsed === "string") throw damaged(this.files, `the manifest ${item.digest}: ${parsed}`);
     if (parsed.kind === "index") {
@@ -93,7 +115,7 @@ class Walk {
 
   /** The blob a descriptor names; missing or of another size, the layout is incomplete. */
   private file(item: Descriptor, what: string): FileBytes {
-    const path = `blobs/sha256/${item.digest.slice("sha256:".length)}`;
+    const path = blobPath(item.digest);
     const file = this.files.file(path);
     const platform = describePlatform(item);
     if (!file) {
@@ -107,6 +129,29 @@ class Walk {
     }
     return file;
   }
+}
+
+/** Each blob hashed once and compared with its digest. */
+async function verifyBlobs(files: ImageFiles, blobs: PlanBlob[], options: LayoutOptions): Promise<void> {
+  const bytes = blobs.reduce((sum, blob) => sum + blob.size, 0);
+  options.note?.(`checking the digests of ${blobs.length} blobs (${formatBytes(bytes)})`);
+  for (const blob of blobs) {
+    const actual = await digestOf(blob.bytes, options.signal);
+    if (actual !== blob.digest) {
+      throw damaged(
+        files,
+        `the ${blob.label} ${blob.digest} (${blobPath(blob.digest)}) does not match its digest: its bytes give ${actual}; export the image again`,
+      );
+    }
+  }
+}
+
+function blobPath(digest: string): string {
+  return `blobs/sha256/${digest.slice("sha256:".length)}`;
+}
+
+function sha256Of(data: Buffer): string {
+  return `sha256:${createHash("sha256").update(data).digest("hex")}`;
 }
 
 function describePlatform(item: Descriptor): string | null {

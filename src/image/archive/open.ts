@@ -1,28 +1,22 @@
 // `--image-archive FILE`: a directory or a file (tar, or gzipped tar), told apart by what it
 // holds: manifest.json is a docker archive (docker-archive.ts), index.json an OCI layout
 // (oci-layout.ts). Anything else is refused with the list of formats read. A gzipped archive is
-// unpacked into the private temporary directory first (a tar needs random access).
-import {
-  closeSync,
-  createReadStream,
-  createWriteStream,
-  mkdtempSync,
-  openSync,
-  readSync,
-  rmSync,
-  statSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+// unpacked into the private temporary directory first (a tar needs random access), up to a
+// bound (unpack.ts). What the temporary directory holds is thus bounded by the archive: the
+// unpacked tar, and the layers a docker archive has compressed (each distinct layer once).
+import { closeSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { pipeline } from "node:stream/promises";
-import { createGunzip } from "node:zlib";
 import { InterruptedError, UsageError } from "../../errors.js";
+import { formatBytes } from "../../util/bytes.js";
 import type { PushPlan } from "../plan.js";
+import { makeTempDir } from "../temp-dirs.js";
 import { FORMATS_READ } from "./damaged.js";
+import { DirectoryFiles } from "./directory.js";
 import { dockerArchivePlan } from "./docker-archive.js";
-import { DirectoryFiles, type ImageFiles, TarFiles } from "./files.js";
+import { type ImageFiles, TarFiles } from "./files.js";
 import { ociLayoutPlan } from "./oci-layout.js";
 import { indexTar, TarFormatError } from "./tar-index.js";
+import { INFLATE_RATIO, InflateLimitError, MIN_INFLATE_BYTES, unpackGzip } from "./unpack.js";
 
 export interface OpenedArchive {
   plan: PushPlan;
@@ -48,7 +42,7 @@ export async function openImageArchive(path: string, options: OpenOptions): Prom
       `--image-archive: ${path} does not exist or is not a file or directory (it takes ${FORMATS_READ})`,
     );
   }
-  const tempDir = mkdtempSync(join(tmpdir(), "cpctl-image-"));
+  const tempDir = makeTempDir("image");
   let files: ImageFiles | null = null;
   const close = () => {
     files?.close();
@@ -59,7 +53,7 @@ export async function openImageArchive(path: string, options: OpenOptions): Prom
     const plan = files.file("manifest.json")
       ? await dockerArchivePlan(files, { tempDir, signal: options.signal, note: options.note })
       : files.file("index.json")
-        ? ociLayoutPlan(files)
+        ? await ociLayoutPlan(files, { signal: options.signal, note: options.note })
         : null;
     if (!plan) {
       throw new UsageError(
@@ -85,11 +79,14 @@ async function tarFiles(
     options.note?.(`unpacking ${shown}`);
     tarPath = join(tempDir, "archive.tar");
     try {
-      await pipeline(createReadStream(full), createGunzip(), createWriteStream(tarPath, { mode: 0o600 }), {
-        signal: options.signal,
-      });
+      await unpackGzip(full, tarPath, { signal: options.signal });
     } catch (error) {
       if (isAbort(error)) throw error;
+      if (error instanceof InflateLimitError) {
+        throw new UsageError(
+          `--image-archive: ${shown} unpacks to more than ${formatBytes(error.limit)} (${INFLATE_RATIO} times its own size, at least ${formatBytes(MIN_INFLATE_BYTES)}), where cpctl stops, so that a damaged or hostile file cannot fill the disk. If it is an image, unpack it yourself (gunzip -k ${shown}) and push the .tar: a tar is read where it is, with no copy`,
+        );
+      }
       throw new UsageError(
         `--image-archive: ${shown} starts like gzip but does not unpack (${(error as Error).message})`,
       );

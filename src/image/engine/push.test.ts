@@ -76,8 +76,8 @@ describe("pushing with docker or podman", () => {
     expect(calls.map((call) => call.args.filter((a) => !a.startsWith("/")).slice(0, 3))).toEqual([
       ["context", "inspect", "--format"],
       ["--config", "login", "--username"],
-      ["tag", "my-agent:dev", `${address.host}/${address.prefix}/my-agent:t1`],
-      ["--config", "push", `${address.host}/${address.prefix}/my-agent:t1`],
+      ["tag", "--", "my-agent:dev"],
+      ["--config", "push", "--"],
     ]);
     // The user's context (read with the user's config) names the daemon the private config cannot.
     expect(calls[0]!.configDir).toBeNull();
@@ -94,6 +94,7 @@ describe("pushing with docker or podman", () => {
       "--username",
       "oauth2accesstoken",
       "--password-stdin",
+      "--",
       address.host,
     ]);
     expect(login.configDirExisted).toBe(true);
@@ -117,6 +118,7 @@ describe("pushing with docker or podman", () => {
       "--username",
       "oauth2accesstoken",
       "--password-stdin",
+      "--",
       address.host,
     ]);
     const pushCall = calls.find((call) => call.args[0] === "push")!;
@@ -124,6 +126,31 @@ describe("pushing with docker or podman", () => {
     expect(pushCall.configDirExisted).toBe(true);
     expect(existsSync(login.configDir!)).toBe(false);
     expectTokenOnlyOnStdin(standIns, tokens.issued);
+  });
+
+  it("puts -- before every positional value (image, host, target), for docker and podman alike", async () => {
+    for (const name of ["docker", "podman"] as const) {
+      const em = await startTestEmulator();
+      const standIns = makeStandIns(makeTestImage(`dashes-${name}`), [name]);
+      const { push, address } = await pushVia(em, standIns, name);
+      await push;
+      const env = standIns.env;
+      await inspectLocalImage({ engine: findEngine(env, name), env }, "my-agent:dev");
+      const target = `${address.host}/${address.prefix}/my-agent:t1`;
+      const calls = standIns.calls().map((call) => call.args);
+      const positional = (args: string[]) => args.slice(args.indexOf("--"));
+      const named = (word: string) => calls.filter((args) => args.includes(word));
+      expect(named("login").map(positional)).toEqual([["--", address.host]]);
+      expect(named("tag").map(positional)).toEqual([["--", "my-agent:dev", target]]);
+      expect(named("push").map(positional)).toEqual([["--", target]]);
+      expect(
+        named("inspect")
+          .filter((args) => args[0] === "image")
+          .map(positional),
+      ).toEqual([["--", "my-agent:dev"]]);
+      for (const args of calls)
+        if (!args.includes("--")) expect(args.slice(0, 2)).toEqual(["context", "inspect"]);
+    }
   });
 
   it("asks for one new token when a push is refused, logs in again and pushes again", async () => {

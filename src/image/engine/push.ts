@@ -1,4 +1,8 @@
 // `--image IMAGE`: an image in the local docker or podman store, pushed by the engine itself.
+// Every argv puts `--` before its positional values (the image, the registry host, the target),
+// so that none of them is read as an option, whatever the user or the control plane gave
+// (`--image=--config=/x`, a registry_url starting with `-`): both engines' flag parsers (cobra)
+// take what follows `--` as arguments, for inspect, login, tag and push alike.
 //
 //   1. `image inspect`: the image is there (else exit 2 with the engine's words), and its ID;
 //   2. a private client config in a new temporary directory (mode 700): docker's `--config
@@ -8,19 +12,20 @@
 //   3. `login` as oauth2accesstoken with the push token on stdin (never on argv);
 //   4. `tag IMAGE REGISTRY/NAME:TAG`, `push`, and the digest pushed: docker prints it
 //      (`TAG: digest: sha256:... size: N`), podman writes it (`--digestfile`);
-//   5. the directory removed, whatever happened (a failure, Ctrl-C).
+//   5. the directory removed, whatever happened (a failure, Ctrl-C); after a kill -9, by the
+//      next image push (temp-dirs.ts). The engine itself ends with cpctl (guard.ts).
 //
 // A push the registry refuses for its credentials gets one new token, a new login and a second
 // push; refused again, exit 3. Other failures of the push (a dropped connection that the
 // engine's own retries did not get past) are tried again, up to PUSH_ATTEMPTS in all: a push
 // is safe to repeat, everything being addressed by digest.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ApiError, OperationError, UsageError } from "../../errors.js";
 import type { Env } from "../../io.js";
 import type { RegistryAddress } from "../registry/address.js";
 import { TOKEN_USER, type TokenSource } from "../registry/session.js";
+import { makeTempDir } from "../temp-dirs.js";
 import { type Engine, otherEngineOnPath } from "./find.js";
 import { type EngineRun, lastWords, runEngine } from "./run.js";
 
@@ -46,7 +51,7 @@ export interface EngineContext {
 
 /** The image in the engine's store; exit 2 with the engine's words when it is not there. */
 export async function inspectLocalImage(context: EngineContext, image: string): Promise<LocalImage> {
-  const run = await engineRun(context, ["image", "inspect", "--format", "{{.Id}}", image]);
+  const run = await engineRun(context, ["image", "inspect", "--format", "{{.Id}}", "--", image]);
   const id = run.stdout.trim().split(/\s+/)[0] ?? "";
   if (run.code !== 0 || !id) {
     const words = lastWords(run, 2);
@@ -74,12 +79,12 @@ export interface EnginePush {
 
 /** Pushes `push.image` as REFERENCE:TAG; the pushed manifest's digest. */
 export async function pushWithEngine(context: EngineContext, push: EnginePush): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), "cpctl-registry-login-"));
+  const dir = makeTempDir("registry-login");
   try {
     const client = await clientConfig(context, dir, push.address);
     const target = `${push.reference}:${push.tag}`;
     await logIn(context, client, push);
-    const tagged = await engineRun(context, ["tag", push.image, target]);
+    const tagged = await engineRun(context, ["tag", "--", push.image, target]);
     if (tagged.code !== 0) {
       throw new OperationError(
         `${context.engine.name} tag ${push.image} ${target} failed: ${lastWords(tagged)}`,
@@ -143,9 +148,9 @@ async function clientConfig(
       mode: 0o600,
     });
     return {
-      login: (host) => ["--config", dir, "login", "--username", TOKEN_USER, "--password-stdin", host],
-      push: (target) => ["--config", dir, "push", target],
-      inspectDigests: (target) => ["image", "inspect", "--format", "{{json .RepoDigests}}", target],
+      login: (host) => ["--config", dir, "login", "--username", TOKEN_USER, "--password-stdin", "--", host],
+      push: (target) => ["--config", dir, "push", "--", target],
+      inspectDigests: (target) => ["image", "inspect", "--format", "{{json .RepoDigests}}", "--", target],
       digestFile: null,
       env: await daemonOfContext(context),
     };
@@ -163,9 +168,10 @@ async function clientConfig(
       "--username",
       TOKEN_USER,
       "--password-stdin",
+      "--",
       host,
     ],
-    push: (target) => ["push", "--authfile", authfile, ...tls, "--digestfile", digestFile, target],
+    push: (target) => ["push", "--authfile", authfile, ...tls, "--digestfile", digestFile, "--", target],
     inspectDigests: () => null,
     digestFile,
     env: context.env,
