@@ -2,9 +2,8 @@
 // ones send, and the words their help ends with.
 import type { ControlToken } from "../../api/emulator-controls.js";
 import type { Ctx } from "../../context.js";
-
-/** The environment variable holding an emulator's --control-token (never a flag: it is a credential). */
-export const CONTROL_TOKEN_ENV = "CPCTL_EMULATOR_CONTROL_TOKEN";
+// The variable holding an emulator's --control-token (never a flag here: it is a credential).
+import { CONTROL_TOKEN_ENV } from "../../emulator/defaults.js";
 
 /** The control token from the environment, remembered as a secret so that no message shows it. */
 export function controlToken(ctx: Ctx): ControlToken {
