@@ -96,6 +96,11 @@ export interface RequestOptions {
    * same origin as the base URL, so a key never leaks to a storage host.
    */
   absoluteUrl?: boolean;
+  /**
+   * Sent with no credential (no API key, bearer token or tenant header) and without `headers`:
+   * a question to an address not yet known to deserve them (is it an emulator?).
+   */
+  withoutCredentials?: boolean;
   /** May be sent twice. Default: true for GET/HEAD/PUT/DELETE, false for POST/PATCH. */
   retrySafe?: boolean;
   signal?: AbortSignal;
@@ -210,6 +215,11 @@ export class ApiClient {
     });
   }
 
+  /** The address requests go to, for messages: the base URL without credentials, query or a trailing slash. */
+  get address(): string {
+    return `${this.base.origin}${this.base.pathname.replace(/\/+$/, "")}`;
+  }
+
   /** The transport this client sends with (proxies and certificate authorities included), for other hosts of the same run: an image registry. */
   get httpTransport(): Transport {
     return this.transport;
@@ -256,7 +266,7 @@ export class ApiClient {
     const absolute = opts.absoluteUrl === true;
     const url = absolute ? parseHttpUrl(path) : joinUrl(this.base, path);
     appendQuery(url, opts.query);
-    const withCredentials = url.origin === this.base.origin;
+    const withCredentials = url.origin === this.base.origin && opts.withoutCredentials !== true;
     const { body, contentType } = encodeBody(opts);
     const headers: Record<string, string> = {
       Accept: "application/json",
