@@ -77,6 +77,11 @@ export function isTerminal(fd: number): boolean {
   return process.getBuiltinModule("node:tty").isatty(fd);
 }
 
+/** A terminal's width, or undefined when it tells none that text can be laid out in (0, say). */
+function knownWidth(columns: number | undefined): number | undefined {
+  return columns !== undefined && columns > 0 ? columns : undefined;
+}
+
 /** process.stdout, with the handler for a reader that went away, once it is created. */
 let stdoutReady = false;
 function stdoutStream(): NodeJS.WriteStream {
@@ -126,9 +131,10 @@ function outStream(fd: 1 | 2, stream: () => NodeJS.WriteStream) {
       if (written < bytes.length) take().write(bytes.subarray(written));
     },
     isTTY,
-    // Only a terminal has a width (a pipe's or a file's stream says undefined).
+    // Only a terminal has a width (a pipe's or a file's stream says undefined). A terminal that
+    // says 0 (a pty made by `script` with no terminal on its input) has none known either.
     get columns() {
-      return isTTY ? stream().columns : undefined;
+      return isTTY ? knownWidth(stream().columns) : undefined;
     },
     get stream() {
       return take();

@@ -21,7 +21,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface OutStream {
   write(text: string): void;
   readonly isTTY: boolean;
-  /** Terminal width when known. */
+  /** Terminal width when known: a positive number, undefined otherwise (a terminal saying 0 included). */
   readonly columns?: number | undefined;
   /** The real stream behind it, when there is one (spinners draw on it). */
   readonly stream?: NodeJS.WritableStream;

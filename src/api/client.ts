@@ -101,6 +101,11 @@ export interface RequestOptions {
    * own address (its agent server takes the same key: agent-health.ts decides where that is safe).
    */
   sendCredentials?: boolean;
+  /**
+   * Sent with no credential (no API key, bearer token or tenant header) and without `headers`:
+   * a question to an address not yet known to deserve them (is it an emulator?).
+   */
+  withoutCredentials?: boolean;
   /** May be sent twice. Default: true for GET/HEAD/PUT/DELETE, false for POST/PATCH. */
   retrySafe?: boolean;
   signal?: AbortSignal;
@@ -215,6 +220,11 @@ export class ApiClient {
     });
   }
 
+  /** The address requests go to, for messages: the base URL without credentials, query or a trailing slash. */
+  get address(): string {
+    return `${this.base.origin}${this.base.pathname.replace(/\/+$/, "")}`;
+  }
+
   /** The transport this client sends with (proxies and certificate authorities included), for other hosts of the same run: an image registry. */
   get httpTransport(): Transport {
     return this.transport;
@@ -261,7 +271,9 @@ export class ApiClient {
     const absolute = opts.absoluteUrl === true;
     const url = absolute ? parseHttpUrl(path) : joinUrl(this.base, path);
     appendQuery(url, opts.query);
-    const withCredentials = url.origin === this.base.origin || (absolute && opts.sendCredentials === true);
+    const withCredentials =
+      opts.withoutCredentials !== true &&
+      (url.origin === this.base.origin || (absolute && opts.sendCredentials === true));
     const { body, contentType } = encodeBody(opts);
     const headers: Record<string, string> = {
       Accept: "application/json",

@@ -1,9 +1,10 @@
-// `cpctl emulator` flags (strings, as the command parser hands them over) -> startEmulator
-// options. Pure: no I/O, no defaults read from the environment; a bad value throws a
-// UsageError naming the flag, which main.ts maps to exit 2.
+// `cpctl emulator` flags (strings, as the command parser hands them over) and the two variables
+// that may stand in for the secret ones -> startEmulator options. Pure: no I/O, the environment
+// is what the caller passes (the run's, never process.env); a bad value throws a UsageError
+// naming the flag or variable, which main.ts maps to exit 2, and never quotes a key or token.
 import { UsageError } from "../errors.js";
 import { parseKeyGrant } from "./api/key-grants.js";
-import { DEFAULT_PORT } from "./defaults.js";
+import { API_KEYS_ENV, CONTROL_TOKEN_ENV, DEFAULT_PORT } from "./defaults.js";
 import type { EmulatorOptions } from "./server.js";
 
 export interface EmulatorArgs {
@@ -19,12 +20,24 @@ export interface EmulatorArgs {
   tenantHeader?: string;
 }
 
+/** The environment of the run: only API_KEYS_ENV and CONTROL_TOKEN_ENV are read. */
+export type EmulatorEnv = Readonly<Record<string, string | undefined>>;
+
 /** RFC 9110 token characters: what an HTTP header name may contain. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Headers that already carry another credential: the tenant header cannot be one of them. */
 const RESERVED_HEADERS = new Set(["x-api-key", "authorization", "host", "content-type", "content-length"]);
 
-export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
+/** Where the accepted keys come from (a flag wins over the variable); null: any key is accepted. */
+export function emulatorKeySource(
+  args: EmulatorArgs,
+  env: EmulatorEnv,
+): "--api-key" | typeof API_KEYS_ENV | null {
+  if (args.apiKey !== undefined && args.apiKey.length > 0) return "--api-key";
+  return env[API_KEYS_ENV] !== undefined ? API_KEYS_ENV : null;
+}
+
+export function parseEmulatorArgs(args: EmulatorArgs, env: EmulatorEnv = {}): EmulatorOptions {
   const options: EmulatorOptions = { port: DEFAULT_PORT };
 
   if (args.port !== undefined) options.port = portFlag("--port", args.port);
@@ -57,18 +70,9 @@ export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
     options.stageMs = stageMs;
   }
 
-  if (args.apiKey !== undefined && args.apiKey.length > 0) {
-    for (const spec of args.apiKey) {
-      const grant = parseKeyGrant(spec);
-      if (typeof grant === "string") throw new UsageError(`--api-key ${grant}`);
-      if (!isHeaderSafe(grant.key)) {
-        throw new UsageError(
-          "--api-key must be a non-empty key without surrounding spaces or control characters (it is sent in a header), optionally followed by =TENANT[,TENANT...]",
-        );
-      }
-    }
-    options.apiKeys = [...new Set(args.apiKey)];
-  }
+  const keySource = emulatorKeySource(args, env);
+  if (keySource === "--api-key") options.apiKeys = checkedKeys(args.apiKey!, "--api-key", "");
+  else if (keySource === API_KEYS_ENV) options.apiKeys = keysFromEnv(env[API_KEYS_ENV]!);
 
   if (args.controlToken !== undefined) {
     if (!isHeaderSafe(args.controlToken)) {
@@ -77,6 +81,16 @@ export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
       );
     }
     options.controlToken = args.controlToken;
+  } else if (env[CONTROL_TOKEN_ENV] !== undefined) {
+    // Trimmed, as the control commands trim it: a token read from a file keeps its newline.
+    const token = env[CONTROL_TOKEN_ENV].trim();
+    if (token === "") throw emptyVariable(CONTROL_TOKEN_ENV, "require no control token");
+    if (!isHeaderSafe(token)) {
+      throw new UsageError(
+        `${CONTROL_TOKEN_ENV} must be a token without control characters (it is sent in a header)`,
+      );
+    }
+    options.controlToken = token;
   }
 
   if (args.tenantHeader !== undefined) {
@@ -92,6 +106,47 @@ export function parseEmulatorArgs(args: EmulatorArgs): EmulatorOptions {
     options.tenantHeader = name;
   }
   return options;
+}
+
+/**
+ * CPCTL_EMULATOR_API_KEYS: keys separated by white space (spaces, tabs, line breaks: none can be
+ * part of a key that is sent in a header, nor of a tenant list), each `KEY` or
+ * `KEY=TENANT[,TENANT...]`. A key with white space inside can only be given with --api-key.
+ */
+function keysFromEnv(value: string): string[] {
+  const specs = value.split(/\s+/).filter((spec) => spec !== "");
+  // A CI system turns a missing secret into an empty string: that must not open the emulator
+  // to every key, which is what no keys at all means.
+  if (specs.length === 0) throw emptyVariable(API_KEYS_ENV, "accept any key");
+  return checkedKeys(
+    specs,
+    API_KEYS_ENV,
+    "; keys are separated by white space, so a list of tenants has none: KEY=TENANT,TENANT",
+  );
+}
+
+/** Each spec a valid grant with a key that can go in a header; the same spec given twice, once. */
+function checkedKeys(specs: readonly string[], source: string, hint: string): string[] {
+  // "--api-key must be ...", "CPCTL_EMULATOR_API_KEYS: a key must be ...".
+  const [subject, tenants] = source.startsWith("--")
+    ? [source, `${source} `]
+    : [`${source}: a key`, `${source}: `];
+  for (const spec of specs) {
+    const grant = parseKeyGrant(spec);
+    if (typeof grant === "string") throw new UsageError(`${tenants}${grant}${hint}`);
+    if (!isHeaderSafe(grant.key)) {
+      throw new UsageError(
+        `${subject} must be a non-empty key without surrounding spaces or control characters (it is sent in a header), optionally followed by =TENANT[,TENANT...]`,
+      );
+    }
+  }
+  return [...new Set(specs)];
+}
+
+function emptyVariable(name: string, unsetMeans: string): UsageError {
+  return new UsageError(
+    `${name} is set but empty: give a value, or unset it to ${unsetMeans} (a missing CI secret often arrives as an empty string)`,
+  );
 }
 
 function portFlag(flag: string, text: string): number {

@@ -38,9 +38,9 @@ interface Started {
 }
 
 /** Starts `cpctl emulator`; `outcome` settles on its first stdout line or on its exit. */
-function start(args: string[]): Started {
+function start(args: string[], extraEnv: Record<string, string> = {}): Started {
   const child = spawn(process.execPath, [bin, "emulator", "--port", "0", ...args], {
-    env,
+    env: { ...env, ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.add(child);
@@ -128,16 +128,9 @@ describe("two emulators taking over a dead emulator's state lock at once", () =>
 });
 
 describe("start-up messages", () => {
-  it("prints the tenant each configured key acts for on stderr", async () => {
-    const started = start([
-      "--api-key",
-      "dev-key-1",
-      "--api-key",
-      "org=0a0a0a0a-0000-4000-8000-000000000001",
-    ]);
-    const { url } = await started.outcome;
-    expect(url).not.toBeNull();
-    await new Promise<void>((resolve) => {
+  /** Resolves once the emulator has said it is ready (the key lines come before). */
+  const ready = (started: Started) =>
+    new Promise<void>((resolve) => {
       const check = () => {
         if (!started.stderr().includes("local control plane ready")) return;
         started.child.stderr!.off("data", check);
@@ -146,11 +139,66 @@ describe("start-up messages", () => {
       started.child.stderr!.on("data", check);
       check();
     });
+
+  /** Every piece of 4 characters of `secret`: none may appear in what the emulator prints. */
+  const pieces = (secret: string) =>
+    Array.from({ length: secret.length - 3 }, (_, i) => secret.slice(i, i + 4));
+
+  it("prints the tenant each configured key acts for on stderr, naming the key by its place, never by any part of it", async () => {
+    const started = start([
+      "--api-key",
+      "Dv8qLm3Wz",
+      "--api-key",
+      "org=0a0a0a0a-0000-4000-8000-000000000001",
+    ]);
+    const { url } = await started.outcome;
+    expect(url).not.toBeNull();
+    await ready(started);
     expect(started.stderr()).toContain(
-      `API key dev-… acts for tenant ${tenantIdForCredential("dev-key-1")}\n`,
+      `API key #1 of --api-key acts for tenant ${tenantIdForCredential("Dv8qLm3Wz")}\n`,
     );
-    expect(started.stderr()).toContain("API key o… acts for tenant 0a0a0a0a-0000-4000-8000-000000000001\n");
-    expect(started.stderr()).not.toContain("dev-key-1");
+    expect(started.stderr()).toContain(
+      "API key #2 of --api-key acts for tenant 0a0a0a0a-0000-4000-8000-000000000001\n",
+    );
+    for (const piece of pieces("Dv8qLm3Wz")) expect(started.stderr()).not.toContain(piece);
     await killed(started.child);
+  });
+
+  it("takes the keys and the control token from the environment: those keys only, the token required, neither printed", async () => {
+    const keys = ["Zq9vW7kXdev", "Pm4tR8yHorg=0a0a0a0a-0000-4000-8000-000000000001"];
+    const token = "Ct7uJ3nBtoken";
+    const started = start([], {
+      CPCTL_EMULATOR_API_KEYS: `${keys[0]}\n${keys[1]}\n`,
+      CPCTL_EMULATOR_CONTROL_TOKEN: token,
+    });
+    const { url } = await started.outcome;
+    expect(url, started.stderr()).not.toBeNull();
+    await ready(started);
+    expect(started.stderr()).toContain(
+      `API key #1 of CPCTL_EMULATOR_API_KEYS acts for tenant ${tenantIdForCredential(keys[0]!)}\n`,
+    );
+    expect(started.stderr()).toContain(
+      "API key #2 of CPCTL_EMULATOR_API_KEYS acts for tenant 0a0a0a0a-0000-4000-8000-000000000001\n",
+    );
+    for (const secret of [keys[0]!, "Pm4tR8yHorg", token])
+      for (const piece of pieces(secret)) expect(started.stderr()).not.toContain(piece);
+
+    const list = (key: string) => httpRequest(`${url}/v2/deployments`, { headers: { "X-Api-Key": key } });
+    expect((await list(keys[0]!)).status).toBe(200);
+    expect((await list("Pm4tR8yHorg")).status).toBe(200);
+    expect((await list("any-other-key")).status).toBe(401);
+    const stats = (headers: Record<string, string>) => httpRequest(`${url}/_emulator/stats`, { headers });
+    expect((await stats({})).status).toBe(401);
+    expect((await stats({ "X-Control-Token": token })).status).toBe(200);
+    await killed(started.child);
+  });
+
+  it("an empty CPCTL_EMULATOR_API_KEYS (a CI secret that is missing) stops the start with exit 2, rather than accepting any key", async () => {
+    const started = start([], { CPCTL_EMULATOR_API_KEYS: "" });
+    const outcome = await started.outcome;
+    expect(outcome.url).toBeNull();
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(/^error: CPCTL_EMULATOR_API_KEYS is set but empty: /);
+    expect(outcome.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 });

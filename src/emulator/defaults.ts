@@ -8,3 +8,10 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
 /** What an in-memory emulator holds of uploaded tarballs, all deployments together. */
 export const DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES = 256 * 1024 * 1024;
+/**
+ * The variables that hold the emulator's secrets, so that they need not be on the command line
+ * (where `ps` shows them to every user of the machine); a flag wins over its variable (cli-args.ts).
+ * `cpctl emulator clock|faults|stats|reset` send the control token from the same variable.
+ */
+export const API_KEYS_ENV = "CPCTL_EMULATOR_API_KEYS";
+export const CONTROL_TOKEN_ENV = "CPCTL_EMULATOR_CONTROL_TOKEN";

@@ -170,8 +170,12 @@ export interface RunningEmulator {
    * granted several tenants: the first of them, although requests must then name one).
    */
   tenantFor(credential: string): string;
-  /** One line per configured key: the tenants it acts for (for the start-up message). */
-  describeKeys(): string[];
+  /**
+   * One line per configured key: the tenants it acts for (for the start-up message). A key is
+   * named by its place in the list, never by any part of it; `source` names the list
+   * ("--api-key", "CPCTL_EMULATOR_API_KEYS").
+   */
+  describeKeys(source?: string): string[];
   /** What the tenant finds seeded: listeners and integrations (both listings). */
   seed(tenantId: string): {
     listeners: ListenerT[];
@@ -352,7 +356,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       return () => observers.delete(listener);
     },
     tenantFor: (credential) => grants?.tenantsOf(credential)?.[0] ?? tenantIdForCredential(credential),
-    describeKeys: () => (grants ? describeKeyGrants(grants) : []),
+    describeKeys: (source) => (grants ? describeKeyGrants(grants, source) : []),
     seed: (tenantId) => ({
       listeners: listenersFor(tenantId.toLowerCase()),
       integrations: gitIntegrationsFor(tenantId.toLowerCase()),

@@ -21,7 +21,7 @@ import { RegistrySession, TOKEN_USER, type TokenSource } from "../image/registry
 import { checkTag, defaultTag } from "../image/tag.js";
 import { removeStaleTempDirs } from "../image/temp-dirs.js";
 import type { DeploymentT } from "../model/responses.js";
-import { MASK, redactText } from "../secrets.js";
+import { createMasker } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { showsSpinner } from "../wait/progress.js";
 
@@ -184,8 +184,7 @@ function engineContext(ctx: Ctx, engine: Engine): EngineContext {
     // An engine's line may quote the credential it uses (a debug line, an error echoing its
     // request): masked as the push's own lines are (push-report.ts), with every push token of
     // the run, the current one and any renewed since.
-    onLine: (line) =>
-      ctx.log.info(`  ${redactText(line, ctx.knownSecrets(), { marker: MASK, minLength: 4 })}`),
+    onLine: (line) => ctx.log.info(`  ${createMasker(ctx.knownSecrets())(line)}`),
     note: (text) => ctx.log.info(text),
   };
 }

@@ -1,10 +1,13 @@
 // How a wait shows progress on stderr.
-// - On a terminal (stderr a TTY, TERM not dumb, CI unset): an ora spinner (loaded only then) with the
-//   revision status and the elapsed time, ticking every second; when the wait ends it leaves
-//   one line with the final status. Colour only where ctx.paint allows it (never with
-//   NO_COLOR, --no-color or TERM=dumb, never off a terminal).
+// - On a terminal (stderr a TTY of a known width, TERM not dumb, CI unset): an ora spinner
+//   (loaded only then) with the revision status and the elapsed time, ticking every second;
+//   when the wait ends it leaves one line with the final status. Colour only where ctx.paint
+//   allows it (never with NO_COLOR, --no-color or TERM=dumb, never off a terminal).
 // - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
+//   A terminal that says it is 0 columns wide is "anywhere else": ora divides by the width, and
+//   with 0 it cleared an endless number of lines in a synchronous loop that never let the
+//   process see SIGTERM. A terminal resized to 0 while the spinner runs turns it into lines.
 
 import { onGitHubActions, onGitLab } from "../ci/detect.js";
 import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
@@ -25,7 +28,18 @@ export type ProgressContext = Pick<RunContext, "io" | "env" | "clock" | "paint">
  * it keeps a log) lines and heartbeats, not spinner frames (ora's own rule too).
  */
 export function showsSpinner(ctx: Pick<ProgressContext, "io" | "env">): boolean {
-  return Boolean(ctx.io.stderr.isTTY && ctx.io.stderr.stream && ctx.env.TERM !== "dumb" && !isCi(ctx.env));
+  return Boolean(
+    ctx.io.stderr.isTTY &&
+      hasWidth(ctx.io.stderr.columns) &&
+      ctx.io.stderr.stream &&
+      ctx.env.TERM !== "dumb" &&
+      !isCi(ctx.env),
+  );
+}
+
+/** A width a spinner can lay a frame out in (what ora divides by). */
+function hasWidth(columns: number | undefined): boolean {
+  return columns !== undefined && columns > 0;
 }
 
 export async function createReporter(ctx: ProgressContext, revisionId: string): Promise<WaitReporter> {
@@ -184,6 +198,21 @@ async function spinnerReporter(
     discardStdin: false,
   });
   let ticker: NodeJS.Timeout | undefined;
+  /** Once the terminal has lost its width: the rest of the wait in lines. */
+  let lines: WaitReporter | null = null;
+  // Node sets the new width, then emits "resize", in one go: heard first, no frame is drawn
+  // at width 0 (ora reads the width at every frame).
+  const onResize = () => {
+    if (lines || hasWidth((stream as NodeJS.WriteStream).columns)) return;
+    clearInterval(ticker);
+    ticker = undefined;
+    // Clearing erases the lines counted at the last frame, drawn at a width that was known.
+    if (spinner.isSpinning) spinner.stop();
+    lines = lineReporter(ctx, revisionId);
+    // The frame is gone: say where the wait stands, in the first of its lines.
+    if (state.status !== null) lines.status(state.status, state.elapsed());
+  };
+  stream.prependListener("resize", onResize);
   // Started on the first news from the poller, so that nothing is left spinning if the wait
   // fails before it begins.
   const show = () => {
@@ -197,25 +226,31 @@ async function spinnerReporter(
   };
   return {
     status: (status, elapsedMs, seenEnded) => {
+      if (lines) return lines.status(status, elapsedMs, seenEnded);
       state.seen(status, elapsedMs);
       already = Boolean(seenEnded);
       retrying = null;
       show();
     },
     heartbeat: (status, elapsedMs) => {
+      if (lines) return lines.heartbeat(status, elapsedMs);
       state.seen(status, elapsedMs);
       show();
     },
     transient: (message, elapsedMs) => {
+      if (lines) return lines.transient(message, elapsedMs);
       state.seen(null, elapsedMs);
       retrying = firstLine(message);
       show();
     },
     log: (entry: LogEntry) => {
+      if (lines) return lines.log(entry);
       latestLog = logLine(entry, NO_PAINT).text;
       show();
     },
     stop: () => {
+      stream.removeListener("resize", onResize);
+      if (lines) return lines.stop();
       clearInterval(ticker);
       ticker = undefined;
       const status = state.status;

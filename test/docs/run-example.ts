@@ -410,7 +410,9 @@ export class ExampleShell {
     const shown = `cpctl ${argv.join(" ")}`;
     // `cpctl emulator [--flags]` runs one; `cpctl emulator CONTROL` is a command like any other.
     const runsEmulator = argv[0] === "emulator" && (argv[1] === undefined || argv[1].startsWith("-"));
-    const result = runsEmulator ? await this.emulator(argv) : await this.inProcess(argv, env, stdin);
+    const own: Record<string, string> = {};
+    for (const { name } of command.assignments) if (env[name] !== undefined) own[name] = env[name];
+    const result = runsEmulator ? await this.emulator(argv, own) : await this.inProcess(argv, env, stdin);
     const expected =
       this.expectedExit !== undefined
         ? [this.expectedExit]
@@ -454,8 +456,9 @@ export class ExampleShell {
     return { ...result, stopped: controller.signal.aborted };
   }
 
-  private emulator(argv: string[]): Promise<Run> {
-    return runEmulatorChild([...argv, "--port", "0"], this.fixture.cwd, this.fixture.home);
+  /** `assignments`: the line's own `NAME=VALUE ... cpctl emulator` (CPCTL_EMULATOR_API_KEYS, say). */
+  private emulator(argv: string[], assignments: Record<string, string>): Promise<Run> {
+    return runEmulatorChild([...argv, "--port", "0"], this.fixture.cwd, this.fixture.home, assignments);
   }
 
   /** A word's value: text, variables, and the output of what `$(...)` runs. */
@@ -506,11 +509,16 @@ function head(text: string, args: string[]): string {
 const BIN = join(ROOT, "bin", "cpctl.cjs");
 
 /** The built emulator in `cwd` until it says it listens, then SIGTERM: its exit code and output. */
-function runEmulatorChild(argv: string[], cwd: string, home: string): Promise<Run> {
+function runEmulatorChild(
+  argv: string[],
+  cwd: string,
+  home: string,
+  assignments: Record<string, string>,
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...argv], {
       cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: home },
+      env: { ...assignments, PATH: process.env.PATH ?? "", HOME: home },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

@@ -6,7 +6,7 @@ import type { EmulatorClock } from "../../model/emulator-controls.js";
 import { DURATION_HELP, formatDuration } from "../../util/duration.js";
 import { duration, examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { controlToken, EMULATOR_WIDE_HELP } from "./shared.js";
+import { controlToken, EMULATOR_WIDE_HELP, emulatorTarget } from "./shared.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -22,16 +22,16 @@ revision in progress one stage on. It never goes back; with --state the offset i
 ${EMULATOR_WIDE_HELP}${examples("cpctl emulator clock", "cpctl emulator clock advance 10m")}`,
       ),
   run: async (ctx, [action, advanceBy]) => {
-    const api = await ctx.api();
+    if (action === "advance" && advanceBy === undefined)
+      throw new UsageError(`emulator clock advance: how far? ${DURATION_HELP}`);
+    if (action !== "advance" && advanceBy !== undefined)
+      throw new UsageError("emulator clock: a duration goes after 'advance'");
+    const target = await emulatorTarget(ctx);
     const token = controlToken(ctx);
-    let clock: EmulatorClock;
-    if (action === "advance") {
-      if (advanceBy === undefined) throw new UsageError(`emulator clock advance: how far? ${DURATION_HELP}`);
-      clock = await advanceClock(api, token, advanceBy);
-    } else {
-      if (advanceBy !== undefined) throw new UsageError("emulator clock: a duration goes after 'advance'");
-      clock = await emulatorClock(api, token);
-    }
+    const clock: EmulatorClock =
+      action === "advance" && advanceBy !== undefined
+        ? await advanceClock(target, token, advanceBy)
+        : await emulatorClock(target, token);
     const printer = await ctx.printer();
     const ahead = clock.offset_ms ? ` (${formatDuration(clock.offset_ms)} ahead of real time)` : "";
     if (printer.options.format === "id") printer.line(clock.now);

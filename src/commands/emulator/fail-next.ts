@@ -9,7 +9,7 @@ import { resolveDeploymentId } from "../../operations/resolve.js";
 import type { View } from "../../output/printer.js";
 import { examples, oneOf } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { TENANT_CONTROL_HELP } from "./shared.js";
+import { emulatorTarget, TENANT_CONTROL_HELP } from "./shared.js";
 
 const ruleView: View<FailRule> = {
   id: (rule) => rule.deployment_id ?? "",
@@ -52,14 +52,15 @@ ${TENANT_CONTROL_HELP}${examples(
 )}`,
       ),
   run: async (ctx, _args, options) => {
-    const api = await ctx.api();
-    const printer = await ctx.printer();
-    if (options.list) return printer.list(await failRules(api), ruleView);
-    if (!options.stage) {
+    if (!options.list && !options.stage) {
       throw new UsageError(`--stage is required: one of ${FAILABLE_STAGES.join(", ")} (or --list)`);
     }
+    // Before the deployment is looked up: that look-up carries the credentials too.
+    const target = await emulatorTarget(ctx);
+    const printer = await ctx.printer();
+    if (options.list || !options.stage) return printer.list(await failRules(target), ruleView);
     const deploymentId = options.deployment ? await resolveDeploymentId(ctx, options.deployment) : undefined;
-    const rule = await failNextRevision(api, {
+    const rule = await failNextRevision(target, {
       stage: options.stage,
       ...(deploymentId ? { deployment_id: deploymentId } : {}),
       ...(options.message !== undefined ? { message: options.message } : {}),

@@ -8,7 +8,7 @@ import { resolveDeployment, resolveRevisionId } from "../../operations/resolve.j
 import { revisionView } from "../../output/views.js";
 import { examples, idOrPrefix, oneOf } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { TENANT_CONTROL_HELP } from "./shared.js";
+import { emulatorTarget, TENANT_CONTROL_HELP } from "./shared.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -40,13 +40,15 @@ ${TENANT_CONTROL_HELP}${examples(
 )}`,
       ),
   run: async (ctx, [ref], options) => {
+    // Before the deployment is looked up: that look-up carries the credentials too.
+    const target = await emulatorTarget(ctx);
     const deployment = await resolveDeployment(ctx, ref);
     const revisionId = options.revision
       ? await resolveRevisionId(ctx, deployment.id, options.revision)
       : deployment.latest_revision_id;
     if (!revisionId)
       throw new OperationError(`deployment ${deployment.name} has no revision to fail`, "no_revision");
-    const revision = await failRevision(await ctx.api(), deployment.id, revisionId, {
+    const revision = await failRevision(target, deployment.id, revisionId, {
       stage: options.stage,
       ...(options.message !== undefined ? { message: options.message } : {}),
     });

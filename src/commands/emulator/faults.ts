@@ -8,7 +8,7 @@ import type { View } from "../../output/printer.js";
 import { formatDuration } from "../../util/duration.js";
 import { duration, examples, integerIn } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { controlToken, EMULATOR_WIDE_HELP } from "./shared.js";
+import { controlToken, EMULATOR_WIDE_HELP, emulatorTarget } from "./shared.js";
 
 const faultView: View<EmulatorFault> = {
   id: (fault) => String(fault.id),
@@ -71,17 +71,17 @@ ${EMULATOR_WIDE_HELP}${examples(
 )}`,
       ),
   run: async (ctx, [action], options) => {
-    const api = await ctx.api();
+    if (action === "add" && !options.path)
+      throw new UsageError("emulator faults add: --path is required, e.g. --path /v2/deployments");
+    const target = await emulatorTarget(ctx);
     const token = controlToken(ctx);
     const printer = await ctx.printer();
     if (action === "clear") {
-      await clearFaults(api, token);
+      await clearFaults(target, token);
       ctx.log.info("cleared every fault");
       return;
     }
-    if (action === "list") return printer.list(await listFaults(api, token), faultView);
-    if (!options.path)
-      throw new UsageError("emulator faults add: --path is required, e.g. --path /v2/deployments");
+    if (action === "list" || !options.path) return printer.list(await listFaults(target, token), faultView);
     const fault: FaultRequest = { path: options.path };
     if (options.method !== undefined) fault.method = options.method.toUpperCase();
     if (options.count !== undefined) fault.count = options.count;
@@ -90,6 +90,6 @@ ${EMULATOR_WIDE_HELP}${examples(
     if (options.latency !== undefined) fault.latency_ms = options.latency;
     if (options.drop !== undefined) fault.drop = options.drop as "before" | "after";
     if (options.body !== undefined) fault.body = options.body as "html" | "truncated";
-    await printer.item(await addFault(api, token, fault), faultView);
+    await printer.item(await addFault(target, token, fault), faultView);
   },
 });

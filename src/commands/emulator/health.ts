@@ -6,7 +6,7 @@ import { setAgentHealth } from "../../api/emulator-controls.js";
 import { resolveDeployment, resolveRevisionId } from "../../operations/resolve.js";
 import { examples, idOrPrefix } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { TENANT_CONTROL_HELP } from "./shared.js";
+import { emulatorTarget, TENANT_CONTROL_HELP } from "./shared.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -34,21 +34,23 @@ ${TENANT_CONTROL_HELP}${examples(
 )}`,
       ),
   run: async (ctx, [ref, state], options) => {
+    // Before the deployment is looked up: that look-up carries the credentials too.
+    const target = await emulatorTarget(ctx);
     const deployment = await resolveDeployment(ctx, ref);
     const revisionId = options.revision
       ? await resolveRevisionId(ctx, deployment.id, options.revision)
       : undefined;
-    const answer = await setAgentHealth(await ctx.api(), deployment.id, {
+    const answer = await setAgentHealth(target, deployment.id, {
       state: state as "failing" | "ok",
       ...(revisionId ? { revision_id: revisionId } : {}),
     });
-    const target = answer.revision_id
+    const marked = answer.revision_id
       ? `revision ${answer.revision_id}`
       : state === "failing"
         ? "the next revision to start"
         : "every revision";
     ctx.log.info(
-      `${target} of ${deployment.name} ${state === "failing" ? "will answer /ok with 500" : "answers /ok as its status says"}: ${answer.url}/ok`,
+      `${marked} of ${deployment.name} ${state === "failing" ? "will answer /ok with 500" : "answers /ok as its status says"}: ${answer.url}/ok`,
     );
     await (await ctx.printer()).value(answer);
   },

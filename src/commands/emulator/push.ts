@@ -5,7 +5,7 @@ import { resolveDeploymentId } from "../../operations/resolve.js";
 import { revisionView } from "../../output/views.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { TENANT_CONTROL_HELP } from "./shared.js";
+import { emulatorTarget, TENANT_CONTROL_HELP } from "./shared.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -27,8 +27,10 @@ ${TENANT_CONTROL_HELP}${examples(
 )}`,
       ),
   run: async (ctx, [ref], options) => {
+    // Before the deployment is looked up: that look-up carries the credentials too.
+    const target = await emulatorTarget(ctx);
     const id = await resolveDeploymentId(ctx, ref);
-    const revision = await simulatePush(await ctx.api(), id, {
+    const revision = await simulatePush(target, id, {
       ...(options.branch !== undefined ? { branch: options.branch } : {}),
       ...(options.sha !== undefined ? { sha: options.sha } : {}),
     });

@@ -3,7 +3,7 @@ import { resetEmulator } from "../../api/emulator-controls.js";
 import { guardMutation } from "../../operations/confirm.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { controlToken, EMULATOR_WIDE_HELP } from "./shared.js";
+import { controlToken, EMULATOR_WIDE_HELP, emulatorTarget } from "./shared.js";
 
 const WHAT = "every tenant's deployments, revisions, uploads, tracing projects, fail rules and faults";
 
@@ -17,8 +17,10 @@ confirmation on a terminal; elsewhere (scripts, CI, --no-input) it needs --yes.
 ${EMULATOR_WIDE_HELP}${examples("cpctl emulator reset", "cpctl emulator reset --yes")}`,
     ),
   run: async (ctx) => {
+    // Asked first: there is nothing to confirm at an address that is not an emulator.
+    const target = await emulatorTarget(ctx);
     await guardMutation(ctx, `reset the emulator (${WHAT})`, { always: true });
-    await resetEmulator(await ctx.api(), controlToken(ctx));
+    await resetEmulator(target, controlToken(ctx));
     ctx.log.info(`reset the emulator: ${WHAT} deleted`);
   },
 });

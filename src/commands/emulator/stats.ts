@@ -3,7 +3,7 @@ import { emulatorStats } from "../../api/emulator-controls.js";
 import type { View } from "../../output/printer.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { controlToken, EMULATOR_WIDE_HELP } from "./shared.js";
+import { controlToken, EMULATOR_WIDE_HELP, emulatorTarget } from "./shared.js";
 
 const routeView: View<{ route: string; count: number }> = {
   id: (row) => row.route,
@@ -25,7 +25,7 @@ included and controls not: e.g. that a client sent a POST exactly once. -o json 
 ${EMULATOR_WIDE_HELP}${examples("cpctl emulator stats", `cpctl emulator stats -o json | jq '.requests["POST /v2/deployments"]'`)}`,
     ),
   run: async (ctx) => {
-    const stats = await emulatorStats(await ctx.api(), controlToken(ctx));
+    const stats = await emulatorStats(await emulatorTarget(ctx), controlToken(ctx));
     const printer = await ctx.printer();
     if (printer.options.format !== "table" && printer.options.format !== "id") return printer.value(stats);
     const rows = Object.entries(stats.requests).map(([route, count]) => ({ route, count }));

@@ -4,7 +4,7 @@ import { tracingProjects } from "../../api/emulator-controls.js";
 import type { View } from "../../output/printer.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { TENANT_CONTROL_HELP } from "./shared.js";
+import { emulatorTarget, TENANT_CONTROL_HELP } from "./shared.js";
 
 const projectView: View<{ id: string; name: string; deployment_id: string; created_at: string }> = {
   id: (project) => project.id,
@@ -29,6 +29,6 @@ Creating a deployment records a tracing project of its name; deleting the deploy
 ${TENANT_CONTROL_HELP}${examples("cpctl emulator tracing-projects", "cpctl emulator tracing-projects -o json")}`,
     ),
   run: async (ctx) => {
-    await (await ctx.printer()).list(await tracingProjects(await ctx.api()), projectView);
+    await (await ctx.printer()).list(await tracingProjects(await emulatorTarget(ctx)), projectView);
   },
 });

@@ -203,11 +203,19 @@ describe("keys bound to tenants", () => {
     expect((await em.get("/v2/deployments", { auth: "k", headers: { "X-Tenant-Id": T2 } })).status).toBe(200);
   });
 
-  it("describes each key's tenants for the start-up message, showing only the key's first characters", async () => {
-    const em = await startTestEmulator({ apiKeys: ["dev-key-123", `ci=${T1},${T2}`] });
+  it("describes each key's tenants for the start-up message by its place in the list, never by any part of it", async () => {
+    const em = await startTestEmulator({ apiKeys: ["dev-key-123", `ci=${T1},${T2}`, `dev-key-123=${T1}`] });
     expect(em.emulator.describeKeys()).toEqual([
-      `API key dev-… acts for tenant ${em.emulator.tenantFor("dev-key-123")}`,
-      `API key c… acts for tenants ${T1}, ${T2} (pick one with the tenant header)`,
+      `API key #1 acts for tenants ${em.emulator.tenantFor("dev-key-123")}, ${T1} (pick one with the tenant header)`,
+      `API key #2 acts for tenants ${T1}, ${T2} (pick one with the tenant header)`,
+    ]);
+    expect(em.emulator.describeKeys("CPCTL_EMULATOR_API_KEYS")[1]).toBe(
+      `API key #2 of CPCTL_EMULATOR_API_KEYS acts for tenants ${T1}, ${T2} (pick one with the tenant header)`,
+    );
+    const short = await startTestEmulator({ apiKeys: ["ab", "x"] });
+    expect(short.emulator.describeKeys("--api-key")).toEqual([
+      `API key #1 of --api-key acts for tenant ${short.emulator.tenantFor("ab")}`,
+      `API key #2 of --api-key acts for tenant ${short.emulator.tenantFor("x")}`,
     ]);
     expect((await startTestEmulator()).emulator.describeKeys()).toEqual([]);
   });

@@ -16,6 +16,11 @@ export interface KeyGrant {
   derived: boolean;
 }
 
+/** A configured key and where it was first given (1-based), for the start-up message. */
+interface PlacedGrant extends KeyGrant {
+  place: number;
+}
+
 const tenantCache = new Map<string, string>();
 
 /**
@@ -54,21 +59,22 @@ export function parseKeyGrant(spec: string): KeyGrant | string {
 
 /** The configured keys, merged by key (a key given twice may act for the tenants of both). */
 export class KeyGrants {
-  private readonly byKey = new Map<string, KeyGrant>();
+  private readonly byKey = new Map<string, PlacedGrant>();
 
   constructor(specs: readonly string[]) {
-    for (const spec of specs) {
+    specs.forEach((spec, i) => {
       const grant = parseKeyGrant(spec);
       if (typeof grant === "string") throw new Error(`--api-key ${grant}`);
       const known = this.byKey.get(grant.key);
-      if (!known) this.byKey.set(grant.key, grant);
+      if (!known) this.byKey.set(grant.key, { ...grant, place: i + 1 });
       else
         this.byKey.set(grant.key, {
           key: grant.key,
           tenants: [...new Set([...known.tenants, ...grant.tenants])],
           derived: known.derived && grant.derived,
+          place: known.place,
         });
-    }
+    });
   }
 
   /** The tenants this key may act for; undefined for a key that is not configured. */
@@ -76,19 +82,21 @@ export class KeyGrants {
     return this.byKey.get(credential)?.tenants;
   }
 
-  all(): KeyGrant[] {
+  all(): PlacedGrant[] {
     return [...this.byKey.values()];
   }
 }
 
 /**
  * One line per key for the start-up message, so that users learn the tenant of a bare key.
- * The key itself is shown by its first characters only: stderr ends up in CI logs.
+ * A key is named by its place in the list it was given in (`source`: "--api-key" or the
+ * variable), never by any part of it: stderr ends up in CI logs, and a few characters of a
+ * short key are most of it.
  */
-export function describeKeyGrants(grants: KeyGrants): string[] {
+export function describeKeyGrants(grants: KeyGrants, source?: string): string[] {
   return grants.all().map((grant) => {
-    const shown = `${grant.key.slice(0, Math.min(4, Math.floor(grant.key.length / 2)))}…`;
-    if (grant.tenants.length === 1) return `API key ${shown} acts for tenant ${grant.tenants[0]}`;
-    return `API key ${shown} acts for tenants ${grant.tenants.join(", ")} (pick one with the tenant header)`;
+    const shown = `API key #${grant.place}${source ? ` of ${source}` : ""}`;
+    if (grant.tenants.length === 1) return `${shown} acts for tenant ${grant.tenants[0]}`;
+    return `${shown} acts for tenants ${grant.tenants.join(", ")} (pick one with the tenant header)`;
   });
 }

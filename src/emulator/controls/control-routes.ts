@@ -3,8 +3,10 @@
 //
 // Two kinds: the emulator-wide ones (clock, faults, stats, reset) are the operator's and ask
 // `context.operator()` (api/control-auth.ts); the ones that read or change a tenant's data
-// (tracing projects, fail rules, failing a revision, a revision's health, a push) authenticate as the API does and
-// act within the caller's tenant. Health needs nothing: it tells nothing.
+// (tracing projects, fail rules, failing a revision, a revision's health, a push)
+// authenticate as the API does and act within the caller's tenant. Health needs nothing: it
+// tells nothing but that this is an emulator, its time and its registry's and agents' addresses.
+import { EMULATOR_SERVICE, type EmulatorHealth } from "../../model/emulator-controls.js";
 import type { Handler, RouteContext, Router } from "../api/router.js";
 import { noContent, ok } from "../responses.js";
 import type { Controls } from "./controls.js";
@@ -28,8 +30,16 @@ export function addControlRoutes(
       return handler(context);
     };
 
+  // `service` tells a client that asks before sending a control (with credentials) that this
+  // is an emulator: a health check of some other server says "ok" too.
   router.add("GET", "/_emulator/health", () =>
-    ok({ status: "ok", now: controls.clock().now, registry: registryHost(), agents: agentsUrl() }),
+    ok({
+      status: "ok",
+      service: EMULATOR_SERVICE,
+      now: controls.clock().now,
+      registry: registryHost(),
+      agents: agentsUrl(),
+    } satisfies EmulatorHealth),
   );
 
   router.add(

@@ -1,6 +1,7 @@
 // The /_emulator/ controls not covered elsewhere: clock, stats, reset, health.
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator } from "../../../test/helpers/emulator.js";
+import { EmulatorHealthAnswer } from "../../model/emulator-controls.js";
 import { startEmulator } from "../server.js";
 
 afterEach(closeTestEmulators);
@@ -68,5 +69,8 @@ describe("controls", () => {
     const health = await em.get("/_emulator/health", control);
     expect(health.status).toBe(200);
     expect(health.json.status).toBe("ok");
+    // What a control's client checks before it sends credentials (api/emulator-controls.ts).
+    expect(EmulatorHealthAnswer.safeParse(health.json).success).toBe(true);
+    expect(health.json.service).toBe("cpctl-emulator");
   });
 });

@@ -26,6 +26,11 @@ export interface PtyRun {
   raw(): string;
   /** The exit code and the raw output once the command has ended; killed and failed after the timeout. */
   finished(timeoutMs?: number): Promise<{ code: number; output: string }>;
+  /** Sends the command SIGTERM (through the proxy, which passes it on). */
+  terminate(): void;
+  /** Resizes the terminal to 0 columns by 0 rows (the command gets SIGWINCH). */
+  resizeToZero(): void;
+  /** SIGKILL to the command and the proxy (a command deaf to SIGTERM is not left running). */
   kill(): void;
 }
 
@@ -123,7 +128,7 @@ export function runOnPty(
     finished: (timeoutMs = WAIT_MS) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
-          if (child.exitCode === null) child.kill("SIGKILL");
+          killAll(child);
           reject(
             new Error(`the command did not end within ${timeoutMs} ms; the terminal showed:\n${plain(raw)}`),
           );
@@ -139,10 +144,28 @@ export function runOnPty(
           },
         );
       }),
-    kill: () => {
-      if (child.exitCode === null) child.kill("SIGKILL");
+    terminate: () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
     },
+    resizeToZero: () => {
+      if (child.exitCode === null) child.kill("SIGUSR1");
+    },
+    kill: () => killAll(child),
   };
+}
+
+/** SIGKILL to the proxy's command (it would outlive the proxy), then to the proxy. */
+function killAll(proxy: ChildProcess): void {
+  if (proxy.exitCode !== null || proxy.pid === undefined) return;
+  const listed = spawnSync("ps", ["-o", "pid=", "--ppid", String(proxy.pid)], { encoding: "utf8" });
+  for (const pid of (listed.stdout ?? "").split(/\s+/).filter(Boolean)) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
+  proxy.kill("SIGKILL");
 }
 
 /** Terminal output as text: escape sequences and carriage returns removed. */
