@@ -6,7 +6,7 @@
 //   npm run bench -- --runs 61         # more runs per figure
 //   npm run bench -- --quick           # a fast look: 7 runs, smaller load test
 //   npm run bench -- --skip-pack       # no npm pack / npm install
-//   npm run bench -- --only upload,wire  # some groups: startup, lists, wait, emulator,
+//   npm run bench -- --only upload,wire  # some groups: startup, lists, wait, releases, emulator,
 //                                      # package, upload, wire (default: all)
 //   npm run bench -- --json out.json   # also write every sample
 //
@@ -33,6 +33,7 @@ import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundl
 import { pagesRow } from "./bench/page-window.mjs";
 import { preparePeers } from "./bench/peers.mjs";
 import { proxyVariablesHere, startForwardProxy, throughProxy } from "./bench/proxy.mjs";
+import { releaseRows } from "./bench/releases.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
 import { storeRow } from "./bench/store.mjs";
@@ -46,7 +47,7 @@ const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const BIN = join(ROOT, "bin", "cpctl.cjs");
 const NODE = process.execPath;
 
-const GROUPS = ["startup", "lists", "wait", "emulator", "wire", "upload", "package"];
+const GROUPS = ["startup", "lists", "wait", "releases", "emulator", "wire", "upload", "package"];
 const args = parseArgs(process.argv.slice(2));
 /** Whether any of these groups of figures is to be measured (--only). */
 const wanted = (...groups) => !args.only || groups.some((group) => args.only.has(group));
@@ -204,6 +205,10 @@ try {
   // --- deploy wait: lag and request rate ---------------------------------------------------
   if (wanted("wait"))
     rows.push(...(await waitRows({ root: ROOT, node: NODE, bin: BIN, work, home, cwd, quick: args.quick })));
+
+  // --- releases: deploy status, DEPLOYED -> verified ------------------------------------------
+  if (wanted("releases"))
+    rows.push(...(await releaseRows({ root: ROOT, node: NODE, bin: BIN, home, cwd, runs: RUNS })));
 
   // --- the emulator's list throughput ------------------------------------------------------
   if (wanted("emulator")) {
