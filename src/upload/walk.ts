@@ -1,9 +1,13 @@
 // Which files of a source directory go into the tarball.
 //
-// - `.gitignore` files are honoured as git does: each applies to the paths below its own
-//   directory, a deeper file wins over a shallower one, the last matching line of a file
-//   wins, `!pattern` re-includes, and nothing inside an excluded directory can be
-//   re-included. Matching is case-sensitive (git's default on Linux, where the service builds).
+// - `.gitignore` files leave out what git leaves out (the untracked files that
+//   `git ls-files -o --exclude-standard` does not list; walk-gitignore.test.ts compares the two
+//   over thousands of generated trees): each file applies to the paths below its own
+//   directory, and each path is judged by matching the path itself against the lines of the
+//   deepest file first (gitignore.ts), the last matching line of a file deciding; a directory
+//   left out is not entered, so nothing inside it comes back, while one that a deeper file
+//   takes back (`!build/`) is entered and its files judged on their own. Matching is
+//   case-sensitive (git's default on Linux, where the service builds).
 // - `.git` and `node_modules` are always left out, at any depth, whatever .gitignore says.
 // - Symbolic links and special files (sockets, FIFOs, devices) are skipped and reported:
 //   a link could point outside the directory, and the build sees only what the tarball holds.
@@ -34,10 +38,10 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, type Dirent, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
-import ignore, { type Ignore } from "ignore";
 import { visible } from "../output/safe-text.js";
 import { isCredentialFile } from "./credentials.js";
 import { DockerignoreError, type DockerignoreMatcher, parseDockerignore } from "./dockerignore.js";
+import { asBytes, type Gitignore, parseGitignore } from "./gitignore.js";
 import { READ_NO_FOLLOW, type SourceFile } from "./walked-file.js";
 
 export interface WalkOptions {
@@ -67,9 +71,9 @@ export interface WalkResult {
 }
 
 interface Matcher {
-  /** Directory of the .gitignore, relative to the root ("" for the root). */
-  base: string;
-  rules: Ignore;
+  /** The length of the .gitignore's directory (relative to the root, as asBytes gives it; 0 for the root). */
+  baseLength: number;
+  rules: Gitignore;
 }
 
 export class WalkError extends Error {
@@ -123,7 +127,10 @@ async function walkDirectory(
   const matchers = [...inherited];
   const gitignore = children.find((child) => child.name === ".gitignore" && child.kind.isFile());
   if (gitignore)
-    matchers.push({ base: relative, rules: loadGitignore(join(absolute, ".gitignore"), relative) });
+    matchers.push({
+      baseLength: asBytes(relative).length,
+      rules: loadGitignore(join(absolute, ".gitignore"), relative),
+    });
 
   for (const child of children) {
     const path = relative ? `${relative}/${child.name}` : child.name;
@@ -217,42 +224,45 @@ function loadDockerignore(root: string): DockerignoreMatcher | null {
   const text = readIgnoreFile(file, ".dockerignore", { missing: null, notAFile: null });
   if (text === null) return null;
   try {
-    return parseDockerignore(text);
+    return parseDockerignore(text.toString("utf8"));
   } catch (error) {
     if (error instanceof DockerignoreError) throw new WalkError(`.dockerignore ${error.message}`, file);
     throw error;
   }
 }
 
-/** The deepest .gitignore with an opinion decides; none: included. */
+/**
+ * The deepest .gitignore with a line matching the path itself decides; none: included. The
+ * directories above the path need no look: the walk entered them, so none is left out.
+ */
 function isIgnored(matchers: readonly Matcher[], path: string, isDirectory: boolean): boolean {
+  const subject = asBytes(path);
+  const name = subject.slice(subject.lastIndexOf("/") + 1);
   for (let i = matchers.length - 1; i >= 0; i--) {
-    const { base, rules } = matchers[i]!;
-    const local = base ? path.slice(base.length + 1) : path;
-    const verdict = rules.test(isDirectory ? `${local}/` : local);
-    if (verdict.ignored) return true;
-    if (verdict.unignored) return false;
+    const { baseLength, rules } = matchers[i]!;
+    const verdict = rules.verdict(baseLength ? subject.slice(baseLength + 1) : subject, name, isDirectory);
+    if (verdict !== undefined) return verdict;
   }
   return false;
 }
 
-function loadGitignore(file: string, relative: string): Ignore {
+function loadGitignore(file: string, relative: string): Gitignore {
   const shown = `${relative ? `${relative}/` : ""}.gitignore`;
-  return ignore({ ignorecase: false }).add(readIgnoreFile(file, shown));
+  return parseGitignore(readIgnoreFile(file, shown));
 }
 
 /** Largest ignore file read: far more than any real one, and a bound on a hostile one. */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
 /**
- * An ignore file's text, read without following a link or waiting on a FIFO, at most 1 MiB.
+ * An ignore file's bytes, read without following a link or waiting on a FIFO, at most 1 MiB.
  * `when` says what a missing file or one that is not a regular file gives (default: an error).
  */
 function readIgnoreFile<T = never>(
   file: string,
   shown: string,
   when: { missing?: T; notAFile?: T } = {},
-): string | T {
+): Buffer | T {
   let fd: number;
   try {
     fd = openSync(file, READ_NO_FOLLOW);
@@ -277,7 +287,7 @@ function readIgnoreFile<T = never>(
       if (n === 0) break;
       read += n;
     }
-    return text.subarray(0, read).toString("utf8");
+    return text.subarray(0, read);
   } catch (error) {
     if (error instanceof WalkError) throw error;
     throw new WalkError(`cannot read ${shown} (${codeOf(error)})`, file);
