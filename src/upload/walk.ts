@@ -15,7 +15,10 @@
 //   credentials, private keys, Terraform variables and state...) are left out and reported,
 //   unless asked for: a source directory is often a working copy, and the tarball goes to a
 //   server and into a build. Their names are matched whatever their case (`.ENV`, `ID_RSA`,
-//   `server.PEM`): a file system that ignores case, or a person, may write them so.
+//   `server.PEM`): a file system that ignores case, or a person, may write them so; so are
+//   their editors' and backup tools' copies (`.env~`, `key.pem.bak`, `#.env#`). A hard link
+//   to a credential file that is not packed (by name, or by an ignore file) is left out too,
+//   under whatever name (credential-links.ts).
 // - A name with a line break, or that is not valid UTF-8, is skipped and reported: the tar
 //   header could hold it, but build tools and the listing would not read it right, and a name
 //   that is not UTF-8 cannot even be read back by the path Node gives for it.
@@ -39,6 +42,7 @@ import { isUtf8 } from "node:buffer";
 import { closeSync, type Dirent, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { visible } from "../output/safe-text.js";
+import { credentialLinks, type UnpackedCredential } from "./credential-links.js";
 import { isCredentialFile } from "./credentials.js";
 import { DockerignoreError, type DockerignoreMatcher, parseDockerignore } from "./dockerignore.js";
 import { asBytes, type Gitignore, parseGitignore } from "./gitignore.js";
@@ -64,8 +68,10 @@ export interface WalkResult {
   /** `.git` and `node_modules` paths left out. */
   excluded: string[];
   skipped: SkippedPath[];
-  /** Files of CREDENTIAL_FILES (credentials.ts) left out. */
+  /** Files of CREDENTIAL_FILES (credentials.ts) left out, and hard links to them, in walk order. */
   credentials: string[];
+  /** The hard links among `credentials`: each file, and the credential file it is a link to. */
+  credentialLinks: { path: string; linkTo: string }[];
   /** Paths left out by the root's .dockerignore (a directory counts once). */
   dockerignored: string[];
 }
@@ -92,15 +98,54 @@ export async function walkSource(root: string, options: WalkOptions = {}): Promi
     excluded: [],
     skipped: [],
     credentials: [],
+    credentialLinks: [],
     dockerignored: [],
   };
-  const docker = loadDockerignore(root);
-  await walkDirectory(root, "", [], result, { ...options, docker });
+  const state: WalkState = {
+    ...options,
+    docker: loadDockerignore(root),
+    unpackedCredentials: [],
+    linked: [],
+  };
+  await walkDirectory(root, "", [], result, state);
+  leaveOutCredentialLinks(result, state);
   return result;
 }
 
 interface WalkState extends WalkOptions {
   docker: DockerignoreMatcher | null;
+  /** Credential files not packed, whatever left them out: what a hard link could be a link to. */
+  unpackedCredentials: UnpackedCredential[];
+  /** Files packed that have more than one link, in walk order: the only ones that can be one. */
+  linked: SourceFile[];
+}
+
+/** Takes out of the entries each hard link to a credential file not packed, and lists it with them. */
+function leaveOutCredentialLinks(result: WalkResult, state: WalkState): void {
+  const links = credentialLinks(state.linked, state.unpackedCredentials);
+  if (links.length === 0) return;
+  const linked = new Set(links.map((link) => link.entry));
+  result.entries = result.entries.filter((entry) => !linked.has(entry));
+  for (const { entry, linkTo } of links) {
+    result.credentialLinks.push({ path: entry.path, linkTo });
+    result.credentials.push(entry.path);
+  }
+  result.credentials.sort(inWalkOrder);
+}
+
+/** Depth first, each directory's children by name (code-unit order): the order of the walk. */
+function inWalkOrder(a: string, b: string): number {
+  const left = a.split("/");
+  const right = b.split("/");
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    if (left[i] !== right[i]) return left[i]! < right[i]! ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+/** Keeps a file left out by an ignore file when its name is a credential file's. */
+function noteIfCredential(state: WalkState, absolute: string, path: string): void {
+  if (!state.includeCredentials && isCredentialFile(path)) state.unpackedCredentials.push({ absolute, path });
 }
 
 /** Lets the event loop run (a signal handler, a timer) between directories. */
@@ -153,6 +198,7 @@ async function walkDirectory(
     }
     if (isIgnored(matchers, path, isDirectory)) {
       result.ignored.push(isDirectory ? `${path}/` : path);
+      if (!isDirectory) noteIfCredential(options, childAbsolute, path);
       continue;
     }
     const entry: SourceFile = { path, type: "directory", mode: 0o755, size: 0, dev: 0, ino: 0 };
@@ -166,8 +212,10 @@ async function walkDirectory(
       await walkDirectory(childAbsolute, path, matchers, result, options);
     } else if (dockerExcluded) {
       result.dockerignored.push(path);
+      noteIfCredential(options, childAbsolute, path);
     } else if (!options.includeCredentials && isCredentialFile(path)) {
       result.credentials.push(path);
+      options.unpackedCredentials.push({ absolute: childAbsolute, path });
     } else {
       const stats = statFile(childAbsolute, path);
       // Replaced by something else since the directory was read: not the file that was listed.
@@ -176,7 +224,9 @@ async function walkDirectory(
         continue;
       }
       const mode = stats.mode & 0o111 ? 0o755 : 0o644;
-      list(result, { path, type: "file", mode, size: stats.size, dev: stats.dev, ino: stats.ino }, options);
+      const file: SourceFile = { path, type: "file", mode, size: stats.size, dev: stats.dev, ino: stats.ino };
+      list(result, file, options);
+      if (stats.nlink > 1) options.linked.push(file);
     }
   }
 }
