@@ -9,14 +9,21 @@
 // is matched by a set look-up or by comparing its start and end: a regular expression of them
 // all took about 1 ms to compile and tier up (most of what the check of a 50-file project
 // cost), a general gitignore matcher several.
+//
+// A copy of such a file under the name an editor or a backup tool gives it holds the same
+// secrets, and counts too (EDITOR_COPIES): the name's last part with a backup suffix (`.env~`,
+// `key.pem.bak`), and that in an editor's swap, undo, auto-save or lock file (`.env.swp`,
+// `#.env#`, `.#.env`). A hard link under any name is caught by the walk (walk.ts).
 
 /**
- * Environment files; package-registry, git, container and cloud credentials; database
- * password files; private keys, keystores and certificates with their keys; Terraform
- * variables and state (which hold secrets in plain text); Kubernetes configs.
+ * Environment files; package-registry, git (and GitHub CLI), container and cloud credentials;
+ * database password files; private keys, keystores and certificates with their keys, and
+ * .ssh directories; Terraform variables and state (which hold secrets in plain text);
+ * Kubernetes configs.
  */
 export const CREDENTIAL_FILES = [
-  // Environment files: .env, .env.production, .env-local, .envrc, prod.env (not .envoy.yaml).
+  // Environment files: .env, .env.production, .env-local, .envrc, prod.env (not .envoy.yaml);
+  // Cloudflare's wrangler reads .dev.vars.
   ".env",
   ".env.*",
   ".env-*",
@@ -24,6 +31,7 @@ export const CREDENTIAL_FILES = [
   ".envrc",
   "*.env",
   ".secrets.*",
+  ".dev.vars",
   // Package registries, git and other tools' credentials.
   ".npmrc",
   ".pypirc",
@@ -38,6 +46,7 @@ export const CREDENTIAL_FILES = [
   ".htpasswd",
   ".streamlit/secrets.toml",
   "huggingface/token",
+  ".config/gh/hosts.yml",
   // Containers and clusters.
   ".dockercfg",
   ".docker/config.json",
@@ -56,6 +65,8 @@ export const CREDENTIAL_FILES = [
   ".boto",
   "rclone.conf",
   ".passwd-s3fs",
+  ".config/gcloud/credentials.db",
+  ".config/gcloud/access_tokens.db",
   // Databases.
   ".pgpass",
   ".my.cnf",
@@ -73,6 +84,8 @@ export const CREDENTIAL_FILES = [
   "id_dsa*",
   "id_ecdsa*",
   "id_ed25519*",
+  // Anything in an .ssh directory: keys under any name, and what names the hosts they open.
+  ".ssh/*",
   // Terraform: variables and state hold secret values in plain text.
   "*.tfvars",
   "*.tfvars.json",
@@ -81,6 +94,67 @@ export const CREDENTIAL_FILES = [
   ".terraformrc",
   "terraform.rc",
 ] as const;
+
+/**
+ * What editors and backup tools make of a file's name (the last part of a path), for a copy
+ * that holds the file's text: one backup suffix (`NAME~` of emacs, vim and nano, `.bak`,
+ * `.backup`, `.orig` of merge tools and patch, `.old`, `.save` of nano, `.tmp` of a write
+ * cut short), and around that, at most one of: vim's swap files (`.NAME.swp`, then `.swo`,
+ * `.swn`, ... down to `.swa`) and undo files (`.NAME.un~`), kate's swap file
+ * (`.NAME.kate-swp`), where the dot before the name is there only when the name has none
+ * (either form is taken); emacs' auto-save file (`#NAME#`) and lock (`.#NAME`).
+ */
+export const EDITOR_COPIES = {
+  backupSuffixes: ["~", ".bak", ".backup", ".orig", ".old", ".save", ".tmp"],
+  swapSuffixes: [..."abcdefghijklmnop"].map((letter) => `.sw${letter}`).concat([".un~", ".kate-swp"]),
+  wrappers: [
+    ["#", "#"],
+    [".#", ""],
+  ],
+} as const;
+
+const BACKUP_SUFFIXES: ReadonlySet<string> = new Set(EDITOR_COPIES.backupSuffixes);
+const SWAP_SUFFIXES: ReadonlySet<string> = new Set(EDITOR_COPIES.swapSuffixes);
+
+/**
+ * Whether `test` holds for `name` (lowercased) or for a name it may be a copy of
+ * (EDITOR_COPIES): without a swap suffix or a wrapper, and each of those without a backup
+ * suffix. Each suffix is looked up, not compared one by one: this runs for every path packed.
+ */
+function nameOrOriginal(name: string, test: (candidate: string) => boolean): boolean {
+  if (withOrWithoutBackup(name, test)) return true;
+  const unswapped = withoutSuffix(name, SWAP_SUFFIXES);
+  if (unswapped !== null) {
+    if (withOrWithoutBackup(unswapped, test)) return true;
+    // The dot vim and kate put before a name that has none.
+    if (unswapped.length > 1 && unswapped[0] === "." && withOrWithoutBackup(unswapped.slice(1), test))
+      return true;
+  }
+  for (const [before, after] of EDITOR_COPIES.wrappers) {
+    if (name.length > before.length + after.length && name.startsWith(before) && name.endsWith(after)) {
+      if (withOrWithoutBackup(name.slice(before.length, name.length - after.length), test)) return true;
+    }
+  }
+  return false;
+}
+
+function withOrWithoutBackup(name: string, test: (candidate: string) => boolean): boolean {
+  if (test(name)) return true;
+  const original = withoutSuffix(name, BACKUP_SUFFIXES);
+  return original !== null && test(original);
+}
+
+/**
+ * `name` without the one of `suffixes` it ends with, or null: each suffix is `~` or starts
+ * with its only dot (`.bak`, `.un~`), so only the part from the last dot, and a final `~`, can
+ * be one. What is left is never empty.
+ */
+function withoutSuffix(name: string, suffixes: ReadonlySet<string>): string | null {
+  const dot = name.lastIndexOf(".");
+  if (dot > 0 && suffixes.has(name.slice(dot))) return name.slice(0, dot);
+  if (name.length > 1 && name.endsWith("~") && suffixes.has("~")) return name.slice(0, -1);
+  return null;
+}
 
 /**
  * Patterns of one part, lowercased: those without a `*`; those that are `*` and an extension
@@ -95,8 +169,10 @@ interface NamePatterns {
 interface Matchers {
   /** Patterns without a slash, for each part of a path. */
   names: NamePatterns;
-  /** Patterns with a slash: the parts before the last, and the last, where a `*` may be. */
-  paths: readonly { parents: string[]; last: NamePatterns }[];
+  /** Patterns with a slash and no `*`, by their last part: the parts before it. */
+  pathsByName: ReadonlyMap<string, readonly (readonly string[])[]>;
+  /** Patterns with a slash and a `*` (in their last part): the parts before the last, and the last. */
+  starredPaths: readonly { parents: readonly string[]; last: NamePatterns }[];
 }
 
 let matchers: Matchers | undefined;
@@ -105,16 +181,16 @@ let matchers: Matchers | undefined;
 export function isCredentialFile(path: string): boolean {
   matchers ??= compile(CREDENTIAL_FILES);
   const parts = foldCase(path).split("/");
-  // The path itself, then each directory above it.
+  const { names, pathsByName, starredPaths } = matchers;
+  // The path itself, then each directory above it; each name, then what it may be a copy of.
   for (let end = parts.length; end > 0; end--) {
-    const name = parts[end - 1]!;
-    if (matchesName(matchers.names, name)) return true;
-    for (const { parents, last } of matchers.paths) {
-      if (end <= parents.length || !matchesName(last, name)) continue;
-      let i = 0;
-      while (i < parents.length && parts[end - 1 - parents.length + i] === parents[i]) i++;
-      if (i === parents.length) return true;
-    }
+    const below = (parents: readonly string[]) =>
+      end > parents.length && parents.every((parent, i) => parts[end - 1 - parents.length + i] === parent);
+    const matches = (name: string) =>
+      matchesName(names, name) ||
+      (pathsByName.get(name)?.some(below) ?? false) ||
+      starredPaths.some(({ parents, last }) => matchesName(last, name) && below(parents));
+    if (nameOrOriginal(parts[end - 1]!, matches)) return true;
   }
   return false;
 }
@@ -161,8 +237,16 @@ function compile(patterns: readonly string[]): Matchers {
   const paths = lower.filter((pattern) => pattern.includes("/")).map((pattern) => pattern.split("/"));
   if (paths.some((parts) => parts.slice(0, -1).some((part) => part.includes("*"))))
     throw new Error("credentials: a * only in a pattern's last part");
+  const pathsByName = new Map<string, string[][]>();
+  for (const parts of paths.filter((parts) => !parts.at(-1)!.includes("*"))) {
+    const last = parts.at(-1)!;
+    pathsByName.set(last, [...(pathsByName.get(last) ?? []), parts.slice(0, -1)]);
+  }
   return {
     names: namePatterns(lower.filter((pattern) => !pattern.includes("/"))),
-    paths: paths.map((parts) => ({ parents: parts.slice(0, -1), last: namePatterns([parts.at(-1)!]) })),
+    pathsByName,
+    starredPaths: paths
+      .filter((parts) => parts.at(-1)!.includes("*"))
+      .map((parts) => ({ parents: parts.slice(0, -1), last: namePatterns([parts.at(-1)!]) })),
   };
 }

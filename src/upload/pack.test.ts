@@ -1,6 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -202,6 +211,72 @@ describe("walkSource", () => {
         .map((e) => e.path)
         .sort(),
     ).toEqual([...kept].sort());
+  });
+
+  it("leaves out editors' and backup tools' copies of credential files, and more names (issue 32)", async () => {
+    const credentials = [
+      "#.env#",
+      ".config/gcloud/credentials.db",
+      ".config/gh/hosts.yml",
+      ".dev.vars",
+      ".env.bak",
+      ".env~",
+      ".kube/config.bak",
+      ".netrc.bak",
+      ".npmrc~",
+      ".ssh/config",
+      ".ssh/id_ecdsa",
+      ".vault-token~",
+      "certs/key.pem.bak",
+      "certs/tls.key~",
+    ];
+    const kept = ["agent.json", "app.py~", ".app.py.swp", "README.bak"];
+    const root = tree(Object.fromEntries([...credentials, ...kept].map((path) => [path, "x"])));
+    const walk = await walkSource(root);
+    expect(walk.credentials).toEqual(credentials);
+    expect(walk.entries.filter((e) => e.type === "file").map((e) => e.path)).toEqual([
+      ".app.py.swp",
+      "README.bak",
+      "agent.json",
+      "app.py~",
+    ]);
+  });
+
+  it("leaves out a hard link to a credential file left out, before or after it in walk order, naming both", async () => {
+    const root = tree({
+      ".gitignore": "ignored.env\n",
+      ".env": "OPENAI_API_KEY=sk-linked",
+      "ignored.env": "A=1",
+      "secrets/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----",
+      "other.txt": "not a link",
+      "shared.txt": "a link between two ordinary files",
+      "z/": "",
+    });
+    linkSync(join(root, ".env"), join(root, "notes.txt"));
+    // Before the key in walk order: "a.txt" < "secrets/".
+    linkSync(join(root, "secrets/id_rsa"), join(root, "a.txt"));
+    // A link to a credential file that .gitignore leaves out.
+    linkSync(join(root, "ignored.env"), join(root, "z/config.txt"));
+    linkSync(join(root, "shared.txt"), join(root, "shared-too.txt"));
+    const walk = await walkSource(root);
+    expect(walk.credentials).toEqual([".env", "a.txt", "notes.txt", "secrets/id_rsa", "z/config.txt"]);
+    expect(walk.credentialLinks).toEqual([
+      { path: "a.txt", linkTo: "secrets/id_rsa" },
+      { path: "notes.txt", linkTo: ".env" },
+      { path: "z/config.txt", linkTo: "ignored.env" },
+    ]);
+    expect(walk.entries.filter((e) => e.type === "file").map((e) => e.path)).toEqual([
+      ".gitignore",
+      "other.txt",
+      "shared-too.txt",
+      "shared.txt",
+    ]);
+    const all = await walkSource(root, { includeCredentials: true });
+    expect(all.credentials).toEqual([]);
+    expect(all.credentialLinks).toEqual([]);
+    expect(all.entries.map((e) => e.path)).toEqual(
+      expect.arrayContaining([".env", "a.txt", "notes.txt", "secrets/id_rsa", "z/config.txt"]),
+    );
   });
 
   it("a credential file that .gitignore leaves out counts as ignored", async () => {

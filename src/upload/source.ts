@@ -83,10 +83,18 @@ export function describeSource(source: PreparedSource): string {
 /** Warnings for stderr: what was not packed that the user may have meant to send. */
 export function leftOutWarnings(source: PreparedSource): string[] {
   const warnings: string[] = [];
-  const { skipped = [], credentials = [] } = source.walk ?? {};
-  if (credentials.length > 0) {
+  const { skipped = [], credentials = [], credentialLinks = [] } = source.walk ?? {};
+  // A hard link is named with the file it is a link to: its own name says nothing.
+  const links = new Set(credentialLinks.map((link) => link.path));
+  const named = credentials.filter((path) => !links.has(path));
+  if (named.length > 0) {
     warnings.push(
-      `left out ${credentials.length === 1 ? "a file that usually holds credentials" : "files that usually hold credentials"}: ${preview(credentials, 10)}; pass --include-credentials to upload them`,
+      `left out ${named.length === 1 ? "a file that usually holds credentials" : "files that usually hold credentials"}: ${preview(named, 10)}; pass --include-credentials to upload them`,
+    );
+  }
+  for (const { path, linkTo } of credentialLinks) {
+    warnings.push(
+      `left out ${path}: it is a hard link to ${linkTo}, a credential file; pass --include-credentials to upload it`,
     );
   }
   if (skipped.length > 0) {

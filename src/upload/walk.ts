@@ -1,9 +1,13 @@
 // Which files of a source directory go into the tarball.
 //
-// - `.gitignore` files are honoured as git does: each applies to the paths below its own
-//   directory, a deeper file wins over a shallower one, the last matching line of a file
-//   wins, `!pattern` re-includes, and nothing inside an excluded directory can be
-//   re-included. Matching is case-sensitive (git's default on Linux, where the service builds).
+// - `.gitignore` files leave out what git leaves out (the untracked files that
+//   `git ls-files -o --exclude-standard` does not list; walk-gitignore.test.ts compares the two
+//   over thousands of generated trees): each file applies to the paths below its own
+//   directory, and each path is judged by matching the path itself against the lines of the
+//   deepest file first (gitignore.ts), the last matching line of a file deciding; a directory
+//   left out is not entered, so nothing inside it comes back, while one that a deeper file
+//   takes back (`!build/`) is entered and its files judged on their own. Matching is
+//   case-sensitive (git's default on Linux, where the service builds).
 // - `.git` and `node_modules` are always left out, at any depth, whatever .gitignore says.
 // - Symbolic links and special files (sockets, FIFOs, devices) are skipped and reported:
 //   a link could point outside the directory, and the build sees only what the tarball holds.
@@ -11,7 +15,10 @@
 //   credentials, private keys, Terraform variables and state...) are left out and reported,
 //   unless asked for: a source directory is often a working copy, and the tarball goes to a
 //   server and into a build. Their names are matched whatever their case (`.ENV`, `ID_RSA`,
-//   `server.PEM`): a file system that ignores case, or a person, may write them so.
+//   `server.PEM`): a file system that ignores case, or a person, may write them so; so are
+//   their editors' and backup tools' copies (`.env~`, `key.pem.bak`, `#.env#`). A hard link
+//   to a credential file that is not packed (by name, or by an ignore file) is left out too,
+//   under whatever name (credential-links.ts).
 // - A name with a line break, or that is not valid UTF-8, is skipped and reported: the tar
 //   header could hold it, but build tools and the listing would not read it right, and a name
 //   that is not UTF-8 cannot even be read back by the path Node gives for it.
@@ -34,10 +41,11 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, type Dirent, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
-import ignore, { type Ignore } from "ignore";
 import { visible } from "../output/safe-text.js";
+import { credentialLinks, type UnpackedCredential } from "./credential-links.js";
 import { isCredentialFile } from "./credentials.js";
 import { DockerignoreError, type DockerignoreMatcher, parseDockerignore } from "./dockerignore.js";
+import { asBytes, type Gitignore, parseGitignore } from "./gitignore.js";
 import { READ_NO_FOLLOW, type SourceFile } from "./walked-file.js";
 
 export interface WalkOptions {
@@ -60,16 +68,18 @@ export interface WalkResult {
   /** `.git` and `node_modules` paths left out. */
   excluded: string[];
   skipped: SkippedPath[];
-  /** Files of CREDENTIAL_FILES (credentials.ts) left out. */
+  /** Files of CREDENTIAL_FILES (credentials.ts) left out, and hard links to them, in walk order. */
   credentials: string[];
+  /** The hard links among `credentials`: each file, and the credential file it is a link to. */
+  credentialLinks: { path: string; linkTo: string }[];
   /** Paths left out by the root's .dockerignore (a directory counts once). */
   dockerignored: string[];
 }
 
 interface Matcher {
-  /** Directory of the .gitignore, relative to the root ("" for the root). */
-  base: string;
-  rules: Ignore;
+  /** The length of the .gitignore's directory (relative to the root, as asBytes gives it; 0 for the root). */
+  baseLength: number;
+  rules: Gitignore;
 }
 
 export class WalkError extends Error {
@@ -88,15 +98,54 @@ export async function walkSource(root: string, options: WalkOptions = {}): Promi
     excluded: [],
     skipped: [],
     credentials: [],
+    credentialLinks: [],
     dockerignored: [],
   };
-  const docker = loadDockerignore(root);
-  await walkDirectory(root, "", [], result, { ...options, docker });
+  const state: WalkState = {
+    ...options,
+    docker: loadDockerignore(root),
+    unpackedCredentials: [],
+    linked: [],
+  };
+  await walkDirectory(root, "", [], result, state);
+  leaveOutCredentialLinks(result, state);
   return result;
 }
 
 interface WalkState extends WalkOptions {
   docker: DockerignoreMatcher | null;
+  /** Credential files not packed, whatever left them out: what a hard link could be a link to. */
+  unpackedCredentials: UnpackedCredential[];
+  /** Files packed that have more than one link, in walk order: the only ones that can be one. */
+  linked: SourceFile[];
+}
+
+/** Takes out of the entries each hard link to a credential file not packed, and lists it with them. */
+function leaveOutCredentialLinks(result: WalkResult, state: WalkState): void {
+  const links = credentialLinks(state.linked, state.unpackedCredentials);
+  if (links.length === 0) return;
+  const linked = new Set(links.map((link) => link.entry));
+  result.entries = result.entries.filter((entry) => !linked.has(entry));
+  for (const { entry, linkTo } of links) {
+    result.credentialLinks.push({ path: entry.path, linkTo });
+    result.credentials.push(entry.path);
+  }
+  result.credentials.sort(inWalkOrder);
+}
+
+/** Depth first, each directory's children by name (code-unit order): the order of the walk. */
+function inWalkOrder(a: string, b: string): number {
+  const left = a.split("/");
+  const right = b.split("/");
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    if (left[i] !== right[i]) return left[i]! < right[i]! ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+/** Keeps a file left out by an ignore file when its name is a credential file's. */
+function noteIfCredential(state: WalkState, absolute: string, path: string): void {
+  if (!state.includeCredentials && isCredentialFile(path)) state.unpackedCredentials.push({ absolute, path });
 }
 
 /** Lets the event loop run (a signal handler, a timer) between directories. */
@@ -123,7 +172,10 @@ async function walkDirectory(
   const matchers = [...inherited];
   const gitignore = children.find((child) => child.name === ".gitignore" && child.kind.isFile());
   if (gitignore)
-    matchers.push({ base: relative, rules: loadGitignore(join(absolute, ".gitignore"), relative) });
+    matchers.push({
+      baseLength: asBytes(relative).length,
+      rules: loadGitignore(join(absolute, ".gitignore"), relative),
+    });
 
   for (const child of children) {
     const path = relative ? `${relative}/${child.name}` : child.name;
@@ -146,6 +198,7 @@ async function walkDirectory(
     }
     if (isIgnored(matchers, path, isDirectory)) {
       result.ignored.push(isDirectory ? `${path}/` : path);
+      if (!isDirectory) noteIfCredential(options, childAbsolute, path);
       continue;
     }
     const entry: SourceFile = { path, type: "directory", mode: 0o755, size: 0, dev: 0, ino: 0 };
@@ -159,8 +212,10 @@ async function walkDirectory(
       await walkDirectory(childAbsolute, path, matchers, result, options);
     } else if (dockerExcluded) {
       result.dockerignored.push(path);
+      noteIfCredential(options, childAbsolute, path);
     } else if (!options.includeCredentials && isCredentialFile(path)) {
       result.credentials.push(path);
+      options.unpackedCredentials.push({ absolute: childAbsolute, path });
     } else {
       const stats = statFile(childAbsolute, path);
       // Replaced by something else since the directory was read: not the file that was listed.
@@ -169,7 +224,9 @@ async function walkDirectory(
         continue;
       }
       const mode = stats.mode & 0o111 ? 0o755 : 0o644;
-      list(result, { path, type: "file", mode, size: stats.size, dev: stats.dev, ino: stats.ino }, options);
+      const file: SourceFile = { path, type: "file", mode, size: stats.size, dev: stats.dev, ino: stats.ino };
+      list(result, file, options);
+      if (stats.nlink > 1) options.linked.push(file);
     }
   }
 }
@@ -217,42 +274,45 @@ function loadDockerignore(root: string): DockerignoreMatcher | null {
   const text = readIgnoreFile(file, ".dockerignore", { missing: null, notAFile: null });
   if (text === null) return null;
   try {
-    return parseDockerignore(text);
+    return parseDockerignore(text.toString("utf8"));
   } catch (error) {
     if (error instanceof DockerignoreError) throw new WalkError(`.dockerignore ${error.message}`, file);
     throw error;
   }
 }
 
-/** The deepest .gitignore with an opinion decides; none: included. */
+/**
+ * The deepest .gitignore with a line matching the path itself decides; none: included. The
+ * directories above the path need no look: the walk entered them, so none is left out.
+ */
 function isIgnored(matchers: readonly Matcher[], path: string, isDirectory: boolean): boolean {
+  const subject = asBytes(path);
+  const name = subject.slice(subject.lastIndexOf("/") + 1);
   for (let i = matchers.length - 1; i >= 0; i--) {
-    const { base, rules } = matchers[i]!;
-    const local = base ? path.slice(base.length + 1) : path;
-    const verdict = rules.test(isDirectory ? `${local}/` : local);
-    if (verdict.ignored) return true;
-    if (verdict.unignored) return false;
+    const { baseLength, rules } = matchers[i]!;
+    const verdict = rules.verdict(baseLength ? subject.slice(baseLength + 1) : subject, name, isDirectory);
+    if (verdict !== undefined) return verdict;
   }
   return false;
 }
 
-function loadGitignore(file: string, relative: string): Ignore {
+function loadGitignore(file: string, relative: string): Gitignore {
   const shown = `${relative ? `${relative}/` : ""}.gitignore`;
-  return ignore({ ignorecase: false }).add(readIgnoreFile(file, shown));
+  return parseGitignore(readIgnoreFile(file, shown));
 }
 
 /** Largest ignore file read: far more than any real one, and a bound on a hostile one. */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
 /**
- * An ignore file's text, read without following a link or waiting on a FIFO, at most 1 MiB.
+ * An ignore file's bytes, read without following a link or waiting on a FIFO, at most 1 MiB.
  * `when` says what a missing file or one that is not a regular file gives (default: an error).
  */
 function readIgnoreFile<T = never>(
   file: string,
   shown: string,
   when: { missing?: T; notAFile?: T } = {},
-): string | T {
+): Buffer | T {
   let fd: number;
   try {
     fd = openSync(file, READ_NO_FOLLOW);
@@ -277,7 +337,7 @@ function readIgnoreFile<T = never>(
       if (n === 0) break;
       read += n;
     }
-    return text.subarray(0, read).toString("utf8");
+    return text.subarray(0, read);
   } catch (error) {
     if (error instanceof WalkError) throw error;
     throw new WalkError(`cannot read ${shown} (${codeOf(error)})`, file);

@@ -1,7 +1,7 @@
 // `deploy push [DIR]`: the everyday job in one command (issue 20), end to end against the
 // emulator: find or create by name, pack, upload, patch, wait; nothing sent when nothing
 // changed; every local problem before any request.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readTarGz } from "../../src/upload/untar.js";
@@ -265,6 +265,36 @@ describe("deploy push: what is packed and sent", () => {
     });
     expect(plan.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(changesSent(em)).toEqual([0, 0, 0, 0]);
+  });
+});
+
+describe("deploy push: credential files under other names (issue 32)", () => {
+  it("--dry-run lists backup copies, more names and a hard link to one under left_out.credentials, and warns", async () => {
+    const em = await startTestEmulator();
+    const dir = project({
+      ".env": "A=1",
+      ".env~": "A=1",
+      "key.pem.bak": "-----BEGIN PRIVATE KEY-----",
+      ".ssh/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----",
+      ".config/gh/hosts.yml": "github.com:\n  oauth_token: gho_x\n",
+    });
+    linkSync(join(dir, ".env"), join(dir, "notes.txt"));
+    const r = await run(em, [dir, "--name", "dry-agent", "--dry-run", "-o", "json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout);
+    expect(plan.files).toEqual(["agent.json", "agent.py"]);
+    expect(plan.left_out.credentials).toEqual([
+      ".config/gh/hosts.yml",
+      ".env",
+      ".env~",
+      ".ssh/id_ed25519",
+      "key.pem.bak",
+      "notes.txt",
+    ]);
+    expect(r.stderr).toContain(
+      "warning: left out files that usually hold credentials: .config/gh/hosts.yml, .env, .env~, .ssh/id_ed25519, key.pem.bak; pass --include-credentials to upload them",
+    );
+    expect(r.stderr).toContain("warning: left out notes.txt: it is a hard link to .env, a credential file");
   });
 });
 

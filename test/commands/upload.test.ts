@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readTarGz } from "../../src/upload/untar.js";
@@ -296,6 +296,41 @@ describe("deploy upload and credential files", () => {
     const paths = readTarGz(em.emulator.tarball(r.stdout.trim())!).map((e) => e.path);
     expect(paths).toEqual(
       expect.arrayContaining([".env.production", ".npmrc", "deploy/id_rsa", "tls/server.pem"]),
+    );
+  });
+
+  it("leaves out editors' and backup copies of them, and a hard link to one, naming it (issue 32)", async () => {
+    const em = await startTestEmulator();
+    await em.createDeployment("internal_source", "src-agent");
+    const dir = withCredentials();
+    for (const [path, content] of Object.entries({
+      ".npmrc~": "//registry.npmjs.org/:_authToken=npm_0123456789",
+      "#.env.production#": "OPENAI_API_KEY=sk-from-dotenv-0123",
+      "tls/server.pem.bak": "-----BEGIN CERTIFICATE-----",
+      ".dev.vars": "API_KEY=abc",
+    }))
+      writeFileSync(join(dir, path), content);
+    linkSync(join(dir, ".env.production"), join(dir, "notes.txt"));
+    const r = await runCli(["deploy", "upload", "src-agent", dir], { env: cliEnv(em) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("9 credential files");
+    expect(r.stderr).toContain(
+      "warning: left out files that usually hold credentials: #.env.production#, .dev.vars, .env.production, .npmrc, .npmrc~, deploy/id_rsa, tls/server.pem, tls/server.pem.bak; pass --include-credentials to upload them",
+    );
+    expect(r.stderr).toContain(
+      "warning: left out notes.txt: it is a hard link to .env.production, a credential file; pass --include-credentials to upload it",
+    );
+    const paths = readTarGz(em.emulator.tarball(r.stdout.trim())!).map((e) => e.path);
+    expect(paths).toEqual([".gitignore", "agent.json", "agent.py", "deploy/", "tls/"]);
+
+    const dry = await runCli(["deploy", "upload", "src-agent", dir, "--dry-run"], { env: cliEnv(em) });
+    expect(dry.stdout).toBe(".gitignore\nagent.json\nagent.py\n");
+    const all = await runCli(["deploy", "upload", "src-agent", dir, "--include-credentials"], {
+      env: cliEnv(em),
+    });
+    expect(all.stderr).not.toContain("credential");
+    expect(readTarGz(em.emulator.tarball(all.stdout.trim())!).map((e) => e.path)).toEqual(
+      expect.arrayContaining(["notes.txt", ".env.production", ".npmrc~", "#.env.production#"]),
     );
   });
 

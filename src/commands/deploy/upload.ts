@@ -1,7 +1,7 @@
 import { Option } from "@commander-js/extra-typings";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "../../model/enums.js";
 import { runUpload } from "../../operations/upload.js";
-import { CREDENTIAL_FILES } from "../../upload/credentials.js";
+import { CREDENTIAL_FILES, EDITOR_COPIES } from "../../upload/credentials.js";
 import { examples, size } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addWaitOptions, WAIT_HELP } from "./wait-options.js";
@@ -41,6 +41,9 @@ if it is still the file listed (one replaced while packing stops it). Files that
 credentials are left out, with a warning naming them, unless --include-credentials (names
 matched in any case, at any depth):
 ${wrapped(CREDENTIAL_FILES)}
+So are their copies (${EDITOR_COPIES.backupSuffixes.map((suffix) => `NAME${suffix}`).join(", ")},
+each also as an editor's swap, undo or auto-save file: .NAME.swp, .NAME.un~, .NAME.kate-swp,
+#NAME#, .#NAME) and a hard link to any of them under another name.
 A name with a line break, or that is not UTF-8, is skipped with a warning. Modes are
 normalised to 644/755 and every mtime is the same fixed date, so the same files give the
 same tarball (gzip members of 256 KiB compressed on every core, which every gzip reader reads
