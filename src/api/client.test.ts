@@ -378,11 +378,7 @@ describe("paginate", () => {
       );
     });
     const pages = await collect(
-      client(server, { pageWindow: 4 }).paginate<{ id: number }>(
-        "/v2/deployments",
-        {},
-        { pageSize: 10, whole: true },
-      ),
+      client(server, { pageWindow: 4 }).paginate<{ id: number }>("/v2/deployments", {}, { pageSize: 10 }),
     );
     expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 95 }, (_, i) => i));
     const asked = server.requests.map((r) =>
@@ -420,11 +416,7 @@ describe("paginate", () => {
       json(res, 200, { resources, offset: (page + 1) * 1000 });
     });
     const pages = await collect(
-      client(server, { pageWindow: 8 }).paginate<{ id: number }>(
-        "/v2/deployments",
-        {},
-        { pageSize: 10, whole: true },
-      ),
+      client(server, { pageWindow: 8 }).paginate<{ id: number }>("/v2/deployments", {}, { pageSize: 10 }),
     );
     expect(pages.flat().map((d) => d.id)).toEqual(Array.from({ length: 30 }, (_, i) => i));
     const offsets = server.requests.map((r) => new URL(r.url, "http://x").searchParams.get("offset"));
@@ -446,7 +438,7 @@ describe("paginate", () => {
         for await (const page of client(server, { pageWindow: 4 }).paginate<{ id: number }>(
           "/v2/deployments",
           {},
-          { pageSize: 10, whole: true },
+          { pageSize: 10 },
         ))
           seen.push(...page.map((d) => d.id));
       })(),
@@ -481,7 +473,7 @@ describe("paginate", () => {
       client(server, { pageWindow: 8, retry: { maxAttempts: 3 } }).paginate<{ id: number }>(
         "/v2/deployments",
         {},
-        { pageSize: 10, whole: true },
+        { pageSize: 10 },
       ),
     );
     expect(pages.flat()).toHaveLength(200);

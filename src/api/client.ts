@@ -128,18 +128,6 @@ export interface RequestOptions {
    * first answer was lost finds nothing (404) the second time. Returned as a success.
    */
   doneOnRetry?: number[];
-  /**
-   * Return a 2xx body unparsed (an UnparsedBody): pages asked ahead wait as bytes and become
-   * objects only when their turn comes (pages.ts), which keeps a long list's memory flat.
-   */
-  parseLater?: boolean;
-}
-
-/** A 2xx body kept as it came; `parse` gives what the request would have returned, or throws. */
-export interface UnparsedBody {
-  /** The body's length in bytes. */
-  bytes: number;
-  parse(): unknown;
 }
 
 interface ApiResponse<T> {
@@ -158,7 +146,6 @@ interface PreparedRequest extends FailedRequest {
   timeoutMs: number;
   policy: RetryPolicy;
   doneOnRetry: readonly number[];
-  parseLater: boolean;
   /** The most of a 2xx answer's body read (transport.ts). */
   maxBodyBytes: number;
 }
@@ -251,19 +238,17 @@ export class ApiClient {
   }
 
   /**
-   * Pages of a `{resources, offset}` list, in order, several in flight at once (pages.ts),
-   * until a page is shorter than `pageSize` (the service's rule for the last page). `whole`:
-   * the caller reads the whole list (`--all`), so pages are asked ahead from the first one;
-   * otherwise the first is asked alone (a look-up by name usually ends there).
+   * Pages of a `{resources, offset}` list, in order, until a page is shorter than `pageSize`
+   * (the service's rule for the last page): the first alone, then more at once while they come
+   * back full (pages.ts).
    */
   paginate<T>(
     path: string,
     query: Query = {},
-    { pageSize = 100, whole = false }: { pageSize?: number; whole?: boolean } = {},
+    { pageSize = 100 }: { pageSize?: number } = {},
   ): AsyncGenerator<T[], void, undefined> {
     return readPages<T>(this, path, query, pageSize, {
       window: this.options.pageWindow ?? DEFAULT_PAGE_WINDOW,
-      whole,
     });
   }
 
@@ -295,7 +280,6 @@ export class ApiClient {
       signal: opts.detached ? opts.signal : combineSignals(this.options.signal, opts.signal),
       timeoutMs: opts.timeoutMs ?? this.options.requestTimeoutMs,
       doneOnRetry: opts.doneOnRetry ?? [],
-      parseLater: opts.parseLater === true,
       maxBodyBytes: absolute
         ? STORAGE_ANSWER_LIMIT
         : (this.options.maxResponseBytes ?? DEFAULT_RESPONSE_LIMIT),
@@ -348,10 +332,7 @@ export class ApiClient {
     }
     this.tracer?.response({ ...res, elapsedMs: Date.now() - started });
     if (res.status >= 200 && res.status < 300) {
-      const body: unknown = p.parseLater
-        ? { bytes: res.body.length, parse: () => successBody(res, p) }
-        : successBody(res, p);
-      return { status: res.status, headers: res.headers, body: body as T };
+      return { status: res.status, headers: res.headers, body: successBody(res, p) as T };
     }
     if (attempt > 1 && p.doneOnRetry.includes(res.status)) {
       this.tracer?.note(`HTTP ${res.status} on attempt ${attempt}: an earlier attempt did the work`);

@@ -57,16 +57,13 @@ export async function listDeployments(
   ).body;
 }
 
-/**
- * Every deployment matching the filters, pages of 100. `whole`: the caller wants them all
- * (`list --all`: pages asked ahead from the first); a look-up by name asks its first alone.
- */
+/** Every deployment matching the filters, pages of 100 (from `offset`). */
 export function allDeployments(
   api: ApiClient,
   filters: DeploymentFilters,
-  { offset = 0, whole = false }: { offset?: number; whole?: boolean } = {},
+  { offset = 0 }: { offset?: number } = {},
 ): AsyncGenerator<DeploymentT[]> {
-  return api.paginate<DeploymentT>("/v2/deployments", { ...filters, offset } as Query, { whole });
+  return api.paginate<DeploymentT>("/v2/deployments", { ...filters, offset } as Query);
 }
 
 export async function getDeployment(api: ApiClient, id: string): Promise<DeploymentT> {
@@ -105,13 +102,13 @@ export async function recentRevisions(
   return { revisions: answer.body.resources, serverTime: Number.isNaN(date) ? null : date };
 }
 
-/** Every revision, newest first, pages of 100; `whole` as for allDeployments. */
+/** Every revision, newest first, pages of 100. */
 export function allRevisions(
   api: ApiClient,
   id: string,
-  { status, whole = false }: { status?: string; whole?: boolean } = {},
+  { status }: { status?: string } = {},
 ): AsyncGenerator<RevisionT[]> {
-  return api.paginate<RevisionT>(`${deploymentPath(id)}/revisions`, { status }, { whole });
+  return api.paginate<RevisionT>(`${deploymentPath(id)}/revisions`, { status });
 }
 
 export async function getRevision(

@@ -84,7 +84,7 @@ export default defineCommand({
     // next is taken, and the statuses are the current page's only.
     const statuses = new Map<string, string>();
     const writer = printer.listWriter(deploymentListView(statuses));
-    for await (const page of allDeployments(api, filters, { offset: options.offset ?? 0, whole: true })) {
+    for await (const page of allDeployments(api, filters, { offset: options.offset ?? 0 })) {
       if (table) {
         statuses.clear();
         for (const [id, status] of await latestRevisionStatuses(ctx, page)) statuses.set(id, status);

@@ -55,7 +55,7 @@ export default defineCommand({
     const writer = printer.listWriter(view);
     // allRevisions starts at the first revision: an --offset is skipped here.
     let skip = options.offset ?? 0;
-    for await (const page of allRevisions(api, id, { status: options.status, whole: true })) {
+    for await (const page of allRevisions(api, id, { status: options.status })) {
       for (const revision of page) {
         if (skip > 0) skip--;
         else await writer.push(revision);
