@@ -8,7 +8,7 @@ _cpctl_commands() {
   case "$1" in
     "") echo 'deploy integrations listeners config completion schema emulator' ;;
     'deploy') echo 'push create list get status patch wait apply diff delete revisions logs rollback redeploy upload' ;;
-    'integrations') echo 'list' ;;
+    'integrations') echo 'list repos' ;;
     'listeners') echo 'list' ;;
     'config') echo 'show list get set use path' ;;
     'emulator') echo 'fail-next fail clock health push faults stats tracing-projects reset' ;;
@@ -40,6 +40,7 @@ _cpctl_flags() {
     'deploy redeploy') echo '--revision --dry-run --wait --timeout --interval --logs --dotenv-report --verify --verify-timeout --verify-cmd --rollback-on-failure --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy upload') echo '--max-size --patch --include-credentials --dry-run --wait --timeout --interval --logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'integrations list') echo '--alt --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'integrations repos') echo '--alt --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'listeners list') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config show') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config list') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;

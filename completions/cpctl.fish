@@ -10,7 +10,7 @@ function __cpctl_commands
         case 'deploy'
             printf '%s\n' 'push' 'create' 'list' 'get' 'status' 'patch' 'wait' 'apply' 'diff' 'delete' 'revisions' 'logs' 'rollback' 'redeploy' 'upload'
         case 'integrations'
-            printf '%s\n' 'list'
+            printf '%s\n' 'list' 'repos'
         case 'listeners'
             printf '%s\n' 'list'
         case 'config'
@@ -155,6 +155,7 @@ complete -c cpctl -n '__cpctl_at deploy' -a 'upload' -d 'Upload a source directo
 
 # cpctl integrations <command>
 complete -c cpctl -n '__cpctl_at integrations' -a 'list' -d 'List git integrations (IDs for --integration-id)'
+complete -c cpctl -n '__cpctl_at integrations' -a 'repos' -d 'List the repositories a git integration can reach (URLs for --repo-url)'
 
 # cpctl listeners <command>
 complete -c cpctl -n '__cpctl_at listeners' -a 'list' -d 'List listeners (IDs for --listener-id)'
@@ -450,6 +451,9 @@ complete -c cpctl -n '__cpctl_arg \'deploy upload\' 1' -F
 
 # cpctl integrations list
 complete -c cpctl -n '__cpctl_at integrations list' -l alt -d 'list the alternate product\'s integrations (/v1/integrations/alt/gitrepo/install)'
+
+# cpctl integrations repos
+complete -c cpctl -n '__cpctl_at integrations repos' -l alt -d 'an integration of the alternate listing (/v1/integrations/alt/gitrepo/.../repos)'
 
 # cpctl listeners list
 

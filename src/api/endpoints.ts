@@ -4,6 +4,7 @@
 import type {
   DeploymentT,
   GitIntegrationT,
+  GitRepositoryT,
   ListenerT,
   LogEntry,
   PushTokenResponseT,
@@ -198,4 +199,14 @@ export async function listListeners(api: ApiClient): Promise<ListenerT[]> {
 export async function listIntegrations(api: ApiClient, alt = false): Promise<GitIntegrationT[]> {
   const path = alt ? "/v1/integrations/alt/gitrepo/install" : "/v1/integrations/gitrepo/install";
   return (await api.get<GitIntegrationT[]>(path)).body;
+}
+
+/** The repositories a git integration can reach (`alt`: one of the alternate listing). */
+export async function listIntegrationRepos(
+  api: ApiClient,
+  integrationId: string,
+  alt = false,
+): Promise<GitRepositoryT[]> {
+  const path = `/v1/integrations${alt ? "/alt" : ""}/gitrepo/${pathSegment(integrationId)}/repos`;
+  return (await api.get<GitRepositoryT[]>(path)).body;
 }

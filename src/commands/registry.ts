@@ -105,6 +105,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./integrations/list.js"),
   },
   {
+    path: ["integrations", "repos"],
+    summary: "List the repositories a git integration can reach (URLs for --repo-url)",
+    load: () => import("./integrations/repos.js"),
+  },
+  {
     path: ["listeners", "list"],
     summary: "List listeners (IDs for --listener-id)",
     load: () => import("./listeners/list.js"),

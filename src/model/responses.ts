@@ -61,6 +61,16 @@ export const RevisionList = z.looseObject({ resources: z.array(Revision), offset
 export const GitIntegration = z.looseObject({ id: string, installation_id: int, name: string });
 export const GitIntegrationList = z.array(GitIntegration);
 
+/** A repository a git integration can reach (`GET /v1/integrations/gitrepo/{id}/repos`). */
+export const GitRepository = z.looseObject({
+  host_integration_id: string,
+  id: int,
+  name: string,
+  owner: string,
+  url: string,
+  default_branch: string,
+});
+
 export const Listener = z.looseObject({
   id: string,
   compute_type: z.enum(LISTENER_COMPUTE_TYPES),
@@ -111,6 +121,7 @@ export const ValidationErrorBody = z.looseObject({
 export type DeploymentT = z.infer<typeof Deployment>;
 export type RevisionT = z.infer<typeof Revision>;
 export type GitIntegrationT = z.infer<typeof GitIntegration>;
+export type GitRepositoryT = z.infer<typeof GitRepository>;
 export type ListenerT = z.infer<typeof Listener>;
 export type UploadUrlResponseT = z.infer<typeof UploadUrlResponse>;
 export type PushTokenResponseT = z.infer<typeof PushTokenResponse>;

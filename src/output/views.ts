@@ -4,7 +4,13 @@
 // them; their first 8 characters, which a narrow one shows, are accepted as an ID too), times
 // relative, and on a narrow terminal leaves out the columns of `dropOrder` before it shortens
 // a name or a status (printer.ts, table.ts).
-import type { DeploymentT, GitIntegrationT, ListenerT, RevisionT } from "../model/responses.js";
+import type {
+  DeploymentT,
+  GitIntegrationT,
+  GitRepositoryT,
+  ListenerT,
+  RevisionT,
+} from "../model/responses.js";
 import type { View } from "./printer.js";
 
 export const deploymentView: View<DeploymentT> = {
@@ -107,6 +113,18 @@ export const integrationView: View<GitIntegrationT> = {
   tableOrder: ["NAME", "ID"],
   dropOrder: ["INSTALLATION ID"],
   empty: "No integrations.",
+};
+
+export const repositoryView: View<GitRepositoryT> = {
+  id: (r) => r.url,
+  columns: [
+    { header: "NAME", value: (r) => `${r.owner}/${r.name}` },
+    { header: "URL", value: (r) => r.url },
+    { header: "DEFAULT BRANCH", value: (r) => r.default_branch },
+    { header: "ID", value: (r) => r.id },
+  ],
+  dropOrder: ["ID", "DEFAULT BRANCH"],
+  empty: "No repositories.",
 };
 
 export const listenerView: View<ListenerT> = {

@@ -2,9 +2,10 @@
 // request and a confirmation. Loaded by complete-create.ts only when there is something to ask
 // on a terminal, with the prompts and the integration listing it needs.
 import type { ApiClient } from "../api/client.js";
-import { listIntegrations } from "../api/endpoints.js";
-import { OperationError } from "../errors.js";
+import { listIntegrationRepos, listIntegrations } from "../api/endpoints.js";
+import { ApiError, InterruptedError, OperationError } from "../errors.js";
 import { isUuid, SOURCES, type Source } from "../model/enums.js";
+import type { GitRepositoryT } from "../model/responses.js";
 import { DeploymentName } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
 import { jsonText } from "../output/encode.js";
@@ -45,11 +46,20 @@ export interface AskContext extends PromptContext, Pick<RunContext, "log"> {
   api(): Promise<ApiClient>;
 }
 
+/** What earlier answers tell later questions. */
+interface Asking {
+  body: Record<string, unknown>;
+  /** Integrations chosen from the alternate listing (their repositories are listed there too). */
+  altIntegrations: Set<string>;
+  /** The chosen repository's default branch: the ref offered. */
+  defaultBranch?: string;
+}
+
 interface Question {
   path: readonly string[];
   /** Asked when missing even though no rule requires it. */
   alsoFor?: readonly Source[];
-  ask(ctx: AskContext, prompter: Prompter): Promise<string>;
+  ask(ctx: AskContext, prompter: Prompter, asking: Asking): Promise<string>;
 }
 
 const nonEmpty = (what: string) => (value: string) => value.trim() !== "" || `${what} cannot be empty`;
@@ -57,17 +67,14 @@ const nonEmpty = (what: string) => (value: string) => value.trim() !== "" || `${
 /** Every question, in the order asked. Which are asked depends on the source's rules. */
 const QUESTIONS: Question[] = [
   { path: ["source_config", "integration_id"], ask: askIntegration },
-  {
-    path: ["source_config", "repo_url"],
-    ask: (_ctx, p) => p.input({ message: "Git repository URL", validate: nonEmpty("the repository URL") }),
-  },
+  { path: ["source_config", "repo_url"], ask: askRepository },
   {
     path: ["source_revision_config", "repo_ref"],
     alsoFor: ["gitrepo"],
-    ask: (_ctx, p) =>
+    ask: (_ctx, p, asking) =>
       p.input({
         message: "Git ref (a branch name, or refs/tags/TAG)",
-        default: "main",
+        default: asking.defaultBranch ?? "main",
         validate: nonEmpty("the ref"),
       }),
   },
@@ -113,10 +120,11 @@ async function ask(ctx: AskContext, body: Record<string, unknown>, prompter: Pro
   // An unknown source is left for validation to report with the allowed values.
   if (!(SOURCES as readonly string[]).includes(source)) return;
   const required = new Set(missingValues(body).fields.map((field) => field.path.join(".")));
+  const asking: Asking = { body, altIntegrations: new Set() };
   for (const question of QUESTIONS) {
     if (valueAt(body, question.path) != null) continue;
     if (!required.has(question.path.join(".")) && !question.alsoFor?.includes(source)) continue;
-    setValueAt(body, question.path, (await question.ask(ctx, prompter)).trim());
+    setValueAt(body, question.path, (await question.ask(ctx, prompter, asking)).trim());
   }
 
   const checked = validateCreateRequest(body);
@@ -134,7 +142,7 @@ async function ask(ctx: AskContext, body: Record<string, unknown>, prompter: Pro
   if (!go) throw new OperationError("cancelled: nothing was created", "cancelled");
 }
 
-async function askIntegration(ctx: AskContext, prompter: Prompter): Promise<string> {
+async function askIntegration(ctx: AskContext, prompter: Prompter, asking: Asking): Promise<string> {
   const api = await ctx.api();
   const [main, alt] = await Promise.allSettled([listIntegrations(api, false), listIntegrations(api, true)]);
   if (main.status === "rejected" && alt.status === "rejected") throw main.reason;
@@ -157,7 +165,78 @@ async function askIntegration(ctx: AskContext, prompter: Prompter): Promise<stri
       validate: (value) => isUuid(value.trim()) || "expected a UUID (8-4-4-4-12 hexadecimal digits)",
     });
   }
+  if (alt.status === "fulfilled")
+    for (const integration of alt.value) asking.altIntegrations.add(integration.id);
   return prompter.select({ message: "Git integration", choices });
+}
+
+/** The choice that leads to typing a URL: no URL is empty. */
+const ANOTHER_URL = "";
+
+/** The integration's repositories to choose from, or another URL typed; the URL when none are listed. */
+async function askRepository(ctx: AskContext, prompter: Prompter, asking: Asking): Promise<string> {
+  const typed = () =>
+    prompter.input({ message: "Git repository URL", validate: nonEmpty("the repository URL") });
+  const integrationId = valueAt(asking.body, ["source_config", "integration_id"]);
+  if (typeof integrationId !== "string" || !isUuid(integrationId)) return typed();
+  const repositories = await repositoriesOf(ctx, integrationId, asking.altIntegrations.has(integrationId));
+  if (repositories.length === 0) return typed();
+  const url = await prompter.select({
+    message: "Git repository",
+    choices: [
+      ...repositories.map((r) => ({
+        value: r.url,
+        name: `${r.owner}/${r.name}`,
+        description: `${r.url}, default branch ${r.default_branch}`,
+      })),
+      { value: ANOTHER_URL, name: "another repository...", description: "type its URL" },
+    ],
+  });
+  if (url === ANOTHER_URL) return typed();
+  asking.defaultBranch = repositories.find((r) => r.url === url)?.default_branch;
+  return url;
+}
+
+/**
+ * What the integration's listing offers (its own listing's, or, for one given by a flag, the
+ * main one's and then the alternate's). Offering is a convenience: a listing that cannot be
+ * read, or answers with something else, leaves the URL to be typed, said.
+ */
+async function repositoriesOf(
+  ctx: AskContext,
+  integrationId: string,
+  alt: boolean,
+): Promise<GitRepositoryT[]> {
+  const api = await ctx.api();
+  try {
+    let listed: unknown;
+    try {
+      listed = await listIntegrationRepos(api, integrationId, alt);
+    } catch (error) {
+      if (alt || !(error instanceof ApiError && error.status === 404)) throw error;
+      listed = await listIntegrationRepos(api, integrationId, true);
+    }
+    return Array.isArray(listed) ? listed.filter(isRepository) : [];
+  } catch (error) {
+    if (error instanceof InterruptedError) throw error;
+    ctx.log.warn(
+      `could not list the repositories of integration ${integrationId} (${(error as Error).message.split("\n")[0]}): type the URL`,
+    );
+    return [];
+  }
+}
+
+function isRepository(value: unknown): value is GitRepositoryT {
+  const r = value as Partial<GitRepositoryT> | null;
+  return (
+    r !== null &&
+    typeof r === "object" &&
+    typeof r.url === "string" &&
+    r.url !== "" &&
+    typeof r.owner === "string" &&
+    typeof r.name === "string" &&
+    typeof r.default_branch === "string"
+  );
 }
 
 function validName(value: string): true | string {

@@ -57,12 +57,23 @@ function fakeCtx(
     argv?: string[];
     flags?: Partial<GlobalFlags>;
     integrations?: unknown[][];
+    /** What each integration's repositories listing answers (by path); none: an empty list. */
+    repositories?: Record<string, unknown>;
   } = {},
 ) {
   let stderr = "";
   const [main, alt] = options.integrations ?? [[INTEGRATION], [ALT_INTEGRATION]];
+  const asked: string[] = [];
   const api = {
-    get: async (path: string) => ({ body: path.includes("/alt/") ? alt : main }),
+    get: async (path: string) => {
+      asked.push(path);
+      if (path.endsWith("/repos")) {
+        const answer = options.repositories?.[path] ?? [];
+        if (answer instanceof Error) throw answer;
+        return { body: answer };
+      }
+      return { body: path.includes("/alt/") ? alt : main };
+    },
   } as unknown as ApiClient;
   const ctx = {
     argv: options.argv ?? ["deploy", "create"],
@@ -91,7 +102,7 @@ function fakeCtx(
     api: async () => api,
     settings: async () => ({ confirm: options.profileConfirms ?? false }),
   } as unknown as Ctx;
-  return { ctx, stderr: () => stderr };
+  return { ctx, stderr: () => stderr, asked };
 }
 
 const emptyBody = (): Record<string, unknown> => ({
@@ -161,6 +172,61 @@ describe("off a terminal", () => {
     const body = { ...emptyBody(), name: "a", source: "internal_container" };
     await completeCreateBody(ctx, body);
     expect(stderr()).toBe("");
+  });
+});
+
+const REPOSITORIES = [
+  {
+    host_integration_id: ALT_INTEGRATION.id,
+    id: 7,
+    name: "agent",
+    owner: "acme-alt",
+    url: "https://github.com/acme-alt/agent",
+    default_branch: "trunk",
+  },
+];
+
+describe("on a terminal: the integration's repositories", () => {
+  const altRepos = `/v1/integrations/alt/gitrepo/${ALT_INTEGRATION.id}/repos`;
+
+  test("offered from the integration's own listing; the chosen one's default branch is the ref offered", async () => {
+    const { ctx, asked } = fakeCtx({ repositories: { [altRepos]: REPOSITORIES } });
+    const body = { ...emptyBody(), name: "a", source: "gitrepo" };
+    const script = scripted([ALT_INTEGRATION.id, "acme-alt/agent", "", "", true]);
+    await completeCreateBody(ctx, body, script.prompter);
+    expect(script.asked.map((q) => q.message)).toEqual([
+      "Git integration",
+      "Git repository",
+      "Git ref (a branch name, or refs/tags/TAG)",
+      "Path of the agent configuration file in the source",
+      "Create deployment 'a'?",
+    ]);
+    expect(script.asked[1]!.choices!.map((c) => c.name)).toEqual(["acme-alt/agent", "another repository..."]);
+    expect(script.asked[2]!.default).toBe("trunk");
+    expect(asked).toContain(altRepos);
+    expect(body).toMatchObject({
+      source_config: { repo_url: "https://github.com/acme-alt/agent" },
+      source_revision_config: { repo_ref: "trunk" },
+    });
+  });
+
+  test("another repository: its URL typed; a listing that fails: a warning, the URL typed", async () => {
+    const other = fakeCtx({ repositories: { [altRepos]: REPOSITORIES } });
+    const body = { ...emptyBody(), name: "a", source: "gitrepo" };
+    const script = scripted([ALT_INTEGRATION.id, "another", "https://git.example.com/x", "", "", true]);
+    await completeCreateBody(other.ctx, body, script.prompter);
+    expect(body).toMatchObject({
+      source_config: { repo_url: "https://git.example.com/x" },
+      source_revision_config: { repo_ref: "main" },
+    });
+
+    const failing = fakeCtx({ repositories: { [altRepos]: new Error("connection reset") } });
+    const again = scripted([ALT_INTEGRATION.id, "https://git.example.com/y", "", "", true]);
+    await completeCreateBody(failing.ctx, { ...emptyBody(), name: "b", source: "gitrepo" }, again.prompter);
+    expect(again.asked[1]!.message).toBe("Git repository URL");
+    expect(failing.stderr()).toContain(
+      `warning: could not list the repositories of integration ${ALT_INTEGRATION.id} (connection reset): type the URL`,
+    );
   });
 });
 

@@ -47,10 +47,12 @@ describe("on a terminal", () => {
     await t.waitFor("Git integration");
     await t.waitFor(seed.integrations[1]!.name); // both listings are offered
     t.type(`${DOWN}${ENTER}`); // the second integration
-    await t.waitFor("Git repository URL");
-    t.type(`https://github.com/acme/agent${ENTER}`);
+    // The integration's repositories are offered: the third, whose default branch is trunk.
+    await t.waitFor("Git repository");
+    await t.waitFor(`${seed.integrations[1]!.name}/research-assistant`);
+    t.type(`${DOWN}${DOWN}${ENTER}`);
     await t.waitFor("Git ref");
-    t.type(`release-2${ENTER}`);
+    t.type(ENTER); // its default branch
     await t.waitFor("Path of the agent configuration file");
     t.type(ENTER); // the default, agent.json
     await t.waitFor("The request (POST /v2/deployments)");
@@ -65,8 +67,11 @@ describe("on a terminal", () => {
     expect(created).toMatchObject({
       name: "pty-agent",
       source: "gitrepo",
-      source_config: { integration_id: seed.integrations[1]!.id, repo_url: "https://github.com/acme/agent" },
-      source_revision_config: { repo_ref: "release-2", agent_config_path: "agent.json" },
+      source_config: {
+        integration_id: seed.integrations[1]!.id,
+        repo_url: `https://github.com/${seed.integrations[1]!.name}/research-assistant`,
+      },
+      source_revision_config: { repo_ref: "trunk", agent_config_path: "agent.json" },
     });
     expect(created.secrets.map((secret: { name: string }) => secret.name)).toEqual(["API_TOKEN"]);
   });
@@ -81,7 +86,7 @@ describe("on a terminal", () => {
     t.type(ENTER); // yes is the default
     const { code, output } = await t.finished();
     expect(code, plain(output)).toBe(0);
-    for (const question of ["Deployment name", "Source", "Git integration", "Git repository URL"]) {
+    for (const question of ["Deployment name", "Source", "Git integration", "Git repository"]) {
       expect(plain(output)).not.toContain(question);
     }
     const [created] = await deploymentsNamed("pty-image");

@@ -1,6 +1,7 @@
 // Every endpoint of the spec and service-facts, through real HTTP: success codes, shapes
 // (checked with the model's own response schemas) and the general error answers.
 import { afterEach, describe, expect, it } from "vitest";
+import * as z from "zod/mini";
 import { closeTestEmulators, startTestEmulator } from "../../../test/helpers/emulator.js";
 import { SOURCES } from "../../model/enums.js";
 import { withResourceDefaults } from "../../model/resource-spec.js";
@@ -9,6 +10,7 @@ import {
   DeploymentList,
   ErrorDetailBody,
   GitIntegrationList,
+  GitRepository,
   ListenerList,
   Revision,
   RevisionList,
@@ -198,6 +200,33 @@ describe("listeners and integrations", () => {
     ]) {
       expect((await em.get(path, { auth: false })).status, path).toBe(401);
     }
+  });
+
+  it("lists the repositories of an integration, each listing's own; another's or another tenant's is 404", async () => {
+    const em = await startTestEmulator();
+    const { integrations, altIntegrations } = em.emulator.seed(em.tenantId);
+    const main = await em.get(`/v1/integrations/gitrepo/${integrations[0]!.id}/repos`);
+    expect(main.status).toBe(200);
+    expect(z.array(GitRepository).safeParse(main.json).success).toBe(true);
+    expect(main.json[0]).toMatchObject({
+      host_integration_id: integrations[0]!.id,
+      owner: integrations[0]!.name,
+      url: `https://github.com/${integrations[0]!.name}/${main.json[0].name}`,
+    });
+    const alt = await em.get(`/v1/integrations/alt/gitrepo/${altIntegrations[0]!.id}/repos`);
+    expect(alt.status).toBe(200);
+    expect(alt.json[0].host_integration_id).toBe(altIntegrations[0]!.id);
+    // Each listing's own integrations only; another tenant's is as unknown as none.
+    expect((await em.get(`/v1/integrations/gitrepo/${altIntegrations[0]!.id}/repos`)).status).toBe(404);
+    expect((await em.get(`/v1/integrations/alt/gitrepo/${integrations[0]!.id}/repos`)).status).toBe(404);
+    const other = await em.get(`/v1/integrations/gitrepo/${integrations[0]!.id}/repos`, {
+      auth: "another-key",
+    });
+    expect(other.status).toBe(404);
+    expect((await em.get("/v1/integrations/gitrepo/not-a-uuid/repos")).status).toBe(422);
+    expect(
+      (await em.get(`/v1/integrations/gitrepo/${integrations[0]!.id}/repos`, { auth: false })).status,
+    ).toBe(401);
   });
 
   it("accepts an integration from either listing as integration_id", async () => {

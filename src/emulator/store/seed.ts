@@ -1,8 +1,9 @@
-// What every tenant finds already in place: two k8s listeners and a few git integrations.
+// What every tenant finds already in place: two k8s listeners, a few git integrations and the
+// repositories each can reach.
 // They are derived from the tenant ID (no storage), so they exist for any tenant from its
 // first request, come out the same on every start, and differ between tenants, which lets a
 // test check that one tenant cannot use another's listener or integration.
-import type { GitIntegrationT, ListenerT } from "../../model/responses.js";
+import type { GitIntegrationT, GitRepositoryT, ListenerT } from "../../model/responses.js";
 import { stableInt, stableUuid } from "./ids.js";
 
 /** Seeded resources predate anything a user creates. */
@@ -51,4 +52,36 @@ export function isTenantIntegration(tenantId: string, integrationId: string): bo
 export function tenantListener(tenantId: string, listenerId: string): ListenerT | undefined {
   const id = listenerId.toLowerCase();
   return listenersFor(tenantId).find((l) => l.id === id);
+}
+
+/** The repositories each integration reaches: the same names for every one, under its own owner. */
+const REPOSITORIES: [name: string, defaultBranch: string][] = [
+  ["agent", "main"],
+  ["support-bot", "main"],
+  ["research-assistant", "trunk"],
+];
+
+/**
+ * `GET /v1/integrations/gitrepo/{id}/repos` (`alt`: the alternate listing's route): the
+ * repositories of one of the tenant's integrations of that listing; undefined when the ID is
+ * not one of them.
+ */
+export function repositoriesFor(
+  tenantId: string,
+  integrationId: string,
+  alt: boolean,
+): GitRepositoryT[] | undefined {
+  const id = integrationId.toLowerCase();
+  const integration = (alt ? altGitIntegrationsFor(tenantId) : gitIntegrationsFor(tenantId)).find(
+    (i) => i.id === id,
+  );
+  if (!integration) return undefined;
+  return REPOSITORIES.map(([name, defaultBranch]) => ({
+    host_integration_id: integration.id,
+    id: stableInt("repository", integration.id, name),
+    name,
+    owner: integration.name,
+    url: `https://github.com/${integration.name}/${name}`,
+    default_branch: defaultBranch,
+  }));
 }
