@@ -7,10 +7,14 @@ import type { Env } from "./io.js";
 import { isOutputFormat, type OutputFormat } from "./model/enums.js";
 import { type FormatFlags, formatWithoutConfig } from "./output/format.js";
 
-/** The words that name the command: argv's leading non-option tokens, global option values skipped. */
+/**
+ * The words that may name the command: argv's leading non-option tokens, global option values
+ * skipped (a command's positional arguments among them: the registry's longest match says
+ * which are the command's).
+ */
 export function commandWords(argv: readonly string[]): string[] {
   const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < 2; i++) {
+  for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === "--") break;
     if (token.startsWith("-")) {

@@ -43,6 +43,8 @@ export type SecretRegistry = Set<string>;
 
 interface ContextDeps extends Omit<RunDeps, "argv"> {
   argv: readonly string[];
+  /** The command's words ("deploy create"); default: argv's leading words. */
+  command?: string;
   flags: GlobalFlags;
   secrets: SecretRegistry;
   /** Told the output format once settings are resolved, so errors come out in it. */
@@ -64,7 +66,7 @@ export function createContext(deps: ContextDeps): Ctx {
 
   const ctx: Ctx = {
     argv: deps.argv,
-    command: commandWords(deps.argv).join(" "),
+    command: deps.command ?? commandWords(deps.argv).join(" "),
     io,
     env,
     cwd: deps.cwd,

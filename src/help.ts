@@ -10,11 +10,15 @@ import { COMMANDS, type CommandEntry, GROUPS, HEADINGS, type Heading } from "./c
 export const GLOBAL_OPTIONS_HINT =
   "\nGlobal options (-o/--output, --json, --profile, --base-url, --no-input, -y, --debug, ...): see `cpctl --help`.";
 
-/** The heading each command is listed under in `cpctl --help`. */
+/** The heading each command is listed under in `cpctl --help`: its top-level group's or command's. */
 export function helpHeading(entry: CommandEntry): Heading {
-  const group = GROUPS.find((g) => entry.path.length === 2 && g.name === entry.path[0]);
-  if (group) return group.heading;
-  return entry.path[0] === "emulator" ? "Local control plane" : "Setup";
+  const root = entry.path[0];
+  const heading =
+    GROUPS.find((group) => group.name === root)?.heading ??
+    COMMANDS.find((command) => command.path.length === 1 && command.path[0] === root)?.heading;
+  if (!heading)
+    throw new Error(`registry: no heading for ${entry.path.join(" ")}: give its top-level command one`);
+  return heading;
 }
 
 /**

@@ -34,6 +34,6 @@ export async function run(given: RunDeps): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return reportCommanderError(error, deps, format, program);
-    return report(error, deps, format, secrets);
+    return report(error, deps, format, secrets, program?.command);
   }
 }

@@ -34,7 +34,7 @@ export async function buildProgram(
   configureAll = false,
   /** Instead of running the command, hand what was parsed here (parseOnly). */
   capture?: (parsed: Parsed) => void,
-): Promise<{ program: Command; matched: Command | undefined }> {
+): Promise<{ program: Command; matched: Command | undefined; command: string | undefined }> {
   const program = new Command("cpctl")
     .description("Manage agent-server deployments through the deployment control plane API.")
     .version(VERSION, "-V, --version", "print the version")
@@ -52,18 +52,16 @@ export async function buildProgram(
   const matchedEntry = findEntry(commandWords(deps.argv));
   let matched: Command | undefined;
 
+  const nest = commandNester(program);
   for (const group of GROUPS) {
-    program.addCommand(
+    nest(
+      [group.name],
       configureParent(new Command(group.name).description(group.summary), deps).helpCommand(false),
     );
   }
   for (const entry of COMMANDS) {
-    const parent =
-      entry.path.length === 2
-        ? (program.commands.find((c) => c.name() === entry.path[0]) as Command)
-        : program;
     const command = configureParent(new Command(entry.path.at(-1)!).description(entry.summary), deps);
-    parent.addCommand(command);
+    nest(entry.path, command);
     if (entry === matchedEntry) {
       await attach(command, entry, program, deps, secrets, onFormat, capture);
       matched = command;
@@ -72,7 +70,23 @@ export async function buildProgram(
     // would print its parent's too.
     command.addHelpText("after", GLOBAL_OPTIONS_HINT);
   }
-  return { program, matched };
+  return { program, matched, command: matchedEntry?.path.join(" ") };
+}
+
+/**
+ * Adds each command under its parent, by its full path: a group (`deploy`), or a command that is
+ * also a parent (`emulator`, whose controls are its children), at any depth. A parent comes
+ * before its children.
+ */
+export function commandNester(root: Command): (path: readonly string[], command: Command) => void {
+  const byPath = new Map<string, Command>([["", root]]);
+  return (path, command) => {
+    const parentPath = path.slice(0, -1).join(" ");
+    const parent = byPath.get(parentPath);
+    if (!parent) throw new Error(`registry: ${path.join(" ")} comes before its parent ${parentPath}`);
+    parent.addCommand(command);
+    byPath.set(path.join(" "), command);
+  };
 }
 
 /**
@@ -131,7 +145,14 @@ async function attach(
     const options = params.at(-2) as Record<string, unknown>;
     const flags = program.opts() as GlobalFlags;
     if (capture) return capture({ args: params.slice(0, -2), options, flags });
-    const ctx = createContext({ ...deps, flags, secrets, onFormat, commandTree });
+    const ctx = createContext({
+      ...deps,
+      command: entry.path.join(" "),
+      flags,
+      secrets,
+      onFormat,
+      commandTree,
+    });
     await spec.run(ctx, params.slice(0, -2), options);
   });
 }

@@ -1,7 +1,7 @@
 // Every error as a message and an exit code, in one place: the CLI's typed errors, commander's
 // own (an unknown command gets a "did you mean", a bad flag value plain words, every bad flag
 // value at once), and a bug of ours (no stack unless --debug). Secrets never reach stderr.
-import type { Command, CommanderError } from "@commander-js/extra-typings";
+import type { Command, CommanderError, CommandUnknownOpts } from "@commander-js/extra-typings";
 import { commandWords } from "./argv.js";
 import { onGitHubActions } from "./ci/detect.js";
 import type { RunDeps } from "./context.js";
@@ -22,9 +22,14 @@ import { closest } from "./util/did-you-mean.js";
  * becoming a command, but once is enough). A problem cpctl places in a file (`deploy.yaml:12: ...`) is
  * annotated at that file and line.
  */
-async function annotate(error: unknown, deps: RunDeps, text: (message: string) => string): Promise<void> {
+async function annotate(
+  error: unknown,
+  deps: RunDeps,
+  text: (message: string) => string,
+  command: string | undefined,
+): Promise<void> {
   const { annotateError } = await import("./ci/annotations.js");
-  const words = commandWords(deps.argv).join(" ");
+  const words = command ?? commandWords(deps.argv).slice(0, 1).join(" ");
   const lines =
     error instanceof CliError
       ? [error.message, ...error.hints]
@@ -52,7 +57,7 @@ export async function reportCommanderError(
   error: CommanderError,
   deps: RunDeps,
   format: OutputFormat,
-  built?: { program: Command; matched: Command | undefined },
+  built?: { program: Command; matched: Command | undefined; command: string | undefined },
 ): Promise<number> {
   // Help and version were printed on stdout; they are successes.
   if (
@@ -74,17 +79,29 @@ export async function reportCommanderError(
         ? badOptionValues(error, deps.argv, built)
         : new UsageError(error.message.replace(/^error: /, ""));
   // A group run without a subcommand prints its help on stderr: a usage error.
-  return report(usage.withHint("Run with --help for usage."), deps, format, new Set());
+  return report(usage.withHint("Run with --help for usage."), deps, format, new Set(), built?.command);
 }
 
-/** `cpctl deploi`: the command nearest what was typed, at the level it was typed at. */
+/**
+ * `cpctl deploi`, `cpctl deploy creat`: the command nearest what was typed, at the level it was
+ * typed at (the words that name commands with subcommands, followed down the tree).
+ */
 function unknownCommand(argv: readonly string[], program: Command): UsageError {
-  const [first = "", second = ""] = commandWords(argv);
-  const group = program.commands.find((command) => command.name() === first);
-  const [typed, candidates, prefix] = group
-    ? [second, group.commands.map((command) => command.name()), `${first} `]
-    : [first, [...program.commands.map((command) => command.name()), "help"], ""];
-  const near = closest(typed, candidates);
+  const words = commandWords(argv);
+  let level: CommandUnknownOpts = program;
+  let depth = 0;
+  for (; depth < words.length; depth++) {
+    const child = level.commands.find((command) => command.name() === words[depth]);
+    if (!child || child.commands.length === 0) break;
+    level = child;
+  }
+  const typed = words[depth] ?? "";
+  const prefix = words
+    .slice(0, depth)
+    .map((word) => `${word} `)
+    .join("");
+  const candidates = level.commands.map((command) => command.name());
+  const near = closest(typed, level === program ? [...candidates, "help"] : candidates);
   return new UsageError(
     `unknown command '${prefix}${typed}'${near ? `; did you mean '${prefix}${near}'?` : ""}`,
   );
@@ -132,6 +149,8 @@ export async function report(
   deps: RunDeps,
   format: OutputFormat,
   secrets: SecretRegistry,
+  /** The command's words ("deploy create"), when the command line named one. */
+  command?: string,
 ): Promise<number> {
   const code = exitCodeOf(error);
   if (error instanceof CliError && error.quiet) return code;
@@ -146,7 +165,7 @@ export async function report(
   const json = (body: unknown) => jsonText(maskSecretValues(body, redact));
   // In json/ndjson mode stderr holds the JSON error object alone, GitHub Actions or not.
   if (!isMachineFormat(format) && onGitHubActions(deps.env)) {
-    await annotate(error, deps, text);
+    await annotate(error, deps, text, command);
     return code;
   }
   if (!(error instanceof CliError)) {

@@ -4,9 +4,14 @@
 import type { CommandSpec } from "./spec.js";
 
 export interface CommandEntry {
-  /** e.g. ["deploy", "create"] or ["schema"]. */
+  /**
+   * e.g. ["deploy", "create"] or ["schema"]. A command is nested under the one its path's
+   * first words name (a group, or an entry that comes before it), at any depth.
+   */
   path: readonly string[];
   summary: string;
+  /** Where `cpctl --help` lists a top-level command that is no group's (its children follow it). */
+  heading?: Heading;
   load: () => Promise<{ default: CommandSpec }>;
 }
 
@@ -143,16 +148,19 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     path: ["completion"],
     summary: "Print the shell completion script (bash, zsh, fish)",
+    heading: "Setup",
     load: () => import("./completion.js"),
   },
   {
     path: ["schema"],
     summary: "Print the JSON Schema of the deployment file",
+    heading: "Setup",
     load: () => import("./schema.js"),
   },
   {
     path: ["emulator"],
     summary: "Run the local control plane emulator",
+    heading: "Local control plane",
     load: () => import("./emulator/run.js"),
   },
   // The emulator's controls, sent to the profile's address with its credentials. (The
