@@ -52,6 +52,7 @@ export function rootHelpFooter(): string {
     ],
     ["CPCTL_DEBUG=1", "as --debug"],
     ["NO_COLOR, TERM=dumb", "as --no-color"],
+    ["FORCE_COLOR", "1/2/3/true: colour even to a pipe; 0/false: none (--no-color still wins)"],
     ["CI", "as --no-input; also no spinner"],
   ];
   const column = Math.max(...variables.map(([name]) => name.length)) + 2;

@@ -38,11 +38,26 @@ interface ColorInputs {
   colorFlag: boolean;
 }
 
-/** Colour only on a terminal, never with NO_COLOR (any value, per no-color.org), --no-color or TERM=dumb. */
+/**
+ * Colour only on a terminal, never with NO_COLOR (any value, per no-color.org), --no-color or
+ * TERM=dumb; FORCE_COLOR, read as Node reads it, overrides all but --no-color: 0 or false
+ * turns colour off, 1, 2, 3, true or an empty value turns it on, on a terminal or not.
+ */
 export function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
-  if (!colorFlag || !isTTY) return false;
+  if (!colorFlag) return false;
+  const forced = forcedColor(env.FORCE_COLOR);
+  if (forced !== null) return forced;
+  if (!isTTY) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   return env.TERM !== "dumb";
+}
+
+/** FORCE_COLOR's verdict; null when unset or not a value Node gives a meaning to. */
+function forcedColor(value: string | undefined): boolean | null {
+  if (value === undefined) return null;
+  if (value === "0" || value === "false") return false;
+  if (value === "" || value === "true" || value === "1" || value === "2" || value === "3") return true;
+  return null;
 }
 
 /**

@@ -1,4 +1,5 @@
-// Colour appears only on a terminal, and never with NO_COLOR, --no-color or TERM=dumb, in
+// Colour appears only on a terminal, and never with NO_COLOR, --no-color or TERM=dumb (but
+// FORCE_COLOR, as Node reads it, wins over all of them except --no-color), in
 // every place it can appear: warnings and debug lines (ctx.paint), table output (the
 // printer), the wait spinner and the prompts (see progress.test.ts, interactive-create.test.ts).
 import { Readable } from "node:stream";
@@ -24,7 +25,14 @@ const CASES: Case[] = [
   { what: "a terminal with --no-color", tty: true, noColorFlag: true, colour: false },
   { what: "a terminal with TERM=dumb", tty: true, env: { TERM: "dumb" }, colour: false },
   { what: "a pipe", tty: false, colour: false },
-  { what: "a pipe with FORCE_COLOR", tty: false, env: { FORCE_COLOR: "1" }, colour: false },
+  { what: "a pipe with FORCE_COLOR=1", tty: false, env: { FORCE_COLOR: "1" }, colour: true },
+  { what: "a terminal with FORCE_COLOR=0", tty: true, env: { FORCE_COLOR: "0" }, colour: false },
+  {
+    what: "a terminal with NO_COLOR and FORCE_COLOR",
+    tty: true,
+    env: { NO_COLOR: "1", FORCE_COLOR: "1" },
+    colour: true,
+  },
 ];
 
 function context(c: Case) {
