@@ -358,7 +358,7 @@ function startupModules(metafile, staged) {
  * "files"). A first `npx cpctl` unpacks the tarball four times (npm reads a tarball's
  * package.json by unpacking all of it, three times over, before it installs it), and what
  * that costs goes with the number of files far more than with their size: 100 chunks made
- * the cold npx 1.8 times that of an empty package (docs/performance.md, "The package, cold"). The chunks stay
+ * the cold npx 1.8 times that of an empty package (the git history of docs/performance.md). The chunks stay
  * as they are, each loaded only when needed; only where their text is read from changes.
  *
  * The format: one line of JSON, { "cli.js": [offset, length], "chunks/x.js": [...], ...,

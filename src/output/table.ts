@@ -4,7 +4,8 @@
 // rows) and the terminal's width, and stay fixed after that: a later value longer than its
 // column is shortened with an ellipsis (its whole value is in every other format). Laying
 // out all the rows first, as a box-drawing table library does, costs time and memory that
-// grow faster than the list (measured: docs/performance.md, "Long lists").
+// grow faster than the list (measured when this was written: the git history of
+// docs/performance.md has the figures; the bench's table rows hold it).
 //
 // The cells come in as text made visible (safe-text.ts) on one line each; this module only
 // measures, shortens and pads them. No borders: columns are separated by two spaces, as
