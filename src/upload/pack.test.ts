@@ -314,7 +314,7 @@ describe("walkSource", () => {
         "docs",
         "!docs/keep.md",
         "tests/",
-        "**/*.pyc",
+        "**/*.log",
         "/app/*.tmp",
         "",
       ].join("\n"),
@@ -325,7 +325,7 @@ describe("walkSource", () => {
       "app/notes.md": "not the root's: kept",
       "app/a.tmp": "left out",
       "app/sub/b.tmp": "kept: * does not cross /",
-      "app/sub/c.pyc": "left out at any depth",
+      "app/sub/c.log": "left out at any depth",
       "docs/guide.md": "left out with docs",
       "docs/keep.md": "taken back by !",
       "tests/unit/t.py": "left out with tests/",
@@ -351,7 +351,7 @@ describe("walkSource", () => {
       "sub/x.py",
     ]);
     expect(walk.dockerignored.sort()).toEqual(
-      ["README.md", "app/a.tmp", "app/sub/c.pyc", "docs/guide.md", "tests/"].sort(),
+      ["README.md", "app/a.tmp", "app/sub/c.log", "docs/guide.md", "tests/"].sort(),
     );
     expect(walk.ignored).toEqual(["secret/"]);
     // A link the .dockerignore leaves out is not reported as skipped.

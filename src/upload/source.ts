@@ -69,7 +69,7 @@ export function describeSource(source: PreparedSource): string {
   const left: string[] = [];
   if (source.walk.ignored.length) left.push(`${source.walk.ignored.length} by .gitignore`);
   if (source.walk.dockerignored.length) left.push(`${source.walk.dockerignored.length} by .dockerignore`);
-  if (source.walk.excluded.length) left.push(`${source.walk.excluded.length} .git/node_modules`);
+  if (source.walk.excluded.length) left.push(`${source.walk.excluded.length} by default`);
   if (source.walk.credentials.length)
     left.push(
       `${source.walk.credentials.length} credential file${source.walk.credentials.length === 1 ? "" : "s"}`,

@@ -8,7 +8,8 @@
 //   left out is not entered, so nothing inside it comes back, while one that a deeper file
 //   takes back (`!build/`) is entered and its files judged on their own. Matching is
 //   case-sensitive (git's default on Linux, where the service builds).
-// - `.git` and `node_modules` are always left out, at any depth, whatever .gitignore says.
+// - `.git`, `node_modules`, Python's `.venv`/`venv`, `__pycache__`, `.pytest_cache`,
+//   `.mypy_cache` and `*.pyc` are always left out, at any depth, whatever .gitignore says.
 // - Symbolic links and special files (sockets, FIFOs, devices) are skipped and reported:
 //   a link could point outside the directory, and the build sees only what the tarball holds.
 // - Files that usually hold credentials (CREDENTIAL_FILES: .env files, registry and cloud
@@ -65,7 +66,7 @@ export interface WalkResult {
   entries: SourceFile[];
   /** Paths left out by a .gitignore rule (a directory counts once). */
   ignored: string[];
-  /** `.git` and `node_modules` paths left out. */
+  /** Paths left out by default (`.git`, `node_modules`, Python's environments and caches). */
   excluded: string[];
   skipped: SkippedPath[];
   /** Files of CREDENTIAL_FILES (credentials.ts) left out, and hard links to them, in walk order. */
@@ -180,7 +181,7 @@ async function walkDirectory(
   for (const child of children) {
     const path = relative ? `${relative}/${child.name}` : child.name;
     const childAbsolute = join(absolute, child.name);
-    if (child.name === ".git" || (child.name === "node_modules" && child.kind.isDirectory())) {
+    if (leftOutByDefault(child.name, child.kind.isDirectory())) {
       result.excluded.push(child.kind.isDirectory() ? `${path}/` : path);
       continue;
     }
@@ -229,6 +230,26 @@ async function walkDirectory(
       if (stats.nlink > 1) options.linked.push(file);
     }
   }
+}
+
+/**
+ * What no build needs and every project has lying around: `.git`, and the directories a
+ * package manager or a Python run fills (a virtual environment, caches), and compiled Python
+ * files. Left out at any depth, whatever .gitignore says, as node_modules always was: a
+ * project without a .gitignore would otherwise ship its .venv.
+ */
+const DEFAULT_LEFT_OUT_DIRECTORIES = new Set([
+  "node_modules",
+  ".venv",
+  "venv",
+  "__pycache__",
+  ".pytest_cache",
+  ".mypy_cache",
+]);
+
+function leftOutByDefault(name: string, isDirectory: boolean): boolean {
+  if (name === ".git") return true;
+  return isDirectory ? DEFAULT_LEFT_OUT_DIRECTORIES.has(name) : name.endsWith(".pyc");
 }
 
 function list(result: WalkResult, entry: SourceFile, options: WalkOptions): void {

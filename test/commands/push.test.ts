@@ -268,6 +268,35 @@ describe("deploy push: what is packed and sent", () => {
   });
 });
 
+describe("deploy push: Python leftovers (issue 36)", () => {
+  it("without a .gitignore, virtual environments, caches and .pyc files are left out and listed", async () => {
+    const em = await startTestEmulator();
+    const dir = project({
+      ".venv/lib/site.py": "x",
+      "venv/pyvenv.cfg": "home = /usr",
+      "src/__pycache__/agent.cpython-311.pyc": "x",
+      "src/tools.py": "def tool(): ...\n",
+      "src/old.pyc": "x",
+      ".pytest_cache/v/cache": "x",
+      ".mypy_cache/3.11/x.json": "{}",
+      "data/venv.txt": "a file named like one is kept",
+    });
+    const r = await run(em, [dir, "--name", "py-agent", "--dry-run", "-o", "json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout);
+    expect(plan.files).toEqual(["agent.json", "agent.py", "data/venv.txt", "src/tools.py"]);
+    expect([...plan.left_out.always].sort()).toEqual([
+      ".mypy_cache/",
+      ".pytest_cache/",
+      ".venv/",
+      "src/__pycache__/",
+      "src/old.pyc",
+      "venv/",
+    ]);
+    expect(r.stderr).toContain("left out 6 by default");
+  });
+});
+
 describe("deploy push: credential files under other names (issue 32)", () => {
   it("--dry-run lists backup copies, more names and a hard link to one under left_out.credentials, and warns", async () => {
     const em = await startTestEmulator();

@@ -17,9 +17,9 @@ function sourceDir(files: Record<string, string | Buffer> = {}): string {
   const all: Record<string, string | Buffer> = {
     "agent.json": '{"graphs":{"agent":"./agent.py:graph"}}',
     "agent.py": "graph = None\n",
-    ".gitignore": "*.env\n__pycache__/\n",
+    ".gitignore": "*.env\nbuild/\n",
     "local.env": "OPENAI_API_KEY=sk-not-for-upload",
-    "__pycache__/agent.cpython-312.pyc": "bytecode",
+    "build/agent.js": "a build output",
     "node_modules/dep/index.js": "always left out",
     ...files,
   };
@@ -47,8 +47,8 @@ describe("deploy upload", () => {
         clock,
       },
     );
-    expect(r.stderr).toContain(`Packed 3 files from ${dir}: 71 B, `);
-    expect(r.stderr).toMatch(/gzipped; left out 2 by \.gitignore, 1 \.git\/node_modules\n/);
+    expect(r.stderr).toContain(`Packed 3 files from ${dir}: 65 B, `);
+    expect(r.stderr).toMatch(/gzipped; left out 2 by \.gitignore, 1 by default\n/);
     expect(r.code).toBe(0);
 
     const updated = JSON.parse(r.stdout);
@@ -276,7 +276,7 @@ describe("deploy upload and credential files", () => {
     await em.createDeployment("internal_source", "src-agent");
     const r = await runCli(["deploy", "upload", "src-agent", withCredentials()], { env: cliEnv(em) });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("left out 2 by .gitignore, 1 .git/node_modules, 4 credential files");
+    expect(r.stderr).toContain("left out 2 by .gitignore, 1 by default, 4 credential files");
     expect(r.stderr).toContain(
       "warning: left out files that usually hold credentials: .env.production, .npmrc, deploy/id_rsa, tls/server.pem; pass --include-credentials to upload them",
     );
