@@ -84,7 +84,7 @@ export function addExtraBodyOptions<C extends AnyCommand>(
       "secret from the environment variable NAME, or NAME=VALUE (repeatable)",
       collect,
     )
-    .option("--secrets-file <file>", "secrets from a dotenv file (NAME=VALUE lines)")
+    .option("--secrets-file <file>", "secrets from a dotenv file (NAME=VALUE lines; - for stdin)")
     .option(
       "--secret-ref <name=secret:key>",
       "environment variable from an existing orchestrator secret (repeatable; external_container)",
