@@ -69,6 +69,10 @@ export function addFileOption<C extends AnyCommand>(
   return added<C, { file?: string }>(command);
 }
 
+/** --allow-empty-secrets's description (also on `cpctl secrets set` and `import`). */
+export const ALLOW_EMPTY_SECRETS =
+  "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')";
+
 /** --set and the secret flags. */
 export function addExtraBodyOptions<C extends AnyCommand>(
   command: C,
@@ -90,10 +94,7 @@ export function addExtraBodyOptions<C extends AnyCommand>(
       "environment variable from an existing orchestrator secret (repeatable; external_container)",
       collect,
     )
-    .option(
-      "--allow-empty-secrets",
-      "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')",
-    );
+    .option("--allow-empty-secrets", ALLOW_EMPTY_SECRETS);
   return added<C, Pick<BodyOptions, "set" | "secret" | "secretsFile" | "secretRef" | "allowEmptySecrets">>(
     command,
   );
