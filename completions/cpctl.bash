@@ -6,8 +6,9 @@
 # The subcommands of a command path.
 _cpctl_commands() {
   case "$1" in
-    "") echo 'deploy integrations listeners config completion schema emulator' ;;
+    "") echo 'deploy secrets integrations listeners config completion schema emulator' ;;
     'deploy') echo 'push create list get status patch wait apply diff delete revisions logs rollback redeploy upload' ;;
+    'secrets') echo 'list set unset import' ;;
     'integrations') echo 'list repos' ;;
     'listeners') echo 'list' ;;
     'config') echo 'show list get set use path' ;;
@@ -20,6 +21,7 @@ _cpctl_flags() {
   case "$1" in
     "") echo '--version -V --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout --help -h' ;;
     'deploy') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'secrets') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'integrations') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'listeners') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
@@ -39,6 +41,10 @@ _cpctl_flags() {
     'deploy rollback') echo '--to --dry-run --wait --timeout --interval --logs --dotenv-report --verify --verify-timeout --verify-cmd --rollback-on-failure --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy redeploy') echo '--revision --dry-run --wait --timeout --interval --logs --dotenv-report --verify --verify-timeout --verify-cmd --rollback-on-failure --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy upload') echo '--max-size --patch --include-credentials --dry-run --wait --timeout --interval --logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'secrets list') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'secrets set') echo '--dry-run --wait --timeout --interval --logs --dotenv-report --verify --verify-timeout --verify-cmd --rollback-on-failure --allow-empty-secrets --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'secrets unset') echo '--dry-run --wait --timeout --interval --logs --dotenv-report --verify --verify-timeout --verify-cmd --rollback-on-failure --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'secrets import') echo '--dry-run --wait --timeout --interval --logs --dotenv-report --verify --verify-timeout --verify-cmd --rollback-on-failure --allow-empty-secrets --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'integrations list') echo '--alt --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'integrations repos') echo '--alt --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'listeners list') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
@@ -78,6 +84,9 @@ _cpctl_takes_value() {
     'deploy rollback|--to'|'deploy rollback|--timeout'|'deploy rollback|--interval'|'deploy rollback|--dotenv-report'|'deploy rollback|--verify-timeout'|'deploy rollback|--verify-cmd') return 0 ;;
     'deploy redeploy|--revision'|'deploy redeploy|--timeout'|'deploy redeploy|--interval'|'deploy redeploy|--dotenv-report'|'deploy redeploy|--verify-timeout'|'deploy redeploy|--verify-cmd') return 0 ;;
     'deploy upload|--max-size'|'deploy upload|--timeout'|'deploy upload|--interval'|'deploy upload|--dotenv-report') return 0 ;;
+    'secrets set|--timeout'|'secrets set|--interval'|'secrets set|--dotenv-report'|'secrets set|--verify-timeout'|'secrets set|--verify-cmd') return 0 ;;
+    'secrets unset|--timeout'|'secrets unset|--interval'|'secrets unset|--dotenv-report'|'secrets unset|--verify-timeout'|'secrets unset|--verify-cmd') return 0 ;;
+    'secrets import|--timeout'|'secrets import|--interval'|'secrets import|--dotenv-report'|'secrets import|--verify-timeout'|'secrets import|--verify-cmd') return 0 ;;
     'emulator fail-next|--stage'|'emulator fail-next|--deployment'|'emulator fail-next|--message') return 0 ;;
     'emulator fail|--stage'|'emulator fail|--revision'|'emulator fail|--message') return 0 ;;
     'emulator health|--revision') return 0 ;;
@@ -125,6 +134,9 @@ _cpctl_values() {
     'deploy rollback|--dotenv-report') _cpctl_files "$3"; return ;;
     'deploy redeploy|--dotenv-report') _cpctl_files "$3"; return ;;
     'deploy upload|--dotenv-report') _cpctl_files "$3"; return ;;
+    'secrets set|--dotenv-report') _cpctl_files "$3"; return ;;
+    'secrets unset|--dotenv-report') _cpctl_files "$3"; return ;;
+    'secrets import|--dotenv-report') _cpctl_files "$3"; return ;;
     'emulator fail-next|--stage') words='CREATING QUEUED AWAITING_BUILD BUILDING AWAITING_DEPLOY DEPLOYING' ;;
     'emulator fail|--stage') words='CREATING QUEUED AWAITING_BUILD BUILDING AWAITING_DEPLOY DEPLOYING' ;;
     'emulator faults|--path') _cpctl_files "$3"; return ;;
@@ -141,6 +153,7 @@ _cpctl_args() {
   case "$1" in
     'deploy push') if [[ "$2" -eq 0 ]]; then _cpctl_files "$3"; return; fi ;;
     'deploy upload') if [[ "$2" -eq 1 ]]; then _cpctl_files "$3"; return; fi ;;
+    'secrets import') if [[ "$2" -eq 1 ]]; then _cpctl_files "$3"; return; fi ;;
     'config get') if [[ "$2" -eq 0 ]]; then _cpctl_words 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile' "$3"; return; fi ;;
     'config set') if [[ "$2" -eq 0 ]]; then _cpctl_words 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories' "$3"; return; fi ;;
     'completion') if [[ "$2" -eq 0 ]]; then _cpctl_words 'bash zsh fish' "$3"; return; fi ;;

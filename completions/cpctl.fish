@@ -6,9 +6,11 @@
 function __cpctl_commands
     switch "$argv[1]"
         case ''
-            printf '%s\n' 'deploy' 'integrations' 'listeners' 'config' 'completion' 'schema' 'emulator'
+            printf '%s\n' 'deploy' 'secrets' 'integrations' 'listeners' 'config' 'completion' 'schema' 'emulator'
         case 'deploy'
             printf '%s\n' 'push' 'create' 'list' 'get' 'status' 'patch' 'wait' 'apply' 'diff' 'delete' 'revisions' 'logs' 'rollback' 'redeploy' 'upload'
+        case 'secrets'
+            printf '%s\n' 'list' 'set' 'unset' 'import'
         case 'integrations'
             printf '%s\n' 'list' 'repos'
         case 'listeners'
@@ -48,6 +50,12 @@ function __cpctl_takes_value
         case 'deploy redeploy|--revision' 'deploy redeploy|--timeout' 'deploy redeploy|--interval' 'deploy redeploy|--dotenv-report' 'deploy redeploy|--verify-timeout' 'deploy redeploy|--verify-cmd'
             return 0
         case 'deploy upload|--max-size' 'deploy upload|--timeout' 'deploy upload|--interval' 'deploy upload|--dotenv-report'
+            return 0
+        case 'secrets set|--timeout' 'secrets set|--interval' 'secrets set|--dotenv-report' 'secrets set|--verify-timeout' 'secrets set|--verify-cmd'
+            return 0
+        case 'secrets unset|--timeout' 'secrets unset|--interval' 'secrets unset|--dotenv-report' 'secrets unset|--verify-timeout' 'secrets unset|--verify-cmd'
+            return 0
+        case 'secrets import|--timeout' 'secrets import|--interval' 'secrets import|--dotenv-report' 'secrets import|--verify-timeout' 'secrets import|--verify-cmd'
             return 0
         case 'emulator fail-next|--stage' 'emulator fail-next|--deployment' 'emulator fail-next|--message'
             return 0
@@ -129,6 +137,7 @@ complete -c cpctl -n '__cpctl_at' -s V -l version -d 'print the version'
 
 # cpctl <command>
 complete -c cpctl -n '__cpctl_at' -a 'deploy' -d 'Create, inspect, change and wait for deployments'
+complete -c cpctl -n '__cpctl_at' -a 'secrets' -d 'A deployment\'s secrets: list, set, unset, import (merge-safe patches)'
 complete -c cpctl -n '__cpctl_at' -a 'integrations' -d 'Git-hosting integrations a gitrepo deployment can use'
 complete -c cpctl -n '__cpctl_at' -a 'listeners' -d 'Listeners a self-hosted deployment can run on'
 complete -c cpctl -n '__cpctl_at' -a 'config' -d 'Profiles and the effective settings'
@@ -152,6 +161,12 @@ complete -c cpctl -n '__cpctl_at deploy' -a 'logs' -d 'Show a deployment\'s runt
 complete -c cpctl -n '__cpctl_at deploy' -a 'rollback' -d 'Roll back to the last good revision (or --to one)'
 complete -c cpctl -n '__cpctl_at deploy' -a 'redeploy' -d 'Start a new revision from the latest (or --revision): retry or restart'
 complete -c cpctl -n '__cpctl_at deploy' -a 'upload' -d 'Upload a source directory or tarball for an internal_source deployment'
+
+# cpctl secrets <command>
+complete -c cpctl -n '__cpctl_at secrets' -a 'list' -d 'List a deployment\'s secrets and secret references (values masked)'
+complete -c cpctl -n '__cpctl_at secrets' -a 'set' -d 'Set secrets by name, keep the others (deploy patch --secret)'
+complete -c cpctl -n '__cpctl_at secrets' -a 'unset' -d 'Remove secrets by name, keep the others (deploy patch --unset-secret)'
+complete -c cpctl -n '__cpctl_at secrets' -a 'import' -d 'Set secrets from a dotenv file, keep the others (deploy patch --secrets-file)'
 
 # cpctl integrations <command>
 complete -c cpctl -n '__cpctl_at integrations' -a 'list' -d 'List git integrations (IDs for --integration-id)'
@@ -242,7 +257,7 @@ complete -c cpctl -n '__cpctl_at deploy create' -l memory-mb -d 'memory per repl
 complete -c cpctl -n '__cpctl_at deploy create' -l memory-limit-mb -d 'memory limit (MB; default 2 x memory-mb)' -x
 complete -c cpctl -n '__cpctl_at deploy create' -l set -d 'any field by path, typed by the schema (repeatable), e.g. source_config.resource_spec.queue_cpu=0.5' -x
 complete -c cpctl -n '__cpctl_at deploy create' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
-complete -c cpctl -n '__cpctl_at deploy create' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines)' -r -F
+complete -c cpctl -n '__cpctl_at deploy create' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines; - for stdin)' -r -F
 complete -c cpctl -n '__cpctl_at deploy create' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
 complete -c cpctl -n '__cpctl_at deploy create' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy create' -l dry-run -d 'validate and print the request (secret values masked); send nothing'
@@ -295,7 +310,7 @@ complete -c cpctl -n '__cpctl_at deploy patch' -l memory-mb -d 'memory per repli
 complete -c cpctl -n '__cpctl_at deploy patch' -l memory-limit-mb -d 'memory limit (MB; default 2 x memory-mb)' -x
 complete -c cpctl -n '__cpctl_at deploy patch' -l set -d 'any field by path, typed by the schema (repeatable), e.g. source_config.resource_spec.queue_cpu=0.5' -x
 complete -c cpctl -n '__cpctl_at deploy patch' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
-complete -c cpctl -n '__cpctl_at deploy patch' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines)' -r -F
+complete -c cpctl -n '__cpctl_at deploy patch' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines; - for stdin)' -r -F
 complete -c cpctl -n '__cpctl_at deploy patch' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
 complete -c cpctl -n '__cpctl_at deploy patch' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy patch' -l unset-secret -d 'remove this secret (repeatable); the others stay' -x
@@ -347,7 +362,7 @@ complete -c cpctl -n '__cpctl_at deploy apply' -l memory-mb -d 'memory per repli
 complete -c cpctl -n '__cpctl_at deploy apply' -l memory-limit-mb -d 'memory limit (MB; default 2 x memory-mb)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l set -d 'any field by path, typed by the schema (repeatable), e.g. source_config.resource_spec.queue_cpu=0.5' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
-complete -c cpctl -n '__cpctl_at deploy apply' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines)' -r -F
+complete -c cpctl -n '__cpctl_at deploy apply' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines; - for stdin)' -r -F
 complete -c cpctl -n '__cpctl_at deploy apply' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy apply' -l dry-run -d 'show what would change and be sent (secret values masked); send nothing'
@@ -387,7 +402,7 @@ complete -c cpctl -n '__cpctl_at deploy diff' -l memory-mb -d 'memory per replic
 complete -c cpctl -n '__cpctl_at deploy diff' -l memory-limit-mb -d 'memory limit (MB; default 2 x memory-mb)' -x
 complete -c cpctl -n '__cpctl_at deploy diff' -l set -d 'any field by path, typed by the schema (repeatable), e.g. source_config.resource_spec.queue_cpu=0.5' -x
 complete -c cpctl -n '__cpctl_at deploy diff' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
-complete -c cpctl -n '__cpctl_at deploy diff' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines)' -r -F
+complete -c cpctl -n '__cpctl_at deploy diff' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines; - for stdin)' -r -F
 complete -c cpctl -n '__cpctl_at deploy diff' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
 complete -c cpctl -n '__cpctl_at deploy diff' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy diff' -l exit-code -d 'exit 1 when there are differences and 0 when there are none (git\'s rule)'
@@ -448,6 +463,47 @@ complete -c cpctl -n '__cpctl_at deploy upload' -l interval -d 'gap between poll
 complete -c cpctl -n '__cpctl_at deploy upload' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 complete -c cpctl -n '__cpctl_arg \'deploy upload\' 1' -F
+
+# cpctl secrets list
+
+# cpctl secrets set
+complete -c cpctl -n '__cpctl_at secrets set' -l dry-run -d 'show the changes and the patch body (secret values masked); send nothing'
+complete -c cpctl -n '__cpctl_at secrets set' -l wait -d 'then wait for the new revision (as `deploy wait`)'
+complete -c cpctl -n '__cpctl_at secrets set' -l timeout -d 'give up waiting after this long (exit 6)' -x
+complete -c cpctl -n '__cpctl_at secrets set' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
+complete -c cpctl -n '__cpctl_at secrets set' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at secrets set' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
+complete -c cpctl -n '__cpctl_at secrets set' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
+complete -c cpctl -n '__cpctl_at secrets set' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
+complete -c cpctl -n '__cpctl_at secrets set' -l verify-cmd -d 'also run COMMAND through the shell with CPCTL_DEPLOYMENT_URL, CPCTL_DEPLOYMENT_ID and CPCTL_REVISION_ID set; non-zero fails the check (implies --verify)' -x
+complete -c cpctl -n '__cpctl_at secrets set' -l rollback-on-failure -d 'when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait'
+complete -c cpctl -n '__cpctl_at secrets set' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
+
+# cpctl secrets unset
+complete -c cpctl -n '__cpctl_at secrets unset' -l dry-run -d 'show the changes and the patch body (secret values masked); send nothing'
+complete -c cpctl -n '__cpctl_at secrets unset' -l wait -d 'then wait for the new revision (as `deploy wait`)'
+complete -c cpctl -n '__cpctl_at secrets unset' -l timeout -d 'give up waiting after this long (exit 6)' -x
+complete -c cpctl -n '__cpctl_at secrets unset' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
+complete -c cpctl -n '__cpctl_at secrets unset' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at secrets unset' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
+complete -c cpctl -n '__cpctl_at secrets unset' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
+complete -c cpctl -n '__cpctl_at secrets unset' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
+complete -c cpctl -n '__cpctl_at secrets unset' -l verify-cmd -d 'also run COMMAND through the shell with CPCTL_DEPLOYMENT_URL, CPCTL_DEPLOYMENT_ID and CPCTL_REVISION_ID set; non-zero fails the check (implies --verify)' -x
+complete -c cpctl -n '__cpctl_at secrets unset' -l rollback-on-failure -d 'when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait'
+
+# cpctl secrets import
+complete -c cpctl -n '__cpctl_at secrets import' -l dry-run -d 'show the changes and the patch body (secret values masked); send nothing'
+complete -c cpctl -n '__cpctl_at secrets import' -l wait -d 'then wait for the new revision (as `deploy wait`)'
+complete -c cpctl -n '__cpctl_at secrets import' -l timeout -d 'give up waiting after this long (exit 6)' -x
+complete -c cpctl -n '__cpctl_at secrets import' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
+complete -c cpctl -n '__cpctl_at secrets import' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at secrets import' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
+complete -c cpctl -n '__cpctl_at secrets import' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
+complete -c cpctl -n '__cpctl_at secrets import' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
+complete -c cpctl -n '__cpctl_at secrets import' -l verify-cmd -d 'also run COMMAND through the shell with CPCTL_DEPLOYMENT_URL, CPCTL_DEPLOYMENT_ID and CPCTL_REVISION_ID set; non-zero fails the check (implies --verify)' -x
+complete -c cpctl -n '__cpctl_at secrets import' -l rollback-on-failure -d 'when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait'
+complete -c cpctl -n '__cpctl_at secrets import' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
+complete -c cpctl -n '__cpctl_arg \'secrets import\' 1' -F
 
 # cpctl integrations list
 complete -c cpctl -n '__cpctl_at integrations list' -l alt -d 'list the alternate product\'s integrations (/v1/integrations/alt/gitrepo/install)'

@@ -28,6 +28,11 @@ interface CommandGroup {
 export const GROUPS: readonly CommandGroup[] = [
   { name: "deploy", summary: "Create, inspect, change and wait for deployments", heading: "Deployments" },
   {
+    name: "secrets",
+    summary: "A deployment's secrets: list, set, unset, import (merge-safe patches)",
+    heading: "Deployments",
+  },
+  {
     name: "integrations",
     summary: "Git-hosting integrations a gitrepo deployment can use",
     heading: "Discovery",
@@ -103,6 +108,26 @@ export const COMMANDS: readonly CommandEntry[] = [
     path: ["deploy", "upload"],
     summary: "Upload a source directory or tarball for an internal_source deployment",
     load: () => import("./deploy/upload.js"),
+  },
+  {
+    path: ["secrets", "list"],
+    summary: "List a deployment's secrets and secret references (values masked)",
+    load: () => import("./secrets/list.js"),
+  },
+  {
+    path: ["secrets", "set"],
+    summary: "Set secrets by name, keep the others (deploy patch --secret)",
+    load: () => import("./secrets/set.js"),
+  },
+  {
+    path: ["secrets", "unset"],
+    summary: "Remove secrets by name, keep the others (deploy patch --unset-secret)",
+    load: () => import("./secrets/unset.js"),
+  },
+  {
+    path: ["secrets", "import"],
+    summary: "Set secrets from a dotenv file, keep the others (deploy patch --secrets-file)",
+    load: () => import("./secrets/import.js"),
   },
   {
     path: ["integrations", "list"],

@@ -10,7 +10,14 @@ import { looksMasked, MASK } from "../secrets.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";
 import { type DeploymentFile, loadDeploymentFile } from "./file.js";
 import { checkIdsMatch, readOnlyNote } from "./read-only.js";
-import { mergeByName, readSecretsFile, secretFromFlag, secretRefFromFlag } from "./secrets.js";
+import {
+  mergeByName,
+  readSecretsFile,
+  SECRET_FLAGS,
+  type SecretNaming,
+  secretFromFlag,
+  secretRefFromFlag,
+} from "./secrets.js";
 import { deleteAt, getAt, type Path, parseAssignment, setAt, typedSetValue } from "./set-path.js";
 
 type BodyKind = "create" | "patch";
@@ -29,6 +36,8 @@ export interface BodyOptions {
   allowEmptySecrets?: boolean;
   /** Secret names never sent from --secret and --secrets-file (those the platform sets itself). */
   leaveOutSecrets?: ReadonlySet<string>;
+  /** How messages name --secret and --secrets-file (`cpctl secrets` gives them as arguments). */
+  secretNaming?: SecretNaming;
   [field: string]: unknown;
 }
 
@@ -63,6 +72,12 @@ export async function buildBody(
   ctx: BodyContext,
   current?: DeploymentT,
 ): Promise<BuiltBody> {
+  const naming = options.secretNaming ?? SECRET_FLAGS;
+  if (options.file === "-" && options.secretsFile === "-") {
+    throw new UsageError(
+      "-f - and --secrets-file - would both read stdin: give one of them a file (or <(command))",
+    );
+  }
   const file = options.file
     ? await loadDeploymentFile(options.file, ctx.io, ctx.env, ctx.cwd, ctx.signal)
     : undefined;
@@ -124,14 +139,14 @@ export async function buildBody(
 
   const leftOutSecrets = new Set<string>();
   const fromFlags = [
-    ...(options.secretsFile ? await secretsFromFile(options.secretsFile, ctx) : []),
+    ...(options.secretsFile ? await secretsFromFile(options.secretsFile, ctx, naming) : []),
     ...(options.secret ?? []).map((text) => {
-      const secret = secretFromFlag(text, ctx.env);
+      const secret = secretFromFlag(text, ctx.env, naming);
       const fromEnv = !text.includes("=");
       return {
         ...secret,
         origin: fixedOrigin(
-          fromEnv ? `--secret ${text}` : `--secret ${secret.name}=...`,
+          fromEnv ? `${naming.secretOrigin}${text}` : `${naming.secretOrigin}${secret.name}=...`,
           fromEnv ? [text] : [],
         ),
       };
@@ -150,7 +165,7 @@ export async function buildBody(
         existing,
         fromFlags.map(({ name, value }) => ({ name, value })),
       ),
-      options.secretsFile ? "--secrets-file/--secret" : "--secret",
+      naming.list(options.secretsFile),
     );
   }
   const refs = (options.secretRef ?? []).map(secretRefFromFlag);
@@ -201,10 +216,11 @@ export async function rejectIssues(built: BuiltBody, issues: FieldIssue[], what:
   throw new ValidationError(`${what} is not valid:\n${lines.map((line) => `  ${line}`).join("\n")}`, issues);
 }
 
-async function secretsFromFile(path: string, ctx: BodyContext) {
-  return (await readSecretsFile(path, ctx)).map(({ line, ...secret }) => ({
+async function secretsFromFile(path: string, ctx: BodyContext, naming: SecretNaming) {
+  const shown = `${naming.secretsFile}${path === "-" ? "stdin" : path}`;
+  return (await readSecretsFile(path, ctx, naming)).map(({ line, ...secret }) => ({
     ...secret,
-    origin: fixedOrigin(`--secrets-file ${path}:${line}`),
+    origin: fixedOrigin(`${shown}:${line}`),
   }));
 }
 

@@ -7,6 +7,7 @@ import type { PartialChange } from "../model/merge.js";
 import type { DeploymentT } from "../model/responses.js";
 import { validatePatchShape } from "../model/validate.js";
 import { type BodyContext, type BodyOptions, type BuiltBody, buildBody, rejectIssues } from "./build.js";
+import { SECRET_FLAGS } from "./secrets.js";
 
 /** How a patch treats what it does not name. (A type, not an interface: commander's option sets are.) */
 export type MergeFlags = {
@@ -30,6 +31,12 @@ export async function patchRequest(
   const built = await buildBody("patch", flags, ctx, current);
   const unsets = (flags.unsetSecret?.length ?? 0) + (flags.unsetSecretRef?.length ?? 0);
   if (!built.hasFields && unsets === 0) {
+    if (flags.secretsFile !== undefined) {
+      const file = flags.secretsFile === "-" ? "- (stdin)" : flags.secretsFile;
+      throw new UsageError(
+        `${(flags.secretNaming ?? SECRET_FLAGS).secretsFile}${file} holds no secrets (NAME=VALUE lines): nothing to change`,
+      );
+    }
     throw new UsageError(
       "nothing to change: give a field flag (e.g. --image-uri), --set PATH=VALUE, a secret flag or -f FILE",
     );

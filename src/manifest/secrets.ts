@@ -2,8 +2,42 @@
 // `--secret NAME=VALUE`, `--secrets-file FILE` (dotenv), `--secret-ref NAME=SECRET_NAME:KEY`.
 import { resolve } from "node:path";
 import { CliError, UsageError } from "../errors.js";
-import { readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
+import { readAll, readTextFile, SECRETS_FILE_LIMIT, unreadableFile } from "../io.js";
 import type { RunContext } from "../run-context.js";
+
+/**
+ * How messages name where a secret came from: the flags of `deploy create`/`patch`, or the
+ * arguments of `cpctl secrets set` and `import`, which have no flag. Never a value.
+ */
+export interface SecretNaming {
+  /** Written before a `--secret` value in messages and suggestions: "--secret " (the flag), "" (an argument). */
+  secret: string;
+  /** Written before a `--secret` value to say where a secret came from: "--secret ", "argument ". */
+  secretOrigin: string;
+  /** What a `--secret` value is called where its text is not shown. */
+  secretWhole: string;
+  /** Written before a `--secrets-file` path: "--secrets-file " (the flag), "" (an argument). */
+  secretsFile: string;
+  /** Where the list of secrets given came from, for a problem with one of them (a bad name). */
+  list(secretsFile: string | undefined): string;
+}
+
+export const SECRET_FLAGS: SecretNaming = {
+  secret: "--secret ",
+  secretOrigin: "--secret ",
+  secretWhole: "--secret",
+  secretsFile: "--secrets-file ",
+  list: (secretsFile) => (secretsFile ? "--secrets-file/--secret" : "--secret"),
+};
+
+export const SECRET_ARGUMENTS: SecretNaming = {
+  secret: "",
+  secretOrigin: "argument ",
+  secretWhole: "a NAME[=VALUE] argument",
+  secretsFile: "",
+  list: (secretsFile) =>
+    secretsFile ? `the secrets of ${secretsFile === "-" ? "stdin" : secretsFile}` : "NAME[=VALUE]",
+};
 
 interface SecretValue {
   name: string;
@@ -16,20 +50,24 @@ interface SecretRef {
   secret_key: string;
 }
 
-export function secretFromFlag(text: string, env: Readonly<Record<string, string | undefined>>): SecretValue {
+export function secretFromFlag(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  naming: SecretNaming = SECRET_FLAGS,
+): SecretValue {
+  const { secret: flag } = naming;
   const eq = text.indexOf("=");
-  if (eq === 0)
-    throw new UsageError(`--secret '=...': the secret needs a name, e.g. --secret OPENAI_API_KEY`);
+  if (eq === 0) throw new UsageError(`${flag}'=...': the secret needs a name, e.g. ${flag}OPENAI_API_KEY`);
   if (eq > 0) return { name: text.slice(0, eq), value: text.slice(eq + 1) };
   // Not a variable name: likely the value itself, given without NAME= (never quoted back).
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text))
     throw new UsageError(
-      "--secret: expected NAME (an environment variable holding the value) or NAME=VALUE; the argument given is neither, and is not shown in case it is a secret",
+      `${naming.secretWhole}: expected NAME (an environment variable holding the value) or NAME=VALUE; the argument given is neither, and is not shown in case it is a secret`,
     );
   const value = env[text];
   if (value === undefined) {
     throw new UsageError(
-      `--secret ${text}: the environment variable ${text} is not set; export it, or give --secret ${text}=VALUE`,
+      `${flag}${text}: the environment variable ${text} is not set; export it, or give ${flag}${text}=VALUE`,
     );
   }
   return { name: text, value };
@@ -45,23 +83,23 @@ export function secretRefFromFlag(text: string): SecretRef {
   return { name: match[1]!, secret_name: match[2]!, secret_key: match[3]! };
 }
 
-/** `--secrets-file FILE`, read (bounded) and parsed: each secret with its line. */
+/** `--secrets-file FILE` (`-`: stdin), read (bounded) and parsed: each secret with its line. */
 export async function readSecretsFile(
   path: string,
-  ctx: Pick<RunContext, "cwd" | "signal">,
+  ctx: Pick<RunContext, "cwd" | "signal" | "io">,
+  naming: SecretNaming = SECRET_FLAGS,
 ): Promise<(SecretValue & { line: number })[]> {
+  const stdin = path === "-";
+  const label = `${naming.secretsFile}${stdin ? "- (stdin)" : path}`;
   let text: string;
   try {
-    text = await readTextFile(resolve(ctx.cwd, path), {
-      limit: SECRETS_FILE_LIMIT,
-      label: `--secrets-file ${path}`,
-      signal: ctx.signal,
-    });
+    const options = { limit: SECRETS_FILE_LIMIT, label, signal: ctx.signal };
+    text = stdin ? await readAll(ctx.io.stdin, options) : await readTextFile(resolve(ctx.cwd, path), options);
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw unreadableFile(`--secrets-file ${path}`, error, "give a dotenv file (NAME=VALUE lines)");
+    throw unreadableFile(label, error, "give a dotenv file (NAME=VALUE lines), or - for stdin");
   }
-  return parseDotenv(text, path);
+  return parseDotenv(text, stdin ? "stdin" : path);
 }
 
 /**

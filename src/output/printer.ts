@@ -65,6 +65,15 @@ export class Printer {
     readonly options: PrinterOptions,
   ) {}
 
+  /**
+   * `value` as a result shows it: its secret values (by the one rule of secrets.ts) masked,
+   * or with --show-secrets as they are, GitHub Actions told to mask them in its log first.
+   * For a result made from a resource's secrets (`secrets list`), made from what this returns.
+   */
+  shown<T>(value: T): T {
+    return this.safe(value);
+  }
+
   private safe<T>(value: T): T {
     if (!this.options.showSecrets) return maskSecretValues(value);
     maskBeforeShowing(this.out, () => secretValuesIn(value));

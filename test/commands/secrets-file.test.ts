@@ -48,4 +48,48 @@ describe("--secrets-file", () => {
     );
     expect(r.stderr + r.stdout).not.toContain("MIIEvQ");
   });
+
+  it("- reads stdin; it cannot share stdin with -f -; a file with no secrets is said so", async () => {
+    const em = await startTestEmulator();
+    const d = await em.createDeployment("external_container", "web", {
+      secrets: [{ name: "KEEP", value: "kept-value" }],
+    });
+    const r = await runCli(["deploy", "patch", "web", "--secrets-file", "-", "-o", "json"], {
+      env: cliEnv(em),
+      stdin: "TOKEN='from stdin'\n",
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect((await em.get(`/v2/deployments/${d.id}`)).json.secrets).toEqual([
+      { name: "KEEP", value: "kept-value" },
+      { name: "TOKEN", value: "from stdin" },
+    ]);
+    expect(r.stdout + r.stderr).not.toContain("from stdin");
+
+    const bad = await runCli(["deploy", "patch", "web", "--secrets-file", "-"], {
+      env: cliEnv(em),
+      stdin: "TOKEN=pa#ss\n",
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("stdin:1: the value of TOKEN holds '#'");
+
+    const both = await runCli(["deploy", "patch", "web", "-f", "-", "--secrets-file", "-"], {
+      env: cliEnv(em),
+      stdin: "secrets: []\n",
+    });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("-f - and --secrets-file - would both read stdin");
+
+    const dir = freshDir("secrets");
+    writeFileSync(join(dir, "empty.env"), "# nothing yet\n");
+    const empty = await runCli(["deploy", "patch", "web", "--secrets-file", "empty.env"], {
+      env: cliEnv(em),
+      cwd: dir,
+    });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain(
+      "--secrets-file empty.env holds no secrets (NAME=VALUE lines): nothing to change",
+    );
+    const patches = em.emulator.stats().requests["PATCH /v2/deployments/{deployment_id}"] ?? 0;
+    expect(patches).toBe(1);
+  });
 });

@@ -205,6 +205,8 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
     ["deployment.yaml", DEPLOYMENT_YAML],
     ["api.yaml", API_YAML],
     ["agent.json", '{"graphs": {"agent": "./agent.py:graph"}}\n'],
+    // The dotenv file of `secrets import` (and `--secrets-file`) examples.
+    [".env", "OPENAI_API_KEY=sk-example\nLOG_LEVEL=debug\n"],
   ] as const) {
     writeFileSync(join(cwd, name), text);
   }

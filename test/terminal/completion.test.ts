@@ -118,7 +118,16 @@ const sorted = (values: readonly string[]) => [...values].sort();
 describe.skipIf(!HAS.bash)(`bash completes${needs("bash")}`, () => {
   test("the commands and groups at the root", () => {
     expect(bashComplete("cpctl", "")).toEqual(
-      sorted(["deploy", "integrations", "listeners", "config", "completion", "schema", "emulator"]),
+      sorted([
+        "deploy",
+        "secrets",
+        "integrations",
+        "listeners",
+        "config",
+        "completion",
+        "schema",
+        "emulator",
+      ]),
     );
   });
   test("subcommands, by prefix, after global flags and their values", () => {
@@ -188,7 +197,16 @@ describe.skipIf(!HAS.fish)(`fish completes${needs("fish")}`, () => {
   };
   test("commands, flags, enum values and files", () => {
     expect(fishComplete("cpctl ")).toEqual(
-      sorted(["deploy", "integrations", "listeners", "config", "completion", "schema", "emulator"]),
+      sorted([
+        "deploy",
+        "secrets",
+        "integrations",
+        "listeners",
+        "config",
+        "completion",
+        "schema",
+        "emulator",
+      ]),
     );
     expect(fishComplete("cpctl --profile prod deploy cr")).toEqual(["create"]);
     expect(fishComplete("cpctl deploy create --so")).toEqual(["--source", "--source-tarball-path"]);
@@ -219,7 +237,16 @@ describe.skipIf(!HAS.zsh)(`zsh completes${needs("zsh")}`, () => {
   // About a second a line: each starts an interactive zsh with compinit.
   test("commands, flags, enum values and files", { timeout: 90_000 }, () => {
     expect(zshComplete("cpctl ")).toEqual(
-      sorted(["deploy", "integrations", "listeners", "config", "completion", "schema", "emulator"]),
+      sorted([
+        "deploy",
+        "secrets",
+        "integrations",
+        "listeners",
+        "config",
+        "completion",
+        "schema",
+        "emulator",
+      ]),
     );
     expect(zshComplete("cpctl --profile prod deploy cr")).toEqual(["create"]);
     expect(zshComplete("cpctl deploy create --so")).toEqual(["--source", "--source-tarball-path"]);

@@ -69,6 +69,10 @@ export function addFileOption<C extends AnyCommand>(
   return added<C, { file?: string }>(command);
 }
 
+/** --allow-empty-secrets's description (also on `cpctl secrets set` and `import`). */
+export const ALLOW_EMPTY_SECRETS =
+  "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')";
+
 /** --set and the secret flags. */
 export function addExtraBodyOptions<C extends AnyCommand>(
   command: C,
@@ -84,16 +88,13 @@ export function addExtraBodyOptions<C extends AnyCommand>(
       "secret from the environment variable NAME, or NAME=VALUE (repeatable)",
       collect,
     )
-    .option("--secrets-file <file>", "secrets from a dotenv file (NAME=VALUE lines)")
+    .option("--secrets-file <file>", "secrets from a dotenv file (NAME=VALUE lines; - for stdin)")
     .option(
       "--secret-ref <name=secret:key>",
       "environment variable from an existing orchestrator secret (repeatable; external_container)",
       collect,
     )
-    .option(
-      "--allow-empty-secrets",
-      "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')",
-    );
+    .option("--allow-empty-secrets", ALLOW_EMPTY_SECRETS);
   return added<C, Pick<BodyOptions, "set" | "secret" | "secretsFile" | "secretRef" | "allowEmptySecrets">>(
     command,
   );
