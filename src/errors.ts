@@ -106,11 +106,31 @@ export class NotFoundError extends CliError {
   readonly code = "not_found";
 }
 
+/** A log entry as an error carries it (the end of a failed revision's log). */
+export interface LoggedLine {
+  id: string;
+  timestamp: number | string;
+  level: string;
+  message: string;
+}
+
+/** Why a revision failed, as a command's result on stdout says it. */
+export interface FailureDetail {
+  /** The stage it failed in (BUILDING), or its final status when no stage was seen. */
+  stage: string;
+  /** The error that ended its log (its last ERROR line, or its last line), masked. */
+  message: string;
+  /** The end of its log, masked. */
+  log_tail: LoggedLine[];
+}
+
 /** The revision ended unsuccessfully. Exit 5. */
 export class WaitFailedError extends CliError {
   readonly code = "wait_failed";
   /** The end of the revision's log, when it could be read (for CI summaries). */
-  logTail: { id: string; timestamp: number | string; level: string; message: string }[] = [];
+  logTail: LoggedLine[] = [];
+  /** Why it failed, for the result on stdout. */
+  failure: FailureDetail | null = null;
 }
 
 /** The wait ran out of time. Exit 6. */

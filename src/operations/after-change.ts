@@ -10,7 +10,14 @@ import { getDeployment } from "../api/endpoints.js";
 import { onGitHubActions } from "../ci/detect.js";
 import { type Outcome, type OutcomeResult, reportOutcome } from "../ci/report.js";
 import type { Ctx } from "../context.js";
-import { CliError, InterruptedError, OperationError, UnverifiedError, WaitFailedError } from "../errors.js";
+import {
+  CliError,
+  type FailureDetail,
+  InterruptedError,
+  OperationError,
+  UnverifiedError,
+  WaitFailedError,
+} from "../errors.js";
 import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { View } from "../output/printer.js";
@@ -54,6 +61,8 @@ export interface Ending {
   verification?: Verification | null;
   /** With --rollback-on-failure: the rollback, when there was one. */
   rollback?: RollbackReport | null;
+  /** The revision failed: in which stage, the error, the end of its log (masked). */
+  failure?: FailureDetail | null;
 }
 
 /** How a command shows the end of its change on stdout, and follows its wait. */
@@ -90,8 +99,10 @@ export async function finishChange(
       if (error instanceof InterruptedError && ending.verdict) ending = { ...ending, result: "interrupted" };
     }
   } else if (options.wait || released) ctx.log.info("no revision to wait for");
-  await (showing?.show ?? showDeployment(ctx, released))(ending);
+  // Why it failed is part of the result on stdout: known before the result is shown.
   if (ending.verdict && !failure) failure = await unsuccessful(ctx, ending);
+  if (failure instanceof WaitFailedError) ending = { ...ending, failure: failure.failure };
+  await (showing?.show ?? showDeployment(ctx, released))(ending);
   reportOutcome(ctx, outcomeOf(ctx, ending, failure, changes), options);
   if (failure) throw failure;
   // A command that shows its own end (push's result) says it there.
@@ -177,12 +188,21 @@ function rollbackSaid(rollback: RollbackReport): string {
 }
 
 /** The deployment; with --verify or --rollback-on-failure, how the release ended beside it. */
+/**
+ * The deployment; with --verify or --rollback-on-failure, or when the revision waited for
+ * failed, how the change ended beside it (`result`, `verification`, `rollback`, `failure`).
+ */
 function showDeployment(ctx: Ctx, released: boolean): (ending: Ending) => Promise<void> {
-  return async ({ deployment, result, verification, rollback }) => {
+  return async ({ deployment, result, verification, rollback, failure }) => {
     const printer = await ctx.printer();
-    if (!released) return printer.item(deployment, deploymentView);
+    if (!released && !failure) return printer.item(deployment, deploymentView);
     return printer.item(
-      { ...deployment, result, verification: verification ?? null, rollback: rollback ?? null },
+      {
+        ...deployment,
+        result,
+        ...(released ? { verification: verification ?? null, rollback: rollback ?? null } : {}),
+        failure: failure ?? null,
+      },
       deploymentView,
     );
   };
@@ -222,8 +242,10 @@ export async function runWait(ctx: Ctx, ref: string, input: WaitInput): Promise<
   const printer = await ctx.printer();
   // On a terminal the spinner's last line already said it (revision, status, time): once is enough.
   const saidBySpinner = printer.options.format === "table" && ctx.io.stdout.isTTY && showsSpinner(ctx);
-  if (!saidBySpinner) await printer.item(verdict, verdictView(verdict));
   const failure = await verdictFailure(ctx, verdict);
+  // A failed revision's verdict says why (`failure`), as every command that waits does.
+  const shown = failure instanceof WaitFailedError ? { ...verdict, failure: failure.failure } : verdict;
+  if (!saidBySpinner) await printer.item(shown, verdictView(verdict));
   if (deployment) {
     // The report says what it can: the deployment as it is now, or as read before the wait.
     const now =

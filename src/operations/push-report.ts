@@ -12,6 +12,7 @@
 
 import type { OutcomeResult } from "../ci/report.js";
 import type { Ctx } from "../context.js";
+import type { FailureDetail } from "../errors.js";
 import type { DeploymentT, LogEntry } from "../model/responses.js";
 import type { Printer, View } from "../output/printer.js";
 import { styled, writeText } from "../output/safe-text.js";
@@ -40,6 +41,8 @@ export interface PushResult {
   elapsed_seconds: number | null;
   /** The deployment's custom_url, when it has one. */
   url: string | null;
+  /** The revision failed: in which stage, the error, the end of its log (masked); null otherwise. */
+  failure?: FailureDetail | null;
   /** With --verify: how the check ended (null: none was made). */
   verification?: Verification | null;
   /** With --rollback-on-failure: the rollback (null: none). */
@@ -125,6 +128,7 @@ const pushResultView: View<PushResult> = {
             : `${formatBytes(r.bytes)}, sha256 ${r.sha256}${r.uploaded ? "" : " (not uploaded again)"}`,
         ],
     ["url", r.url],
+    ["failure", r.failure ? `${r.failure.stage}: ${r.failure.message}` : null],
     [
       "verification",
       r.verification

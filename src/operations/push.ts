@@ -300,7 +300,7 @@ function resultShown(
 ): Showing {
   const released = verifies(shipment.options) || Boolean(shipment.options.rollbackOnFailure);
   return {
-    show: ({ deployment, revision, result, verdict, verification, rollback }) =>
+    show: ({ deployment, revision, result, verdict, verification, rollback, failure }) =>
       report.done({
         deployment,
         revision,
@@ -309,6 +309,7 @@ function resultShown(
         result,
         elapsed_seconds: verdict ? verdict.elapsed_seconds : null,
         url: deployment.source_config.custom_url ?? null,
+        failure: failure ?? null,
         ...(released ? { verification: verification ?? null, rollback: rollback ?? null } : {}),
       }),
   };

@@ -137,6 +137,11 @@ const BEFORE_BUILD = new Set(["CREATING", "QUEUED"]);
  * details; and the command that prints the whole log.
  */
 async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedError): Promise<void> {
+  error.failure = {
+    stage: verdict.lastStage ?? verdict.status ?? "UNKNOWN",
+    message: error.message,
+    log_tail: [],
+  };
   if (!["CREATE_FAILED", "BUILD_FAILED", "DEPLOY_FAILED"].includes(verdict.status ?? "")) return;
   const target = { deploymentId: verdict.deployment_id, revisionId: verdict.revision_id };
   try {
@@ -145,6 +150,11 @@ async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedE
     const source = logOf(target, revision) ?? { kind: "build" as const, ...target };
     const tail = await newestEntries(reader, source, {}, FAILURE_TAIL_LINES);
     error.logTail = tail;
+    error.failure = {
+      ...error.failure,
+      message: failureMessage(tail) ?? error.failure.message,
+      log_tail: tail,
+    };
     const words = [
       "deploy",
       "logs",
@@ -170,6 +180,13 @@ async function explainFailure(ctx: Ctx, verdict: WaitVerdict, error: WaitFailedE
     if (readError instanceof InterruptedError) throw readError;
     error.withHint(`(its log could not be read: ${(readError as Error).message.split("\n")[0]})`);
   }
+}
+
+/** The error that ended a failed revision's log: its last ERROR (or CRITICAL) line, else its last line. */
+function failureMessage(tail: readonly LogEntry[]): string | null {
+  const line =
+    [...tail].reverse().find((entry) => /^(ERROR|CRITICAL)$/i.test(String(entry.level))) ?? tail.at(-1);
+  return line ? String(line.message) : null;
 }
 
 /**

@@ -21,6 +21,11 @@ export interface WaitVerdict {
    * messages say "already", not "after 26ms". Not enumerable: not part of any output.
    */
   readonly endedBeforeWait?: boolean;
+  /**
+   * The last in-progress status the wait saw (BUILDING before BUILD_FAILED): the stage a failed
+   * revision failed in. Not enumerable, as endedBeforeWait.
+   */
+  readonly lastStage?: string;
 }
 
 interface WaitSettings {
@@ -68,16 +73,20 @@ export async function pollRevision(
   const started = clock.now();
   const elapsed = () => clock.now() - started;
   let status: string | null = null;
+  let lastStage: string | null = null;
   // The gap after the next failed poll: it grows while polls keep failing, never otherwise.
   let failureDelay = settings.intervalMs;
   let lastSaid = started;
-  const verdict = (result: WaitResult): WaitVerdict => ({
-    deployment_id: target.deploymentId,
-    revision_id: target.revisionId,
-    status,
-    result,
-    elapsed_seconds: Math.round(elapsed() / 100) / 10,
-  });
+  const verdict = (result: WaitResult): WaitVerdict => {
+    const made = {
+      deployment_id: target.deploymentId,
+      revision_id: target.revisionId,
+      status,
+      result,
+      elapsed_seconds: Math.round(elapsed() / 100) / 10,
+    };
+    return lastStage === null ? made : Object.defineProperty(made, "lastStage", { value: lastStage });
+  };
 
   try {
     for (;;) {
@@ -94,6 +103,7 @@ export async function pollRevision(
         const first = status === null;
         if (revision.status !== status) {
           status = revision.status;
+          if (!isTerminalRevisionStatus(status)) lastStage = status;
           reporter.status(status, elapsed(), first && isTerminalRevisionStatus(status));
           lastSaid = clock.now();
         }

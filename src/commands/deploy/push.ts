@@ -99,7 +99,8 @@ its way to replace it), and no secret or agent_config_path changes: "nothing to 
 LANGSMITH_API_KEY, POSTGRES_URI, ...) are left out, each with a warning.
 
 Output: numbered steps on stderr; on stdout the result (-o json: {"deployment", "revision",
-"created", "uploaded", "bytes", "sha256", "result", "elapsed_seconds", "url"}; result is
+"created", "uploaded", "bytes", "sha256", "result", "elapsed_seconds", "url", "failure"}: failure
+is {"stage", "message", "log_tail"} when the revision failed, else null; result is
 deployed, failed, timed_out, interrupted, started with --no-wait, or unchanged). -o ndjson
 streams one event a line as it happens: packed, found, created, uploaded, patched, status,
 log, and last done with the result. Exit codes are those of \`deploy wait\`: 5 when the revision

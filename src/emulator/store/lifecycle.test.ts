@@ -233,11 +233,20 @@ describe("making revisions fail", () => {
     const em = await startTestEmulator({ stageMs: STAGE });
     em.emulator.failNextRevision({ stage: "AWAITING_BUILD" });
     const container = await em.createDeployment("internal_container");
-    const source = await em.createDeployment("internal_source");
+    const source = await em.createDeployment("gitrepo");
     em.settle();
     expect((await revision(em, container.id, container.latest_revision_id)).status).toBe("DEPLOYED");
     expect((await revision(em, source.id, source.latest_revision_id)).status).toBe("BUILD_FAILED");
     expect((await deployment(em, source.id)).status).toBe("AWAITING_DATABASE");
+  });
+
+  it("fail-next for a build stage passes over an internal_source create's revision, which has nothing to build", async () => {
+    const em = await startTestEmulator({ stageMs: STAGE });
+    expect((await em.post("/_emulator/revisions/fail-next", { stage: "BUILDING" })).status).toBe(201);
+    const created = await em.createDeployment("internal_source");
+    expect((await em.get("/_emulator/revisions/fail-next")).json.rules).toHaveLength(1);
+    em.settle();
+    expect((await revision(em, created.id, created.latest_revision_id)).status).not.toBe("BUILD_FAILED");
   });
 
   it("failing at CREATING gives CREATE_FAILED, at once with stage 0 ms", async () => {

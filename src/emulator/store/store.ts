@@ -440,7 +440,10 @@ export class Store {
   ): StoredRevision {
     for (const older of deployment.revisions) supersede(older, now);
     const stages = revisionStages(source);
-    const rule = this.takeFailRule(deployment, stages);
+    // A source revision with no tarball yet (the one a create of internal_source starts, which
+    // the push's upload replaces) builds nothing: a rule waits for the first one that does.
+    const builds = source !== "internal_source" || config.source_tarball_path !== null;
+    const rule = builds ? this.takeFailRule(deployment, stages) : null;
     const revision: StoredRevision = {
       id: newId(),
       seq: this.nextSeq(),
