@@ -4,6 +4,7 @@
 // before the push sends anything. The active revision runs this source already when it was
 // built from the same tarball: the server reports its sha256, and cpctl's tarballs are
 // reproducible.
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { ApiClient } from "../api/client.js";
 import { getRevision } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
@@ -15,7 +16,7 @@ import { findAgentConfig } from "../project/agent-config.js";
 import type { ProjectDirectory } from "../project/directory.js";
 import { detectTrackedPackages } from "../project/tracked-packages.js";
 import { formatBytes } from "../upload/size.js";
-import { describeSource, leftOutWarnings, prepareSource } from "../upload/source.js";
+import { describeSource, leftOutMessages, prepareSource } from "../upload/source.js";
 import type { Payload, PushInput } from "./push-payload.js";
 import type { PushReport } from "./push-report.js";
 import { packedFiles, uploadSource } from "./upload.js";
@@ -45,7 +46,11 @@ export async function sourcePayload(
     sha256: tarball.sha256,
     agent_config_path: config.path,
   });
-  for (const warning of leftOutWarnings(source)) ctx.log.warn(warning);
+  const said = leftOutMessages(source, {
+    file: secretsFileIn(ctx.cwd, directory.absolute, input.secretsFile),
+  });
+  for (const note of said.notes) ctx.log.info(note);
+  for (const warning of said.warnings) ctx.log.warn(warning);
   const trackedPackages = await detectTrackedPackages(directory.absolute, config);
 
   return {
@@ -98,6 +103,13 @@ export async function sourcePayload(
     // The tarball waits (in memory, or a temporary file: upload/spool.ts) until the push is over.
     release: () => tarball.dispose(),
   };
+}
+
+/** The --secrets-file, as a path relative to the directory pushed when it is one of its files; else null. */
+function secretsFileIn(cwd: string, directory: string, secretsFile: string | undefined): string | null {
+  if (secretsFile === undefined || secretsFile === "-") return null;
+  const inside = relative(directory, resolve(cwd, secretsFile));
+  return inside === "" || inside.startsWith("..") || isAbsolute(inside) ? null : inside.split(sep).join("/");
 }
 
 async function activeRevisionSha(

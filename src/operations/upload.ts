@@ -7,7 +7,7 @@ import type { Ctx } from "../context.js";
 import { NetworkError, UsageError } from "../errors.js";
 import type { DeploymentT } from "../model/responses.js";
 import { formatBytes } from "../upload/size.js";
-import { describeSource, leftOutWarnings, type PreparedSource, prepareSource } from "../upload/source.js";
+import { describeSource, leftOutMessages, type PreparedSource, prepareSource } from "../upload/source.js";
 import type { FinishOptions } from "./after-change.js";
 import { resolveDeployment } from "./resolve.js";
 
@@ -50,7 +50,7 @@ async function uploadPrepared(
   resolving: Promise<DeploymentT>,
 ): Promise<void> {
   ctx.log.info(describeSource(source));
-  for (const warning of leftOutWarnings(source)) ctx.log.warn(warning);
+  for (const warning of leftOutMessages(source).warnings) ctx.log.warn(warning);
 
   const deployment = await resolving;
   if (deployment.source !== "internal_source") {

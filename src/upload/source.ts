@@ -81,15 +81,41 @@ export function describeSource(source: PreparedSource): string {
 }
 
 /** Warnings for stderr: what was not packed that the user may have meant to send. */
-export function leftOutWarnings(source: PreparedSource): string[] {
+/** What is said of what was left out: warnings, and notes (what is as the user meant it). */
+export interface LeftOutMessages {
+  warnings: string[];
+  notes: string[];
+}
+
+/**
+ * `secrets`: for a command that takes `--secrets-file` (push), the path of the one given,
+ * relative to the directory when it is one of its files (null otherwise): left out as a
+ * credential file as it should be, and said so as a note, not a warning. A dotenv file left out
+ * when none was given is worth suggesting as one.
+ */
+export function leftOutMessages(
+  source: PreparedSource,
+  secrets: { file: string | null } | null = null,
+): LeftOutMessages {
+  const secretsFile = secrets?.file ?? null;
   const warnings: string[] = [];
+  const notes: string[] = [];
   const { skipped = [], credentials = [], credentialLinks = [] } = source.walk ?? {};
   // A hard link is named with the file it is a link to: its own name says nothing.
   const links = new Set(credentialLinks.map((link) => link.path));
-  const named = credentials.filter((path) => !links.has(path));
+  const named = credentials.filter((path) => !links.has(path) && path !== secretsFile);
+  if (secretsFile !== null && credentials.includes(secretsFile)) {
+    notes.push(
+      `${secretsFile} is the secrets file (--secrets-file): its values are sent as secrets, the file is not uploaded`,
+    );
+  }
   if (named.length > 0) {
+    const dotenv = secrets !== null && secretsFile === null ? named.find(isDotenvName) : undefined;
+    const instead = dotenv
+      ? `; to send ${dotenv}'s values as the deployment's secrets instead, pass --secrets-file ${dotenv} (--include-credentials would upload ${named.length === 1 ? "it" : "them"})`
+      : "; pass --include-credentials to upload them";
     warnings.push(
-      `left out ${named.length === 1 ? "a file that usually holds credentials" : "files that usually hold credentials"}: ${preview(named, 10)}; pass --include-credentials to upload them`,
+      `left out ${named.length === 1 ? "a file that usually holds credentials" : "files that usually hold credentials"}: ${preview(named, 10)}${instead}`,
     );
   }
   for (const { path, linkTo } of credentialLinks) {
@@ -104,7 +130,12 @@ export function leftOutWarnings(source: PreparedSource): string[] {
       `not uploaded: ${shown.join(", ")}${more}; only regular files and directories with one-line UTF-8 names are`,
     );
   }
-  return warnings;
+  return { warnings, notes };
+}
+
+/** A dotenv file at the root (`.env`, `.env.production`): what --secrets-file reads. */
+function isDotenvName(path: string): boolean {
+  return !path.includes("/") && (path === ".env" || path.startsWith(".env."));
 }
 
 function asUsageError(error: unknown, given: string, maxBytes: number): unknown {

@@ -297,6 +297,30 @@ describe("deploy push: Python leftovers (issue 36)", () => {
   });
 });
 
+describe("deploy push: a .env and --secrets-file (issue 36)", () => {
+  it("the .env given as --secrets-file is said to be the secrets file, not a leak", async () => {
+    const em = await startTestEmulator();
+    const dir = project({ ".env": "OPENAI_API_KEY=sk-from-dotenv-1" });
+    const r = await run(em, [dir, "--name", "env-agent", "--secrets-file", join(dir, ".env"), "--dry-run"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      ".env is the secrets file (--secrets-file): its values are sent as secrets, the file is not uploaded",
+    );
+    expect(r.stderr).not.toContain("usually holds credentials");
+    expect(r.stderr).not.toContain("sk-from-dotenv-1");
+  });
+
+  it("a .env present and not used: --secrets-file .env is suggested instead of uploading it", async () => {
+    const em = await startTestEmulator();
+    const dir = project({ ".env": "OPENAI_API_KEY=sk-from-dotenv-1" });
+    const r = await run(em, [dir, "--name", "env-agent", "--dry-run"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      "warning: left out a file that usually holds credentials: .env; to send .env's values as the deployment's secrets instead, pass --secrets-file .env (--include-credentials would upload it)",
+    );
+  });
+});
+
 describe("deploy push: credential files under other names (issue 32)", () => {
   it("--dry-run lists backup copies, more names and a hard link to one under left_out.credentials, and warns", async () => {
     const em = await startTestEmulator();
@@ -321,7 +345,7 @@ describe("deploy push: credential files under other names (issue 32)", () => {
       "notes.txt",
     ]);
     expect(r.stderr).toContain(
-      "warning: left out files that usually hold credentials: .config/gh/hosts.yml, .env, .env~, .ssh/id_ed25519, key.pem.bak; pass --include-credentials to upload them",
+      "warning: left out files that usually hold credentials: .config/gh/hosts.yml, .env, .env~, .ssh/id_ed25519, key.pem.bak; to send .env's values as the deployment's secrets instead, pass --secrets-file .env (--include-credentials would upload them)",
     );
     expect(r.stderr).toContain("warning: left out notes.txt: it is a hard link to .env, a credential file");
   });
