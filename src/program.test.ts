@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "../test/helpers/run-cli.js";
 import { COMMANDS } from "./commands/registry.js";
 import { helpHeading } from "./help.js";
-import { commandNester } from "./program.js";
+import { commandNester, parseOnly } from "./program.js";
 
 describe("commands at any depth", () => {
   it("nests by the full path, a command that is also a parent included", () => {
@@ -23,6 +23,30 @@ describe("commands at any depth", () => {
 
   it("every registry entry has a heading, from its top-level group or command", () => {
     for (const entry of COMMANDS) expect(() => helpHeading(entry), entry.path.join(" ")).not.toThrow();
+  });
+
+  it("what users of other tools type is pointed to what cpctl calls it (issue 36)", async () => {
+    for (const [argv, expected] of [
+      [["version"], "unknown command 'version'; cpctl calls it: cpctl --version"],
+      [["deploy", "restart", "x"], "unknown command 'deploy restart'; cpctl calls it: cpctl deploy redeploy"],
+      [["deploy", "history", "x"], "cpctl calls it: cpctl deploy revisions <deployment>"],
+      [
+        ["deploy", "scale", "x"],
+        "cpctl calls it: cpctl deploy patch <deployment> --min-scale N --max-scale N",
+      ],
+      [["deploy", "logs", "x", "--tail", "3"], "unknown option '--tail'; cpctl deploy logs has --limit N"],
+    ] as const) {
+      const r = await runCli([...argv]);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.stderr).toContain(expected);
+    }
+  });
+
+  it("deploy rm is deploy delete, and deploy logs -f is --follow", async () => {
+    const rm = await parseOnly(["deploy", "rm", "my-agent", "--yes"]);
+    expect(rm.args).toEqual(["my-agent"]);
+    const follow = await parseOnly(["deploy", "logs", "my-agent", "-f"]);
+    expect(follow.options.follow).toBe(true);
   });
 
   it("a mistyped word is answered at the level it was typed at", async () => {

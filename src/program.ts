@@ -61,6 +61,7 @@ export async function buildProgram(
   }
   for (const entry of COMMANDS) {
     const command = configureParent(new Command(entry.path.at(-1)!).description(entry.summary), deps);
+    for (const alias of entry.aliases ?? []) command.alias(alias);
     nest(entry.path, command);
     if (entry === matchedEntry) {
       await attach(command, entry, program, deps, secrets, onFormat, capture);

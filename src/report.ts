@@ -4,6 +4,7 @@
 import type { Command, CommanderError, CommandUnknownOpts } from "@commander-js/extra-typings";
 import { commandWords } from "./argv.js";
 import { onGitHubActions } from "./ci/detect.js";
+import { FAMILIAR_NAMES, FAMILIAR_OPTIONS } from "./commands/registry.js";
 import type { RunDeps } from "./context.js";
 import type { SecretRegistry } from "./context-factory.js";
 import { CliError, UsageError } from "./errors.js";
@@ -77,7 +78,9 @@ export async function reportCommanderError(
       ? unknownCommand(deps.argv, built.program)
       : error.code === "commander.invalidArgument" && built
         ? badOptionValues(error, deps.argv, built)
-        : new UsageError(error.message.replace(/^error: /, ""));
+        : error.code === "commander.unknownOption"
+          ? unknownOption(error, built?.command)
+          : new UsageError(error.message.replace(/^error: /, ""));
   // A group run without a subcommand prints its help on stderr: a usage error.
   return report(usage.withHint("Run with --help for usage."), deps, format, new Set(), built?.command);
 }
@@ -96,6 +99,12 @@ function unknownCommand(argv: readonly string[], program: Command): UsageError {
     level = child;
   }
   const typed = words[depth] ?? "";
+  const familiar = FAMILIAR_NAMES[[...words.slice(0, depth), typed].join(" ")];
+  if (familiar) {
+    return new UsageError(
+      `unknown command '${[...words.slice(0, depth), typed].join(" ")}'; cpctl calls it: ${familiar}`,
+    );
+  }
   const prefix = words
     .slice(0, depth)
     .map((word) => `${word} `)
@@ -105,6 +114,14 @@ function unknownCommand(argv: readonly string[], program: Command): UsageError {
   return new UsageError(
     `unknown command '${prefix}${typed}'${near ? `; did you mean '${prefix}${near}'?` : ""}`,
   );
+}
+
+/** An option of another tool (`deploy logs --tail`): the one cpctl has; else commander's own words. */
+function unknownOption(error: CommanderError, command: string | undefined): UsageError {
+  const typed = /unknown option '([^']+)'/.exec(error.message)?.[1];
+  const familiar = typed && command ? FAMILIAR_OPTIONS[command]?.[typed.split("=")[0]!] : undefined;
+  if (familiar) return new UsageError(`unknown option '${typed}'; cpctl ${command} has ${familiar}`);
+  return new UsageError(error.message.replace(/^error: /, ""));
 }
 
 /**

@@ -12,6 +12,8 @@ export interface CommandEntry {
   summary: string;
   /** Where `cpctl --help` lists a top-level command that is no group's (its children follow it). */
   heading?: Heading;
+  /** Other names it answers to, as gh and fly users type them (`deploy rm`). */
+  aliases?: readonly string[];
   load: () => Promise<{ default: CommandSpec }>;
 }
 
@@ -83,7 +85,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "Show what `apply` would change",
     load: () => import("./deploy/diff.js"),
   },
-  { path: ["deploy", "delete"], summary: "Delete a deployment", load: () => import("./deploy/delete.js") },
+  {
+    path: ["deploy", "delete"],
+    aliases: ["rm"],
+    summary: "Delete a deployment",
+    load: () => import("./deploy/delete.js"),
+  },
   {
     path: ["deploy", "revisions"],
     summary: "List a deployment's revisions, newest first",
@@ -240,12 +247,36 @@ export const COMMANDS: readonly CommandEntry[] = [
 /**
  * The entry named by the leading words of argv, if any (options are skipped): the longest
  * that matches, so that `emulator clock` is the control and `emulator --port 0` the emulator.
+ * A command's last word may be one of its aliases.
  */
 export function findEntry(words: readonly string[]): CommandEntry | undefined {
   let found: CommandEntry | undefined;
   for (const entry of COMMANDS) {
-    if (entry.path.every((part, i) => words[i] === part) && entry.path.length > (found?.path.length ?? 0))
-      found = entry;
+    const last = entry.path.length - 1;
+    const named = entry.path.every(
+      (part, i) => words[i] === part || (i === last && entry.aliases?.includes(words[i] ?? "")),
+    );
+    if (named && entry.path.length > (found?.path.length ?? 0)) found = entry;
   }
   return found;
 }
+
+/**
+ * What users of other deploy tools type, and what cpctl calls it: said when the command or
+ * option is unknown, in place of the nearest spelling.
+ */
+export const FAMILIAR_NAMES: Readonly<Record<string, string>> = {
+  version: "cpctl --version",
+  "deploy restart": "cpctl deploy redeploy <deployment> (a new revision from the latest)",
+  "deploy history": "cpctl deploy revisions <deployment>",
+  "deploy scale": "cpctl deploy patch <deployment> --min-scale N --max-scale N",
+  "deploy remove": "cpctl deploy delete <deployment> (or deploy rm)",
+  "deploy ls": "cpctl deploy list",
+  "deploy show": "cpctl deploy get <deployment>",
+  "deploy deploy": "cpctl deploy push [DIR] --name NAME",
+};
+
+/** Options of other tools, by command: the flag cpctl has for it. */
+export const FAMILIAR_OPTIONS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "deploy logs": { "--tail": "--limit N (the newest N entries)", "-n": "--limit N", "--lines": "--limit N" },
+};

@@ -16,7 +16,7 @@ export default defineCommand({
         "this revision's log (default: --build reads the latest revision; the runtime log covers all)",
         idOrPrefix,
       )
-      .option("--follow", "keep printing new entries until Ctrl-C (a build log: until its revision ends)")
+      .option("-f, --follow", "keep printing new entries until Ctrl-C (a build log: until its revision ends)")
       .option("--all", "the whole log (every entry that matches), oldest first, printed as it arrives")
       .addOption(
         completes(
