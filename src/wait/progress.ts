@@ -1,7 +1,8 @@
 // How a wait shows progress on stderr.
 // - On a terminal (stderr a TTY of a known width, TERM not dumb, CI unset): an ora spinner
-//   (loaded only then) with the revision status and the elapsed time, ticking every second;
-//   when the wait ends it leaves one line with the final status. Colour only where ctx.paint
+//   (loaded only then) with the revision status and the elapsed time, ticking every second,
+//   and each streamed log line written whole above it (they stay on screen); when the wait
+//   ends it leaves one line with the final status. Colour only where ctx.paint
 //   allows it (never with NO_COLOR, --no-color or TERM=dumb, never off a terminal).
 // - Anywhere else: one timestamped line per status change, and a heartbeat line after 60 s
 //   without one (so CI jobs do not time out for silence); never spinner frames or colour.
@@ -182,12 +183,11 @@ async function spinnerReporter(
   const state = tracker(ctx);
   const paint = ctx.paint;
   let retrying: string | null = null;
-  let latestLog: string | null = null;
   /** The first poll found it ended: nothing was waited for. */
   let already = false;
   // ora draws it: every piece of data in it escaped, the colours ours.
   const text = () =>
-    styled`revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}${latestLog ? paint.dim(` | ${shortened(latestLog, ctx.io.stderr.columns)}`) : ""}`
+    styled`revision ${short}: ${state.status ?? "waiting"} ${paint.dim(formatDuration(state.elapsed()))}${retrying ? paint.dim(`, retrying: ${retrying}`) : ""}`
       .text;
   // Colour of the frames is ours to decide (ora's own detection looks at stdout), so none.
   const spinner = ora({
@@ -245,8 +245,12 @@ async function spinnerReporter(
     },
     log: (entry: LogEntry) => {
       if (lines) return lines.log(entry);
-      latestLog = logLine(entry, NO_PAINT).text;
-      show();
+      // Whole, above the spinner, to stay on screen: the frame is cleared, the line written,
+      // the frame drawn again below it (the spinner keeps the stage and the time).
+      if (spinner.isSpinning) spinner.clear();
+      writeText(ctx.io.stderr, styled`  | ${logLine(entry, paint)}\n`);
+      if (spinner.isSpinning) spinner.render();
+      else show();
     },
     stop: () => {
       stream.removeListener("resize", onResize);
@@ -266,12 +270,6 @@ async function spinnerReporter(
       if (spinner.isSpinning) spinner.stopAndPersist({ symbol, text: final });
     },
   };
-}
-
-/** A log line shortened to what is left of a terminal row after the status (one row: the spinner redraws it). */
-function shortened(line: string, columns: number | undefined): string {
-  const room = Math.max(20, (columns ?? 80) - 50);
-  return line.length > room ? `${line.slice(0, room - 1)}…` : line;
 }
 
 function firstLine(message: string): string {

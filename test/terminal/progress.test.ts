@@ -62,6 +62,29 @@ describe("deploy wait on a terminal", () => {
     expect(plain(output).match(/DEPLOYED/g)).toHaveLength(1);
   });
 
+  test("--logs: each log line whole above the spinner, still on screen at the end (issue 36)", async () => {
+    const deployment = await em.createDeployment(
+      "gitrepo",
+      `tty-logs-${Math.random().toString(36).slice(2, 8)}`,
+    );
+    const t = runOnPty(["deploy", "wait", deployment.id, "--interval", "100ms", "--logs"], { env: envFor() });
+    await t.waitFor("CREATING");
+    em.settle();
+    const { code, output } = await t.finished();
+    expect(code, plain(output)).toBe(0);
+    const shown = plain(output);
+    // Whole lines with their time and level, before the final line, not cut to a spinner's row.
+    // (The spinner's cleared frame leaves its text before the line in `plain`: no ^ anchor.)
+    expect(shown).toMatch(/ {2}\| \d{4}-\d\d-\d\dT\S+ INFO +Build succeeded in [\d.]+ s$/m);
+    // A line far longer than a spinner's row, whole: the image's digest to its last character.
+    expect(shown).toMatch(/INFO +Pushed \S+ \(digest sha256:[0-9a-f]{64}\)$/m);
+    const short = deployment.latest_revision_id.slice(0, 8);
+    expect(shown.lastIndexOf("Build succeeded")).toBeLessThan(
+      shown.lastIndexOf(`✔ revision ${short}: DEPLOYED`),
+    );
+    expect(shown).not.toContain("…");
+  });
+
   test("a revision deployed before the wait began is 'already DEPLOYED', not 'DEPLOYED after 26ms'", async () => {
     const deployment = await pendingDeployment("done-before");
     em.settle();

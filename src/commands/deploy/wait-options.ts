@@ -23,7 +23,7 @@ export const intervalOption = () =>
 export const logsOption = () =>
   new Option(
     "--logs",
-    "stream the revision's build log to stderr while waiting (a terminal shows its latest line)",
+    "stream the revision's build log to stderr while waiting (on a terminal, whole lines above the spinner)",
   );
 
 export const dotenvReportOption = () =>
