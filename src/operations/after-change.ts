@@ -169,7 +169,16 @@ async function verdictFailure(ctx: Ctx, verdict: WaitVerdict): Promise<CliError 
 /** The error that tells an unsuccessful end, to throw once the end is shown and reported. */
 async function unsuccessful(ctx: Ctx, ending: Ending): Promise<unknown> {
   const failed = await verdictFailure(ctx, ending.verdict!);
-  if (failed) return ending.rollback ? failed.withHint(rollbackSaid(ending.rollback)) : failed;
+  if (failed) {
+    if (ending.rollback) return failed.withHint(rollbackSaid(ending.rollback));
+    const serving = ending.deployment.active_revision_id;
+    // A failed revision replaced nothing: the one before still serves (no rollback needed).
+    if (failed instanceof WaitFailedError && serving && serving !== ending.verdict!.revision_id)
+      failed.withHint(
+        `Revision ${serving}, the active one, still serves: the failed revision replaced nothing.`,
+      );
+    return failed;
+  }
   const { verification, rollback } = ending;
   if (verification?.result !== "unverified") return undefined;
   const error = new UnverifiedError(

@@ -6,19 +6,54 @@ import { allRevisions, getDeployment, getRevision, redeployRevision } from "../a
 import type { Ctx } from "../context.js";
 import { ApiError, NotFoundError, OperationError } from "../errors.js";
 import { redeployChanges } from "../model/changes.js";
-import { REVISION_SUCCESS } from "../model/enums.js";
+import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { sameValue } from "../model/merge.js";
 import type { DeploymentT, RevisionT } from "../model/responses.js";
-import { revisionView } from "../output/views.js";
+import { deploymentView, revisionView } from "../output/views.js";
 import { type FinishOptions, finishChange } from "./after-change.js";
 import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";
-import { resolveRevisionId } from "./resolve.js";
+import { resolveDeployment, resolveRevisionId } from "./resolve.js";
 import { sendChange } from "./send-change.js";
 import { suggestCommand } from "./suggest.js";
 
 export interface RedeployOptions extends FinishOptions {
   dryRun?: boolean;
+}
+
+/**
+ * `deploy rollback`: to `--to`, or to the newest good revision before the active one. When the
+ * latest revision failed and never replaced the active one, the active one is already what
+ * came before the failure: rolling back further would undo it, so nothing is changed (the
+ * deployment is shown, and `--to` is how to go further back).
+ */
+export async function runRollback(
+  ctx: Ctx,
+  ref: string,
+  options: RedeployOptions & { to?: string },
+): Promise<void> {
+  const deployment = await resolveDeployment(ctx, ref);
+  if (options.to) {
+    const target = await revisionOf(ctx, deployment, options.to);
+    return redeployWithPreview(ctx, deployment, target, { ...options, action: "Roll back" });
+  }
+  const failed = await latestFailedBehindActive(ctx, deployment);
+  if (failed) {
+    ctx.log.info(
+      `nothing to roll back: the latest revision ${failed.id} ended ${failed.status} and never replaced revision ${deployment.active_revision_id}, which still serves; nothing was changed (--to REVISION rolls back further)`,
+    );
+    return (await ctx.printer()).item(deployment, deploymentView);
+  }
+  const target = await rollbackTarget(ctx, deployment);
+  return redeployWithPreview(ctx, deployment, target, { ...options, action: "Roll back" });
+}
+
+/** The deployment's latest revision, when it failed while an older one is active; else null. */
+async function latestFailedBehindActive(ctx: Ctx, deployment: DeploymentT): Promise<RevisionT | null> {
+  const { latest_revision_id: latest, active_revision_id: active } = deployment;
+  if (!latest || !active || latest === active) return null;
+  const revision = await getRevision(await ctx.api(), deployment.id, latest);
+  return isTerminalRevisionStatus(revision.status) && revision.status !== REVISION_SUCCESS ? revision : null;
 }
 
 /**

@@ -153,3 +153,38 @@ describe("deploy push --image-archive: the same rule", () => {
     expect(now.active_revision_id).toBe(now.latest_revision_id);
   });
 });
+
+describe("after a failed build (issue 36)", () => {
+  it("the failure says the good revision still serves; rollback changes nothing, --to goes further", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const first = await run(em, [project("graph = 'A0'\n"), "--name", "agent"]);
+    expect(first.code, first.stderr).toBe(0);
+    const a = await run(em, [project("graph = 'A'\n"), "--name", "agent"]);
+    expect(a.code, a.stderr).toBe(0);
+    const good = JSON.parse(a.stdout).revision.id;
+    em.emulator.failNextRevision({ stage: "BUILDING" });
+    const failed = await run(em, [project("graph = 'B'\n"), "--name", "agent"]);
+    expect(failed.code).toBe(5);
+    expect(failed.stderr).toContain(
+      `Revision ${good}, the active one, still serves: the failed revision replaced nothing.`,
+    );
+
+    const before = (await deployment(em, "agent")).latest_revision_id;
+    const back = await runCli(["deploy", "rollback", "agent", "-o", "json"], { env: cliEnv(em) });
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stderr).toMatch(
+      /nothing to roll back: the latest revision \S+ ended BUILD_FAILED and never replaced revision \S+, which still serves/,
+    );
+    expect(JSON.parse(back.stdout).active_revision_id).toBe(good);
+    expect((await deployment(em, "agent")).latest_revision_id).toBe(before);
+
+    const further = await runCli(
+      ["deploy", "rollback", "agent", "--to", JSON.parse(first.stdout).revision.id, "-o", "json"],
+      {
+        env: cliEnv(em),
+      },
+    );
+    expect(further.code, further.stderr).toBe(0);
+    expect((await deployment(em, "agent")).latest_revision_id).not.toBe(before);
+  });
+});

@@ -1,5 +1,4 @@
-import { redeployWithPreview, revisionOf, rollbackTarget } from "../../operations/redeploy.js";
-import { resolveDeployment } from "../../operations/resolve.js";
+import { runRollback } from "../../operations/redeploy.js";
 import { examples, idOrPrefix } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 import { addReleaseOptions, addWaitOptions, RELEASE_HELP, WAIT_HELP } from "./wait-options.js";
@@ -22,7 +21,9 @@ export default defineCommand({
       `
 Starts a new revision from an earlier revision's source (image, ref and commit, or tarball):
 by default the newest DEPLOYED revision older than the active one, passing over failed,
-skipped and interrupted ones. Secrets and resources stay as they are now. Exit 4 when there
+skipped and interrupted ones. Secrets and resources stay as they are now. When the latest
+revision failed and never replaced the active one (a failed build), the active one already
+runs what came before it: nothing is changed, it says so, and exit 0 (--to goes further back). Exit 4 when there
 is nothing to roll back to, or --to is not one of the deployment's revisions. Prints the
 deployment (-o json: the Deployment object) and, with --wait, waits for the new revision.${WAIT_HELP}${RELEASE_HELP}${examples(
         "cpctl deploy rollback my-agent --verify",
@@ -30,12 +31,5 @@ deployment (-o json: the Deployment object) and, with --wait, waits for the new 
         'cpctl deploy rollback my-agent --to "$REVISION_ID" --dry-run',
       )}`,
     ),
-  run: async (ctx, [ref], options) => {
-    const opts = options;
-    const deployment = await resolveDeployment(ctx, ref);
-    const target = opts.to
-      ? await revisionOf(ctx, deployment, opts.to)
-      : await rollbackTarget(ctx, deployment);
-    await redeployWithPreview(ctx, deployment, target, { ...opts, action: "Roll back" });
-  },
+  run: (ctx, [ref], options) => runRollback(ctx, ref, options),
 });
