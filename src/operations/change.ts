@@ -72,6 +72,7 @@ export async function sendPatch(
       deploymentId: current.id,
       changes: plan.changes,
       triggers: plan.triggers,
+      current,
     });
   }
   if (options.dryRun) {

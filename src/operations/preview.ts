@@ -3,8 +3,11 @@
 // mode it is one JSON object on a line of its own, `{"preview":{...}}`, so that a script can
 // read what is about to change (or what a --dry-run would change) without parsing text;
 // stdout keeps the result alone.
+import { getRevision } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import type { Change } from "../model/changes.js";
+import { isTerminalRevisionStatus } from "../model/enums.js";
+import type { DeploymentT } from "../model/responses.js";
 import { changeAsJson, changeLines, countChanges } from "../output/changes.js";
 import { jsonText } from "../output/encode.js";
 import { isMachineFormat } from "../output/format.js";
@@ -21,12 +24,29 @@ interface Preview {
   triggers: readonly string[];
   /** The text headline, when the action says more than "changes to deployment X". */
   headline?: string;
+  /**
+   * The deployment as read, when the change may start a revision on an existing one: a
+   * revision of it still on its way would be interrupted (said in the preview).
+   */
+  current?: DeploymentT;
+}
+
+/** A revision that a new one would replace before it ends: the latest, while in progress. */
+async function interrupted(
+  ctx: Ctx,
+  deployment: DeploymentT,
+): Promise<{ id: string; status: string } | null> {
+  const { latest_revision_id: latest, active_revision_id: active } = deployment;
+  if (!latest || latest === active) return null;
+  const revision = await getRevision(await ctx.api(), deployment.id, latest);
+  return isTerminalRevisionStatus(revision.status) ? null : { id: revision.id, status: revision.status };
 }
 
 export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
   const printer = await ctx.printer();
   const showSecrets = Boolean(ctx.flags.showSecrets);
   const newRevision = preview.action !== "patch" || preview.triggers.length > 0;
+  const replaced = newRevision && preview.current ? await interrupted(ctx, preview.current) : null;
   if (showSecrets) {
     maskBeforeShowing(ctx.io.stderr, () =>
       preview.changes
@@ -44,6 +64,7 @@ export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
         new_revision: newRevision,
         revision_triggers: preview.triggers,
         changes: preview.changes.map((change) => changeAsJson(change, showSecrets)),
+        interrupts: replaced ? { revision_id: replaced.id, status: replaced.status } : null,
       },
     };
     writeText(ctx.io.stderr, `${jsonText(json)}\n`);
@@ -64,5 +85,12 @@ export async function showPreview(ctx: Ctx, preview: Preview): Promise<void> {
         ? `No field of deployment ${name} changes${revision}`
         : `Changes to deployment ${name}: ${countChanges(preview.changes)}${revision}`;
   const lines = changeLines(preview.changes, { showSecrets, paint: ctx.paint });
+  if (replaced) {
+    lines.push(
+      ctx.paint.yellow(
+        `revision ${visible(replaced.id)} is still ${visible(replaced.status)}: the new revision replaces it, and it ends unfinished`,
+      ),
+    );
+  }
   writeText(ctx.io.stderr, styled`${joinLines([headline, ...lines.map((line) => styled`  ${line}`)])}\n`);
 }

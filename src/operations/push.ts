@@ -124,6 +124,7 @@ async function pushToExisting(
     changes,
     triggers: [pending.path, ...settings.triggers],
     headline: `Pushing ${payload.shown} to deployment ${found.name}`,
+    current: found,
   });
   if (options.dryRun) return printDryRun(ctx, shipment, found, "patch", changes);
   await guardMutation(ctx, `push ${payload.shown} to deployment ${found.name}`);

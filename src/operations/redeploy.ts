@@ -129,6 +129,7 @@ export async function redeployWithPreview(
     changes,
     triggers: [],
     headline: `${options.action} deployment ${deployment.name}: a new revision from revision ${target.id} (${target.status}, created ${when})`,
+    current: deployment,
   });
   if (options.dryRun) {
     await (await ctx.printer()).item(target, revisionView);

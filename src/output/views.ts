@@ -92,7 +92,9 @@ export const revisionView: View<RevisionT> = {
     { header: "SOURCE", value: (r) => r.source },
     {
       header: "REF",
-      value: (r) => r.source_revision_config?.repo_ref ?? r.source_revision_config?.image_uri,
+      // What it runs: a ref, an image, or a pushed tarball by its digest's first characters.
+      value: (r) =>
+        r.source_revision_config?.repo_ref ?? r.source_revision_config?.image_uri ?? tarballDigest(r),
     },
     { header: "COMMIT", value: (r) => r.source_revision_config?.repo_commit_sha?.slice(0, 12) },
     { header: "CREATED", value: (r) => r.created_at, kind: "time" },
@@ -102,6 +104,12 @@ export const revisionView: View<RevisionT> = {
   dropOrder: ["SOURCE", "COMMIT", "UPDATED", "CREATED"],
   empty: "No revisions.",
 };
+
+/** `tarball sha256:0123456789ab` for a revision built from an uploaded tarball whose digest the server reports. */
+function tarballDigest(revision: RevisionT): string | null {
+  const sha = (revision as { source_tarball_sha256?: unknown }).source_tarball_sha256;
+  return typeof sha === "string" && sha !== "" ? `tarball sha256:${sha.slice(0, 12)}` : null;
+}
 
 export const integrationView: View<GitIntegrationT> = {
   id: (i) => i.id,

@@ -304,3 +304,38 @@ describe("deploy wait on a revision that had ended before the wait", () => {
     expect(failed.stderr).toMatch(/error: revision [0-9a-f-]{36} had already ended DEPLOY_FAILED\n/);
   });
 });
+
+describe("a patch that interrupts a revision on its way (issue 36)", () => {
+  it("says so in its preview, text and JSON; none when the latest is the active one", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const d = await em.createDeployment("internal_container", "api");
+    em.settle();
+    const building = await em.patch(`/v2/deployments/${d.id}`, {
+      source_revision_config: { image_uri: "example.com/a:2" },
+    });
+    const json = await runCli(
+      ["deploy", "patch", "api", "--image-uri", "example.com/a:3", "--dry-run", "-o", "json"],
+      {
+        env: cliEnv(em),
+      },
+    );
+    expect(json.code, json.stderr).toBe(0);
+    expect(previewOf(json.stderr)).toMatchObject({
+      interrupts: { revision_id: building.json.latest_revision_id, status: "CREATING" },
+    });
+    const text = await runCli(["deploy", "patch", "api", "--image-uri", "example.com/a:3", "--dry-run"], {
+      env: cliEnv(em),
+    });
+    expect(text.stderr).toContain(
+      `revision ${building.json.latest_revision_id} is still CREATING: the new revision replaces it, and it ends unfinished`,
+    );
+    em.settle();
+    const after = await runCli(
+      ["deploy", "patch", "api", "--image-uri", "example.com/a:3", "--dry-run", "-o", "json"],
+      {
+        env: cliEnv(em),
+      },
+    );
+    expect(previewOf(after.stderr)).toMatchObject({ interrupts: null });
+  });
+});

@@ -188,3 +188,18 @@ describe("after a failed build (issue 36)", () => {
     expect((await deployment(em, "agent")).latest_revision_id).not.toBe(before);
   });
 });
+
+describe("deploy revisions of a pushed deployment (issue 36)", () => {
+  it("shows each pushed revision's tarball by its short digest in REF", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const pushed = await run(em, [project("graph = 'A'\n"), "--name", "agent"]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const sha = JSON.parse(pushed.stdout).sha256 as string;
+    const r = await runCli(["deploy", "revisions", "agent"], { env: cliEnv(em) });
+    const [latest] = r.stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.split("\t"));
+    expect(latest![3]).toBe(`tarball sha256:${sha.slice(0, 12)}`);
+  });
+});
