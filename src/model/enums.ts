@@ -94,6 +94,9 @@ export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 20;
 
+/** The most deployment IDs one bulk DELETE /v2/deployments takes (service-facts, the OpenAPI document). */
+export const BULK_DELETE_MAX = 100;
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
