@@ -89,6 +89,9 @@ export const LISTENER_COMPUTE_TYPES = ["k8s"] as const;
 export const IMAGE_PULL_POLICIES = ["Always", "Never", "IfNotPresent"] as const;
 export const SIDECAR_RESTART_POLICIES = ["Always", "OnFailure"] as const;
 
+/** The longest deployment name cpctl accepts (schemas.ts DeploymentName: the spec shows no rule). */
+export const DEPLOYMENT_NAME_MAX = 128;
+
 /** List-deployments query parameters (spec 4.2 with the names from service-facts.md). */
 export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 100;

@@ -29,6 +29,8 @@ export interface FinishOptions extends WaitFlags, ReleaseFlags {
   wait?: boolean;
   /** --dotenv-report FILE: the CI outputs as a dotenv file. */
   dotenvReport?: string;
+  /** deploy push --preview: the pull request's number, a CI output (preview_number). */
+  previewNumber?: number;
 }
 
 /** A change the server has taken (or one that had nothing to send), as its CI report tells it. */
@@ -92,7 +94,11 @@ export async function finishChange(
   } else if (options.wait || released) ctx.log.info("no revision to wait for");
   await (showing?.show ?? showDeployment(ctx, released))(ending);
   if (ending.verdict && !failure) failure = await unsuccessful(ctx, ending);
-  reportOutcome(ctx, outcomeOf(ctx, ending, failure, changes), options);
+  reportOutcome(
+    ctx,
+    { ...outcomeOf(ctx, ending, failure, changes), previewNumber: options.previewNumber },
+    options,
+  );
   if (failure) throw failure;
   // A command that shows its own end (push's result) says it there.
   if (ending.verdict && !showing) ctx.log.info(`revision ${revisionId} is ${ending.verdict.status}`);

@@ -40,6 +40,8 @@ export interface PushResult {
   elapsed_seconds: number | null;
   /** The deployment's custom_url, when it has one. */
   url: string | null;
+  /** With --preview: the pull request's number (the deployment is NAME-pr-N). */
+  preview_number?: number;
   /** With --verify: how the check ended (null: none was made). */
   verification?: Verification | null;
   /** With --rollback-on-failure: the rollback (null: none). */
@@ -125,6 +127,7 @@ const pushResultView: View<PushResult> = {
             : `${formatBytes(r.bytes)}, sha256 ${r.sha256}${r.uploaded ? "" : " (not uploaded again)"}`,
         ],
     ["url", r.url],
+    ["preview", r.preview_number !== undefined ? `of pull request #${r.preview_number}` : null],
     [
       "verification",
       r.verification

@@ -309,6 +309,7 @@ function resultShown(
         result,
         elapsed_seconds: verdict ? verdict.elapsed_seconds : null,
         url: deployment.source_config.custom_url ?? null,
+        ...(shipment.preview ? { preview_number: shipment.preview.number } : {}),
         ...(released ? { verification: verification ?? null, rollback: rollback ?? null } : {}),
       }),
   };
@@ -328,6 +329,7 @@ async function printDryRun(
   await printer.value(
     {
       name: shipment.name,
+      ...(shipment.preview ? { preview_number: shipment.preview.number } : {}),
       deployment_id: current?.id ?? null,
       action,
       ...(createRequest ? { create: createRequest } : {}),
