@@ -114,7 +114,8 @@ function dotenvValue(value: string): string {
   return visible(value);
 }
 
-const RESULT_MARK: Record<OutcomeResult, string> = {
+/** A result as the summary and a preview's comment show it: a mark and its words. */
+export const RESULT_MARK: Record<OutcomeResult, string> = {
   deployed: "✅ deployed",
   failed: "❌ failed",
   timed_out: "⏱️ timed out",

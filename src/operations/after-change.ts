@@ -61,6 +61,11 @@ export interface Ending {
 /** How a command shows the end of its change on stdout, and follows its wait. */
 export interface Showing {
   show(ending: Ending): Promise<void>;
+  /**
+   * Once the end is shown and reported to CI, before an unsuccessful one becomes the exit
+   * code (push --comment): must not throw but for Ctrl-C.
+   */
+  reported?(ending: Ending): Promise<void>;
   /** `deploy push -o ndjson`'s status and log events. */
   events?: WaitEvents;
 }
@@ -99,6 +104,7 @@ export async function finishChange(
     { ...outcomeOf(ctx, ending, failure, changes), previewNumber: options.previewNumber },
     options,
   );
+  await showing?.reported?.(ending);
   if (failure) throw failure;
   // A command that shows its own end (push's result) says it there.
   if (ending.verdict && !showing) ctx.log.info(`revision ${revisionId} is ${ending.verdict.status}`);

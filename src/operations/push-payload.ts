@@ -10,6 +10,7 @@ import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { SecretT } from "../model/schemas.js";
 import type { FinishOptions } from "./after-change.js";
+import type { CommentPlan } from "./preview-comment.js";
 import type { PushReport } from "./push-report.js";
 
 export interface PushInput extends FinishOptions {
@@ -102,6 +103,8 @@ export interface Shipment {
   /** The deployment pushed to (with --preview: NAME-pr-N). */
   name: string;
   preview: Preview | null;
+  /** --comment: where the pull request's comment goes; null when none is posted. */
+  comment: CommentPlan | null;
   /** The secrets given (platform variables left out); undefined when none were. */
   secrets: SecretT[] | undefined;
   payload: Payload;

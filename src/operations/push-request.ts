@@ -10,6 +10,7 @@ import { PLATFORM_VARIABLES } from "../model/platform-variables.js";
 import { previewName, previewNameProblem } from "../model/preview-name.js";
 import type { SecretT } from "../model/schemas.js";
 import { projectDirectory } from "../project/directory.js";
+import { planComment } from "./preview-comment.js";
 import type { Preview, PushInput, PushOptions, Shipment } from "./push-payload.js";
 import type { PushReport } from "./push-report.js";
 import { sourcePayload } from "./push-source.js";
@@ -95,8 +96,9 @@ export async function preparePush(
     const name = preview ? previewName(preview.of, preview.number) : given;
     const secrets = await secretsToSend(ctx, input);
     const options = { ...(await pushOptions(ctx, input)), previewNumber: preview?.number };
+    const comment = preview ? planComment(ctx, input.comment, input.dryRun) : null;
     const payload = imagePayload ?? (await sourcePayload(ctx, directory!, input, report));
-    return { name, preview, secrets, payload, options };
+    return { name, preview, comment, secrets, payload, options };
   } catch (error) {
     imagePayload?.release();
     throw error;
