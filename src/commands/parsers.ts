@@ -2,7 +2,6 @@
 // quotes the value and says what is expected.
 import { InvalidArgumentError } from "@commander-js/extra-typings";
 import { isIdPrefix, isUuid, MIN_ID_PREFIX } from "../model/enums.js";
-import { parsePullRequestNumber } from "../model/preview-name.js";
 import { parseSize, SIZE_HELP } from "../upload/size.js";
 import { DURATION_HELP, parseDuration } from "../util/duration.js";
 
@@ -65,14 +64,6 @@ export function uuidList(value: string): string {
     throw new InvalidArgumentError(`expected comma-separated UUIDs${bad ? `; '${bad}' is not one` : ""}.`);
   }
   return ids.join(",");
-}
-
-/** A pull request's number: a whole number from 1, no leading zero (model/preview-name.ts). */
-export function pullRequestNumber(value: string): number {
-  const number = parsePullRequestNumber(value);
-  if (number === null)
-    throw new InvalidArgumentError("expected a pull request's number, a whole number from 1.");
-  return number;
 }
 
 export function duration(value: string): number {

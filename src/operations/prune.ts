@@ -11,7 +11,13 @@ import { listDeploymentsDated } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
 import { BULK_DELETE_MAX } from "../model/enums.js";
-import { isPreviewOf, previewName, previewNameProblem, previewPrefix } from "../model/preview-name.js";
+import {
+  isPreviewOf,
+  parsePullRequestNumber,
+  previewName,
+  previewNameProblem,
+  previewPrefix,
+} from "../model/preview-name.js";
 import type { DeploymentT } from "../model/responses.js";
 import { relativeTime } from "../output/relative-time.js";
 import { styled, visible, writeText } from "../output/safe-text.js";
@@ -22,8 +28,8 @@ import { suggestCommand } from "./suggest.js";
 
 export interface PruneInput {
   previewsOf: string;
-  /** --pr N: only pull request N's preview. */
-  pr?: number;
+  /** --pr N, as given: only pull request N's preview. */
+  pr?: string;
   /** --older-than, in ms: only those not updated for longer. */
   olderThan?: number;
   dryRun?: boolean;
@@ -43,8 +49,14 @@ interface Listed {
   serverTime: number | null;
 }
 
-export async function runPrune(ctx: Ctx, input: PruneInput): Promise<void> {
-  const name = checkedName(input);
+/** The input with --pr read. */
+interface Filters extends Omit<PruneInput, "pr"> {
+  pr?: number;
+}
+
+export async function runPrune(ctx: Ctx, given: PruneInput): Promise<void> {
+  const input = checkedInput(given);
+  const name = input.previewsOf;
   // Off a terminal without --yes, the deletion would be refused: say so before any request.
   if (!input.dryRun && !ctx.interactive && !ctx.flags.yes) {
     await guardMutation(ctx, `delete the preview deployments of ${name}`, { always: true });
@@ -85,14 +97,20 @@ export async function runPrune(ctx: Ctx, input: PruneInput): Promise<void> {
   }
 }
 
-/** --previews-of NAME: a NAME whose previews could be deployments at all (and --pr's). */
-function checkedName(input: PruneInput): string {
+/** --pr N read; --previews-of NAME, a NAME whose previews could be deployments at all (and --pr's). */
+function checkedInput(input: PruneInput): Filters {
+  const pr = input.pr === undefined ? undefined : parsePullRequestNumber(input.pr);
+  if (pr === null) {
+    throw new UsageError(
+      `--pr ${JSON.stringify(input.pr!.slice(0, 40))}: expected a pull request's number, a whole number from 1`,
+    );
+  }
   const name = input.previewsOf;
   if (name.trim() === "")
     throw new UsageError("--previews-of is empty: give the name of the deployment previewed");
-  const problem = previewNameProblem(name, input.pr ?? 1);
+  const problem = previewNameProblem(name, pr ?? 1);
   if (problem) throw new UsageError(`--previews-of: ${problem}; no deployment can have that name`);
-  return name;
+  return { ...input, pr };
 }
 
 /** Every deployment named NAME-pr-<digits>: all pages of name_contains, each name checked exactly. */
@@ -124,7 +142,7 @@ function pullRequestOf(name: string, listed: Listed): number {
  * Now, by the server's clock (the answer's Date); this machine's when an answer had none, said
  * when --older-than depends on it.
  */
-function clockFor(ctx: Ctx, previews: Listed[], input: PruneInput): (listed: Listed) => number {
+function clockFor(ctx: Ctx, previews: Listed[], input: Filters): (listed: Listed) => number {
   const local = ctx.clock.now();
   if (input.olderThan !== undefined && previews.some((p) => p.serverTime === null)) {
     ctx.log.warn(
@@ -134,7 +152,7 @@ function clockFor(ctx: Ctx, previews: Listed[], input: PruneInput): (listed: Lis
   return (listed) => listed.serverTime ?? local;
 }
 
-function matches(listed: Listed, name: string, input: PruneInput, now: (listed: Listed) => number): boolean {
+function matches(listed: Listed, name: string, input: Filters, now: (listed: Listed) => number): boolean {
   const { deployment } = listed;
   if (input.pr !== undefined && deployment.name !== previewName(name, input.pr)) return false;
   if (input.olderThan !== undefined) {
@@ -170,7 +188,7 @@ function showList(
   }
 }
 
-function nothingMatched(name: string, found: number, input: PruneInput): string {
+function nothingMatched(name: string, found: number, input: Filters): string {
   if (found === 0) return `no deployment is a preview of ${name} (named ${previewPrefix(name)}N)`;
   const filters = [
     input.pr !== undefined && `--pr ${input.pr}`,

@@ -1,6 +1,6 @@
 import { Option } from "@commander-js/extra-typings";
 import { runPrune } from "../../operations/prune.js";
-import { duration, examples, pullRequestNumber } from "../parsers.js";
+import { duration, examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
 
 export default defineCommand({
@@ -10,9 +10,7 @@ export default defineCommand({
         "--previews-of <name>",
         "the deployment whose previews to delete: only deployments named exactly NAME-pr-<digits> (never NAME itself)",
       )
-      .addOption(
-        new Option("--pr <n>", "only pull request N's preview (NAME-pr-N)").argParser(pullRequestNumber),
-      )
+      .option("--pr <n>", "only pull request N's preview (NAME-pr-N)")
       .addOption(
         new Option(
           "--older-than <duration>",
