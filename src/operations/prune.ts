@@ -176,16 +176,18 @@ function showList(
     styled`Previews of ${visible(name)}: ${String(previews.length)} found, ${String(matched.length)} to delete\n`,
   );
   const width = Math.max(...previews.map((p) => p.deployment.name.length));
-  for (const listed of previews) {
+  const ages = previews.map((p) => relativeTime(p.deployment.updated_at, now(p)) ?? p.deployment.updated_at);
+  const ageWidth = Math.max(...ages.map((age) => age.length));
+  previews.forEach((listed, i) => {
     const { deployment } = listed;
     const deleting = matched.includes(listed);
     const mark = deleting ? ctx.paint.red("delete") : ctx.paint.dim("keep  ");
-    const age = relativeTime(deployment.updated_at, now(listed)) ?? deployment.updated_at;
+    const age = ages[i]!.padEnd(ageWidth);
     writeText(
       ctx.io.stderr,
       styled`  ${mark}  ${visible(deployment.name.padEnd(width))}  updated ${visible(age)}  ${ctx.paint.dim(deployment.id)}\n`,
     );
-  }
+  });
 }
 
 function nothingMatched(name: string, found: number, input: Filters): string {

@@ -127,7 +127,9 @@ const pushResultView: View<PushResult> = {
             : `${formatBytes(r.bytes)}, sha256 ${r.sha256}${r.uploaded ? "" : " (not uploaded again)"}`,
         ],
     ["url", r.url],
-    ["preview", r.preview_number !== undefined ? `of pull request #${r.preview_number}` : null],
+    ...(r.preview_number !== undefined
+      ? [["preview", `of pull request #${r.preview_number}`] as [string, string]]
+      : []),
     [
       "verification",
       r.verification
