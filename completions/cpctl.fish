@@ -8,7 +8,7 @@ function __cpctl_commands
         case ''
             printf '%s\n' 'deploy' 'secrets' 'integrations' 'listeners' 'config' 'completion' 'schema' 'emulator'
         case 'deploy'
-            printf '%s\n' 'push' 'create' 'list' 'get' 'status' 'patch' 'wait' 'apply' 'diff' 'delete' 'revisions' 'logs' 'rollback' 'redeploy' 'upload'
+            printf '%s\n' 'push' 'create' 'list' 'get' 'status' 'patch' 'wait' 'apply' 'diff' 'delete' 'prune' 'revisions' 'logs' 'rollback' 'redeploy' 'upload'
         case 'secrets'
             printf '%s\n' 'list' 'set' 'unset' 'import'
         case 'integrations'
@@ -27,7 +27,7 @@ function __cpctl_takes_value
     switch "$argv[1]|$argv[2]"
         case 'emulator|--port' 'emulator|--host' 'emulator|--registry-port' 'emulator|--agents-port' 'emulator|--state' 'emulator|--stage-ms' 'emulator|--api-key' 'emulator|--control-token' 'emulator|--tenant-header'
             return 0
-        case 'deploy push|--name' 'deploy push|--agent-config-path' 'deploy push|--secret' 'deploy push|--secrets-file' 'deploy push|--unset-secret' 'deploy push|--max-size' 'deploy push|--image' 'deploy push|--image-archive' 'deploy push|--engine' 'deploy push|--tag' 'deploy push|--timeout' 'deploy push|--interval' 'deploy push|--dotenv-report' 'deploy push|--verify-timeout' 'deploy push|--verify-cmd'
+        case 'deploy push|--name' 'deploy push|--preview' 'deploy push|--agent-config-path' 'deploy push|--secret' 'deploy push|--secrets-file' 'deploy push|--unset-secret' 'deploy push|--max-size' 'deploy push|--image' 'deploy push|--image-archive' 'deploy push|--engine' 'deploy push|--tag' 'deploy push|--timeout' 'deploy push|--interval' 'deploy push|--dotenv-report' 'deploy push|--verify-timeout' 'deploy push|--verify-cmd'
             return 0
         case 'deploy create|--file' 'deploy create|-f' 'deploy create|--name' 'deploy create|--source' 'deploy create|--integration-id' 'deploy create|--repo-url' 'deploy create|--deployment-type' 'deploy create|--custom-url' 'deploy create|--listener-id' 'deploy create|--k8s-namespace' 'deploy create|--install-command' 'deploy create|--build-command' 'deploy create|--repo-ref' 'deploy create|--agent-config-path' 'deploy create|--image-uri' 'deploy create|--source-tarball-path' 'deploy create|--min-scale' 'deploy create|--max-scale' 'deploy create|--cpu' 'deploy create|--cpu-limit' 'deploy create|--memory-mb' 'deploy create|--memory-limit-mb' 'deploy create|--set' 'deploy create|--secret' 'deploy create|--secrets-file' 'deploy create|--secret-ref' 'deploy create|--timeout' 'deploy create|--interval' 'deploy create|--dotenv-report'
             return 0
@@ -40,6 +40,8 @@ function __cpctl_takes_value
         case 'deploy apply|--file' 'deploy apply|-f' 'deploy apply|--name' 'deploy apply|--source' 'deploy apply|--integration-id' 'deploy apply|--repo-url' 'deploy apply|--deployment-type' 'deploy apply|--custom-url' 'deploy apply|--listener-id' 'deploy apply|--k8s-namespace' 'deploy apply|--install-command' 'deploy apply|--build-command' 'deploy apply|--repo-ref' 'deploy apply|--agent-config-path' 'deploy apply|--image-uri' 'deploy apply|--source-tarball-path' 'deploy apply|--min-scale' 'deploy apply|--max-scale' 'deploy apply|--cpu' 'deploy apply|--cpu-limit' 'deploy apply|--memory-mb' 'deploy apply|--memory-limit-mb' 'deploy apply|--set' 'deploy apply|--secret' 'deploy apply|--secrets-file' 'deploy apply|--secret-ref' 'deploy apply|--timeout' 'deploy apply|--interval' 'deploy apply|--dotenv-report' 'deploy apply|--verify-timeout' 'deploy apply|--verify-cmd'
             return 0
         case 'deploy diff|--file' 'deploy diff|-f' 'deploy diff|--name' 'deploy diff|--source' 'deploy diff|--integration-id' 'deploy diff|--repo-url' 'deploy diff|--deployment-type' 'deploy diff|--custom-url' 'deploy diff|--listener-id' 'deploy diff|--k8s-namespace' 'deploy diff|--install-command' 'deploy diff|--build-command' 'deploy diff|--repo-ref' 'deploy diff|--agent-config-path' 'deploy diff|--image-uri' 'deploy diff|--source-tarball-path' 'deploy diff|--min-scale' 'deploy diff|--max-scale' 'deploy diff|--cpu' 'deploy diff|--cpu-limit' 'deploy diff|--memory-mb' 'deploy diff|--memory-limit-mb' 'deploy diff|--set' 'deploy diff|--secret' 'deploy diff|--secrets-file' 'deploy diff|--secret-ref'
+            return 0
+        case 'deploy prune|--previews-of' 'deploy prune|--pr' 'deploy prune|--older-than'
             return 0
         case 'deploy revisions|--status' 'deploy revisions|--limit' 'deploy revisions|--offset'
             return 0
@@ -156,6 +158,7 @@ complete -c cpctl -n '__cpctl_at deploy' -a 'wait' -d 'Wait until a revision is 
 complete -c cpctl -n '__cpctl_at deploy' -a 'apply' -d 'Create or minimally patch a deployment to match a file'
 complete -c cpctl -n '__cpctl_at deploy' -a 'diff' -d 'Show what `apply` would change'
 complete -c cpctl -n '__cpctl_at deploy' -a 'delete' -d 'Delete a deployment'
+complete -c cpctl -n '__cpctl_at deploy' -a 'prune' -d 'Delete preview deployments (NAME-pr-N): one pull request\'s, or stale ones'
 complete -c cpctl -n '__cpctl_at deploy' -a 'revisions' -d 'List a deployment\'s revisions, newest first'
 complete -c cpctl -n '__cpctl_at deploy' -a 'logs' -d 'Show a deployment\'s runtime log, or a revision\'s build log'
 complete -c cpctl -n '__cpctl_at deploy' -a 'rollback' -d 'Roll back to the last good revision (or --to one)'
@@ -205,6 +208,8 @@ complete -c cpctl -n '__cpctl_at emulator' -l tenant-header -d 'header that carr
 
 # cpctl deploy push
 complete -c cpctl -n '__cpctl_at deploy push' -l name -d 'the deployment, by exact name: updated when it exists, created when not' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l preview -d 'ship to NAME-pr-N, pull request N\'s preview (created when missing; NAME is not touched); N found in a pull request\'s CI run when not given' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l comment -d 'with --preview on GitHub Actions: create or update the pull request\'s comment about the preview (needs GITHUB_TOKEN)'
 complete -c cpctl -n '__cpctl_at deploy push' -l agent-config-path -d 'the agent configuration, relative to DIR (default: the first of agent.json, langgraph.json)' -r -F
 complete -c cpctl -n '__cpctl_at deploy push' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable); the others stay' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines); the others stay' -r -F
@@ -264,7 +269,7 @@ complete -c cpctl -n '__cpctl_at deploy create' -l dry-run -d 'validate and prin
 complete -c cpctl -n '__cpctl_at deploy create' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy create' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy create' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at deploy create' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at deploy create' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at deploy create' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 
 # cpctl deploy list
@@ -322,7 +327,7 @@ complete -c cpctl -n '__cpctl_at deploy patch' -l dry-run -d 'show the changes a
 complete -c cpctl -n '__cpctl_at deploy patch' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy patch' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy patch' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at deploy patch' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at deploy patch' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at deploy patch' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 complete -c cpctl -n '__cpctl_at deploy patch' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
 complete -c cpctl -n '__cpctl_at deploy patch' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
@@ -333,7 +338,7 @@ complete -c cpctl -n '__cpctl_at deploy patch' -l rollback-on-failure -d 'when t
 complete -c cpctl -n '__cpctl_at deploy wait' -l revision -d 'wait for this revision (default: the deployment\'s latest)' -x
 complete -c cpctl -n '__cpctl_at deploy wait' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy wait' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at deploy wait' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at deploy wait' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at deploy wait' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 
 # cpctl deploy apply
@@ -369,7 +374,7 @@ complete -c cpctl -n '__cpctl_at deploy apply' -l dry-run -d 'show what would ch
 complete -c cpctl -n '__cpctl_at deploy apply' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy apply' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at deploy apply' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at deploy apply' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at deploy apply' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 complete -c cpctl -n '__cpctl_at deploy apply' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
 complete -c cpctl -n '__cpctl_at deploy apply' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
@@ -409,6 +414,12 @@ complete -c cpctl -n '__cpctl_at deploy diff' -l exit-code -d 'exit 1 when there
 
 # cpctl deploy delete
 
+# cpctl deploy prune
+complete -c cpctl -n '__cpctl_at deploy prune' -l previews-of -d 'the deployment whose previews to delete: only deployments named exactly NAME-pr-<digits> (never NAME itself)' -x
+complete -c cpctl -n '__cpctl_at deploy prune' -l pr -d 'only pull request N\'s preview (NAME-pr-N)' -x
+complete -c cpctl -n '__cpctl_at deploy prune' -l older-than -d 'only previews not updated for longer than this, by the server\'s clock, e.g. 7d, 36h' -x
+complete -c cpctl -n '__cpctl_at deploy prune' -l dry-run -d 'list what would be deleted and what kept; delete nothing'
+
 # cpctl deploy revisions
 complete -c cpctl -n '__cpctl_at deploy revisions' -l status -d 'only revisions in this status' -x -a 'CREATING QUEUED AWAITING_BUILD BUILDING AWAITING_DEPLOY DEPLOYING CREATE_FAILED BUILD_FAILED DEPLOY_FAILED DEPLOYED SKIPPED INTERRUPTED UNKNOWN'
 complete -c cpctl -n '__cpctl_at deploy revisions' -l limit -d 'page size, 1 to 100 (the server\'s default when not given)' -x
@@ -432,7 +443,7 @@ complete -c cpctl -n '__cpctl_at deploy rollback' -l dry-run -d 'show which revi
 complete -c cpctl -n '__cpctl_at deploy rollback' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy rollback' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy rollback' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at deploy rollback' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at deploy rollback' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at deploy rollback' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 complete -c cpctl -n '__cpctl_at deploy rollback' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
 complete -c cpctl -n '__cpctl_at deploy rollback' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
@@ -445,7 +456,7 @@ complete -c cpctl -n '__cpctl_at deploy redeploy' -l dry-run -d 'show which revi
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at deploy redeploy' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at deploy redeploy' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
 complete -c cpctl -n '__cpctl_at deploy redeploy' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
@@ -460,7 +471,7 @@ complete -c cpctl -n '__cpctl_at deploy upload' -l dry-run -d 'pack and check th
 complete -c cpctl -n '__cpctl_at deploy upload' -l wait -d 'with --patch: wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy upload' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at deploy upload' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at deploy upload' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at deploy upload' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 complete -c cpctl -n '__cpctl_arg \'deploy upload\' 1' -F
 
@@ -471,7 +482,7 @@ complete -c cpctl -n '__cpctl_at secrets set' -l dry-run -d 'show the changes an
 complete -c cpctl -n '__cpctl_at secrets set' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at secrets set' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at secrets set' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at secrets set' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at secrets set' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at secrets set' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 complete -c cpctl -n '__cpctl_at secrets set' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
 complete -c cpctl -n '__cpctl_at secrets set' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
@@ -484,7 +495,7 @@ complete -c cpctl -n '__cpctl_at secrets unset' -l dry-run -d 'show the changes 
 complete -c cpctl -n '__cpctl_at secrets unset' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at secrets unset' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at secrets unset' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at secrets unset' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at secrets unset' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at secrets unset' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 complete -c cpctl -n '__cpctl_at secrets unset' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
 complete -c cpctl -n '__cpctl_at secrets unset' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x
@@ -496,7 +507,7 @@ complete -c cpctl -n '__cpctl_at secrets import' -l dry-run -d 'show the changes
 complete -c cpctl -n '__cpctl_at secrets import' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at secrets import' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at secrets import' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
-complete -c cpctl -n '__cpctl_at secrets import' -l logs -d 'stream the revision\'s build log to stderr while waiting (a terminal shows its latest line)'
+complete -c cpctl -n '__cpctl_at secrets import' -l logs -d 'stream the revision\'s build log to stderr while waiting (on a terminal, whole lines above the spinner)'
 complete -c cpctl -n '__cpctl_at secrets import' -l dotenv-report -d 'write deployment_id, deployment_name, revision_id, status, result and url to FILE as NAME=VALUE lines (a GitLab dotenv report)' -r -F
 complete -c cpctl -n '__cpctl_at secrets import' -l verify -d 'once the revision is DEPLOYED, check GET URL/ok (the deployment\'s custom_url, with the profile\'s credentials) until it answers {"ok": true}; implies --wait; exit 7 when it does not'
 complete -c cpctl -n '__cpctl_at secrets import' -l verify-timeout -d 'how long the check may take (implies --verify; default 2m)' -x

@@ -8,7 +8,7 @@ import { tenantHeaderProblem } from "../tenant-header.js";
 import { formatBytes } from "../util/bytes.js";
 import { apiErrorOf, type FailedRequest, type SentCredentials } from "./api-error.js";
 import { isJsonType, mediaType } from "./media-type.js";
-import { DEFAULT_PAGE_WINDOW, type Query, readPages } from "./pages.js";
+import { DEFAULT_PAGE_WINDOW, type Query, type QueryValue, readPages } from "./pages.js";
 import { createTracer, type Tracer } from "./redact.js";
 import {
   DEFAULT_RETRY_POLICY,
@@ -81,8 +81,8 @@ export type { Query, QueryValue } from "./pages.js";
 export { MAX_PAGE_WINDOW } from "./pages.js";
 
 export interface RequestOptions {
-  /** Query parameters; undefined and null values are left out. */
-  query?: Query;
+  /** Query parameters; undefined and null values are left out, an array's values each sent (`?a=1&a=2`). */
+  query?: Record<string, QueryValue | readonly string[]>;
   /** Headers of this request beyond the client's own (the emulator's X-Control-Token). */
   headers?: Record<string, string>;
   /** JSON body. A Buffer is sent as it is (like rawBody). */
@@ -395,10 +395,10 @@ function joinUrl(base: URL, path: string): URL {
   return new URL(`${base.origin}${prefix}${path.startsWith("/") ? path : `/${path}`}`);
 }
 
-function appendQuery(url: URL, query: Query | undefined): void {
+function appendQuery(url: URL, query: RequestOptions["query"]): void {
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value === undefined || value === null) continue;
-    url.searchParams.append(name, String(value));
+    for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
   }
 }
 

@@ -58,6 +58,21 @@ export async function listDeployments(
   ).body;
 }
 
+/**
+ * One page of the list, and the server's time of the answer (its Date header; null without a
+ * readable one): ages are the server's, whatever the machine's clock says (prune --older-than).
+ */
+export async function listDeploymentsDated(
+  api: ApiClient,
+  filters: DeploymentFilters,
+  page: { limit?: number; offset?: number },
+): Promise<{ page: Page<DeploymentT>; serverTime: number | null }> {
+  const answer = await api.get<Page<DeploymentT>>("/v2/deployments", {
+    query: { ...filters, ...page } as Query,
+  });
+  return { page: answer.body, serverTime: serverTimeOf(answer.headers) };
+}
+
 /** Every deployment matching the filters, pages of 100 (from `offset`). */
 export function allDeployments(
   api: ApiClient,
@@ -81,6 +96,17 @@ export async function deleteDeployment(api: ApiClient, id: string): Promise<void
   await api.delete(deploymentPath(id), { doneOnRetry: [404] });
 }
 
+/**
+ * Deletes deployments in one call, at most BULK_DELETE_MAX (model/enums.ts) IDs: all of them,
+ * or none when one is unknown to the tenant (an ApiError 404 naming it). The API layer retries
+ * a DELETE; a retry after an answer that was lost finds the IDs gone and answers 404 too, with
+ * nothing deleted by it. So a 404 says only that one of them is gone (by this call or another
+ * client's): the caller looks again at which are left (operations/prune-delete.ts).
+ */
+export async function deleteDeployments(api: ApiClient, ids: readonly string[]): Promise<void> {
+  await api.delete("/v2/deployments", { query: { deployment_ids: ids } });
+}
+
 export async function listRevisions(
   api: ApiClient,
   id: string,
@@ -99,8 +125,13 @@ export async function recentRevisions(
   limit: number,
 ): Promise<{ revisions: RevisionT[]; serverTime: number | null }> {
   const answer = await api.get<Page<RevisionT>>(`${deploymentPath(id)}/revisions`, { query: { limit } });
-  const date = Date.parse(answer.headers.date ?? "");
-  return { revisions: answer.body.resources, serverTime: Number.isNaN(date) ? null : date };
+  return { revisions: answer.body.resources, serverTime: serverTimeOf(answer.headers) };
+}
+
+/** The time an answer's Date header gives, in ms; null without a readable one. */
+function serverTimeOf(headers: Record<string, string>): number | null {
+  const date = Date.parse(headers.date ?? "");
+  return Number.isNaN(date) ? null : date;
 }
 
 /** Every revision, newest first, pages of 100. */

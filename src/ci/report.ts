@@ -48,9 +48,11 @@ export interface Outcome {
   verification?: { result: string; url: string | null; attempts: number; reason: string | null };
   /** With --rollback-on-failure: the rollback's revision and how it ended. */
   rollback?: { revision_id: string; status: string | null; result: string };
+  /** deploy push --preview: the pull request's number (the deployment is its preview). */
+  previewNumber?: number;
 }
 
-/** The outputs of CLI.md "In CI", in order. */
+/** The outputs of CLI.md "In CI", in order (and a preview's number, with deploy push --preview). */
 function outputsOf(outcome: Outcome): [string, string][] {
   return [
     ["deployment_id", outcome.deployment.id],
@@ -59,6 +61,9 @@ function outputsOf(outcome: Outcome): [string, string][] {
     ["status", outcome.status ?? ""],
     ["result", outcome.result],
     ["url", outcome.deployment.source_config?.custom_url ?? ""],
+    ...(outcome.previewNumber !== undefined
+      ? [["preview_number", String(outcome.previewNumber)] as [string, string]]
+      : []),
   ];
 }
 
@@ -109,7 +114,8 @@ function dotenvValue(value: string): string {
   return visible(value);
 }
 
-const RESULT_MARK: Record<OutcomeResult, string> = {
+/** A result as the summary and a preview's comment show it: a mark and its words. */
+export const RESULT_MARK: Record<OutcomeResult, string> = {
   deployed: "✅ deployed",
   failed: "❌ failed",
   timed_out: "⏱️ timed out",
@@ -136,6 +142,8 @@ function summaryOf(outcome: Outcome): string {
         : "none",
     ],
   ];
+  if (outcome.previewNumber !== undefined)
+    rows.push(["Preview", `of pull request #${outcome.previewNumber}`]);
   const url = d.source_config?.custom_url;
   if (url) rows.push(["URL", md.link(url)]);
   const { verification, rollback } = outcome;

@@ -92,6 +92,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./deploy/delete.js"),
   },
   {
+    path: ["deploy", "prune"],
+    summary: "Delete preview deployments (NAME-pr-N): one pull request's, or stale ones",
+    load: () => import("./deploy/prune.js"),
+  },
+  {
     path: ["deploy", "revisions"],
     summary: "List a deployment's revisions, newest first",
     load: () => import("./deploy/revisions.js"),

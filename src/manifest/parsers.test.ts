@@ -275,6 +275,7 @@ describe("durations", () => {
         expect(parseDuration(`${n}s`)).toBe(n * 1000);
         expect(parseDuration(`${n}m`)).toBe(n * 60_000);
         expect(parseDuration(`${n}h`)).toBe(n * 3_600_000);
+        expect(parseDuration(`${n}d`)).toBe(n * 86_400_000);
       }),
     );
   });
@@ -283,10 +284,12 @@ describe("durations", () => {
     fc.assert(
       fc.property(fc.string(), (text) => {
         const ms = parseDuration(text);
-        if (ms !== null) expect(/^\s*\d+(\.\d+)?(ms|s|m|h)?\s*$/.test(text)).toBe(true);
+        if (ms !== null) expect(/^\s*\d+(\.\d+)?(ms|s|m|h|d)?\s*$/.test(text)).toBe(true);
       }),
     );
-    for (const bad of ["", "-5s", "5 minutes", "1d", "ms"]) expect(parseDuration(bad)).toBeNull();
+    for (const bad of ["", "-5s", "5 minutes", "1w", "1dd", "ms"]) expect(parseDuration(bad)).toBeNull();
     expect(formatDuration(65_000)).toBe("1m05s");
+    expect(formatDuration(3_720_000)).toBe("1h02m");
+    expect(formatDuration(7 * 86_400_000 + 3 * 3_600_000 + 59_000)).toBe("7d03h");
   });
 });

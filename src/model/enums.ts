@@ -89,10 +89,16 @@ export const LISTENER_COMPUTE_TYPES = ["k8s"] as const;
 export const IMAGE_PULL_POLICIES = ["Always", "Never", "IfNotPresent"] as const;
 export const SIDECAR_RESTART_POLICIES = ["Always", "OnFailure"] as const;
 
+/** The longest deployment name cpctl accepts (schemas.ts DeploymentName: the spec shows no rule). */
+export const DEPLOYMENT_NAME_MAX = 128;
+
 /** List-deployments query parameters (spec 4.2 with the names from service-facts.md). */
 export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 20;
+
+/** The most deployment IDs one bulk DELETE /v2/deployments takes (service-facts, the OpenAPI document). */
+export const BULK_DELETE_MAX = 100;
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: string): boolean {

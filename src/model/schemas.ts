@@ -8,6 +8,7 @@
 // matters because `deploy create --dry-run` validates on every run.
 import * as z from "zod/mini";
 import {
+  DEPLOYMENT_NAME_MAX,
   DEPLOYMENT_TYPES,
   IMAGE_PULL_POLICIES,
   REVISION_SOURCES,
@@ -184,7 +185,7 @@ export const SecretReference = z.strictObject({
  */
 export const DeploymentName = string.check(
   z.minLength(1, { error: "must not be empty" }),
-  z.maxLength(128, { error: "must be at most 128 characters" }),
+  z.maxLength(DEPLOYMENT_NAME_MAX, { error: `must be at most ${DEPLOYMENT_NAME_MAX} characters` }),
   z.regex(/^\S(.*\S)?$/, { error: "must not start or end with white space" }),
   z.regex(/^[^\p{Cc}]*$/u, { error: "must not contain control characters" }),
   z.refine((value) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value), {

@@ -36,6 +36,8 @@ export interface FinishOptions extends WaitFlags, ReleaseFlags {
   wait?: boolean;
   /** --dotenv-report FILE: the CI outputs as a dotenv file. */
   dotenvReport?: string;
+  /** deploy push --preview: the pull request's number, a CI output (preview_number). */
+  previewNumber?: number;
 }
 
 /** A change the server has taken (or one that had nothing to send), as its CI report tells it. */
@@ -68,6 +70,11 @@ export interface Ending {
 /** How a command shows the end of its change on stdout, and follows its wait. */
 export interface Showing {
   show(ending: Ending): Promise<void>;
+  /**
+   * Once the end is shown and reported to CI, before an unsuccessful one becomes the exit
+   * code (push --comment): must not throw but for Ctrl-C.
+   */
+  reported?(ending: Ending): Promise<void>;
   /** `deploy push -o ndjson`'s status and log events. */
   events?: WaitEvents;
 }
@@ -103,7 +110,12 @@ export async function finishChange(
   if (ending.verdict && !failure) failure = await unsuccessful(ctx, ending);
   if (failure instanceof WaitFailedError) ending = { ...ending, failure: failure.failure };
   await (showing?.show ?? showDeployment(ctx, released))(ending);
-  reportOutcome(ctx, outcomeOf(ctx, ending, failure, changes), options);
+  reportOutcome(
+    ctx,
+    { ...outcomeOf(ctx, ending, failure, changes), previewNumber: options.previewNumber },
+    options,
+  );
+  await showing?.reported?.(ending);
   if (failure) throw failure;
   // A command that shows its own end (push's result) says it there.
   if (ending.verdict && !showing) ctx.log.info(`revision ${revisionId} is ${ending.verdict.status}`);

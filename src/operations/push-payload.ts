@@ -10,10 +10,15 @@ import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { SecretT } from "../model/schemas.js";
 import type { FinishOptions } from "./after-change.js";
+import type { CommentPlan } from "./preview-comment.js";
 import type { PushReport } from "./push-report.js";
 
 export interface PushInput extends FinishOptions {
   name?: string;
+  /** --preview [N]: ship to NAME-pr-N (true: N found in the CI run). */
+  preview?: boolean | string;
+  /** --comment: create or update the pull request's comment about the preview (GitHub Actions). */
+  comment?: boolean;
   secret?: string[];
   secretsFile?: string;
   unsetSecret?: string[];
@@ -83,10 +88,23 @@ export interface PushOptions extends FinishOptions {
   unsetSecret?: string[];
 }
 
+/** A preview (--preview): the deployment it previews, and the pull request's. */
+export interface Preview {
+  /** NAME, whose preview NAME-pr-N is the deployment pushed to (NAME itself is never touched). */
+  of: string;
+  number: number;
+  /** Where the number came from: --preview, GITHUB_EVENT_PATH, GITHUB_REF, CI_MERGE_REQUEST_IID. */
+  from: string;
+}
+
 /** What a push sends and how, all of it known before any request. */
 export interface Shipment {
   options: PushOptions;
+  /** The deployment pushed to (with --preview: NAME-pr-N). */
   name: string;
+  preview: Preview | null;
+  /** --comment: where the pull request's comment goes; null when none is posted. */
+  comment: CommentPlan | null;
   /** The secrets given (platform variables left out); undefined when none were. */
   secrets: SecretT[] | undefined;
   payload: Payload;

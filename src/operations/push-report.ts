@@ -43,6 +43,8 @@ export interface PushResult {
   url: string | null;
   /** The revision failed: in which stage, the error, the end of its log (masked); null otherwise. */
   failure?: FailureDetail | null;
+  /** With --preview: the pull request's number (the deployment is NAME-pr-N). */
+  preview_number?: number;
   /** With --verify: how the check ended (null: none was made). */
   verification?: Verification | null;
   /** With --rollback-on-failure: the rollback (null: none). */
@@ -129,6 +131,9 @@ const pushResultView: View<PushResult> = {
         ],
     ["url", r.url],
     ["failure", r.failure ? `${r.failure.stage}: ${r.failure.message}` : null],
+    ...(r.preview_number !== undefined
+      ? [["preview", `of pull request #${r.preview_number}`] as [string, string]]
+      : []),
     [
       "verification",
       r.verification

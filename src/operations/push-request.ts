@@ -2,13 +2,16 @@
 // not go together refused, the deployment's name and the secrets decided once, then what is
 // shipped read and checked, a project directory (push-source.ts) or an image (push-image.ts).
 import { basename } from "node:path";
+import { type PullRequest, pullRequestOf } from "../ci/pull-request.js";
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
 import { buildBody } from "../manifest/build.js";
 import { PLATFORM_VARIABLES } from "../model/platform-variables.js";
+import { previewName, previewNameProblem } from "../model/preview-name.js";
 import type { SecretT } from "../model/schemas.js";
 import { projectDirectory } from "../project/directory.js";
-import type { PushInput, PushOptions, Shipment } from "./push-payload.js";
+import { planComment } from "./preview-comment.js";
+import type { Preview, PushInput, PushOptions, Shipment } from "./push-payload.js";
 import type { PushReport } from "./push-report.js";
 import { sourcePayload } from "./push-source.js";
 import { refuseWithoutWait } from "./verify.js";
@@ -79,21 +82,52 @@ export async function preparePush(
   // What is shipped is found before the name is asked, so that a missing directory, archive
   // or image is said before a question on a terminal, not after the user answered it. An image
   // is read whole here (its name offered comes from it); a directory is packed only once the
-  // name and secrets are settled. The image side is loaded only for an image push.
-  const imagePayload = isImagePush(dir, input)
+  // name and secrets are settled. The image side is loaded only for an image push. A preview's
+  // pull request is found first of all: it costs a small read at most.
+  const image = isImagePush(dir, input);
+  const pullRequest = await previewPullRequest(ctx, input);
+  const imagePayload = image
     ? await (await import("./push-image.js")).imagePayload(ctx, input, report)
     : null;
   try {
     const directory = imagePayload ? null : await projectDirectory(ctx.cwd, dir ?? ".");
-    const name = await deploymentName(ctx, input, directory?.name);
+    const given = await deploymentName(ctx, input, directory?.name, pullRequest);
+    const preview = pullRequest ? previewOf(ctx, given, pullRequest) : null;
+    const name = preview ? previewName(preview.of, preview.number) : given;
     const secrets = await secretsToSend(ctx, input);
-    const options = await pushOptions(ctx, input);
+    const options = { ...(await pushOptions(ctx, input)), previewNumber: preview?.number };
+    const comment = preview ? planComment(ctx, input.comment, input.dryRun) : null;
     const payload = imagePayload ?? (await sourcePayload(ctx, directory!, input, report));
-    return { name, secrets, payload, options };
+    return { name, preview, comment, secrets, payload, options };
   } catch (error) {
     imagePayload?.release();
     throw error;
   }
+}
+
+/** --preview's pull request (and --comment's check: it goes with --preview), or null. */
+async function previewPullRequest(ctx: Ctx, input: PushInput): Promise<PullRequest | null> {
+  const asked = input.preview !== undefined && input.preview !== false;
+  if (input.comment && !asked) {
+    throw new UsageError("--comment goes with --preview: it comments on the pull request the preview is for");
+  }
+  if (!asked) return null;
+  return pullRequestOf(input.preview as true | string, "--preview", {
+    env: ctx.env,
+    cwd: ctx.cwd,
+    signal: ctx.signal,
+  });
+}
+
+/** NAME's preview for the pull request; a NAME too long to have one is a usage error. */
+function previewOf(ctx: Ctx, name: string, pullRequest: PullRequest): Preview {
+  const problem = previewNameProblem(name, pullRequest.number);
+  if (problem) throw new UsageError(`--name: ${problem}`);
+  const where = pullRequest.from === "--preview" ? "" : ` (from ${pullRequest.from})`;
+  ctx.log.info(
+    `preview of ${name} for pull request #${pullRequest.number}${where}: deployment ${previewName(name, pullRequest.number)}`,
+  );
+  return { of: name, ...pullRequest };
 }
 
 /**
@@ -141,11 +175,15 @@ async function pushOptions(ctx: Ctx, input: PushInput): Promise<PushOptions> {
   };
 }
 
-/** --name, or on a terminal the answer to a question (offered: the directory's or image's name). */
+/**
+ * --name, or on a terminal the answer to a question (offered: the directory's or image's name).
+ * With --preview, the name of the deployment previewed (NAME of NAME-pr-N).
+ */
 async function deploymentName(
   ctx: Ctx,
   input: PushInput,
   directoryName: string | undefined,
+  pullRequest: PullRequest | null,
 ): Promise<string> {
   const given = input.name;
   if (given !== undefined) {
@@ -161,7 +199,9 @@ async function deploymentName(
   const { terminalPrompter } = await import("../prompt/prompter.js");
   const prompter = await terminalPrompter(ctx);
   return prompter.input({
-    message: "Deployment name (created when none has it)",
+    message: pullRequest
+      ? `Name of the deployment to preview (the preview NAME-pr-${pullRequest.number} is created when none has it)`
+      : "Deployment name (created when none has it)",
     default: offered,
     validate: (value) => (value.trim() === "" ? "give a name" : true),
   });

@@ -19,12 +19,13 @@ import { creationChanges, type PatchPlan, planPatch } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
-import { finishChange, type Showing } from "./after-change.js";
+import { type Ending, finishChange, type Showing } from "./after-change.js";
 import { invalidPlan, patchAndFinish } from "./change.js";
 import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
+import { postPreviewComment } from "./preview-comment.js";
 import type { PushInput, RunningRevision, Shipment, ShippedFields } from "./push-payload.js";
 import { PushReport } from "./push-report.js";
 import { preparePush } from "./push-request.js";
@@ -112,7 +113,7 @@ async function pushToExisting(
         revision: { id: active.id, status: active.status },
       },
       { ...options, wait: false },
-      resultShown(report, shipment, { created: false, uploaded: false }),
+      resultShown(ctx, report, shipment, { created: false, uploaded: false }),
     );
   }
   const pending = payload.pendingChange(found);
@@ -255,7 +256,7 @@ async function shipAndPatch(
     plan,
     { ...options, previewShown: true, quiet: true },
     {
-      ...resultShown(report, shipment, { created, uploaded: true }),
+      ...resultShown(ctx, report, shipment, { created, uploaded: true }),
       sent: ({ deployment: patched, started }) =>
         report.step(
           "patched",
@@ -295,12 +296,17 @@ function capitalise(text: string): string {
 
 /** The push's result on stdout (push-report.ts), for each way a push ends. */
 function resultShown(
+  ctx: Ctx,
   report: PushReport,
   shipment: Shipment,
   shipped: { created: boolean; uploaded: boolean },
 ): Showing {
   const released = verifies(shipment.options) || Boolean(shipment.options.rollbackOnFailure);
+  const { preview, comment } = shipment;
   return {
+    ...(preview && comment
+      ? { reported: (ending: Ending) => postPreviewComment(ctx, comment, preview, ending) }
+      : {}),
     show: ({ deployment, revision, result, verdict, verification, rollback, failure }) =>
       report.done({
         deployment,
@@ -311,6 +317,7 @@ function resultShown(
         elapsed_seconds: verdict ? verdict.elapsed_seconds : null,
         url: deployment.source_config.custom_url ?? null,
         failure: failure ?? null,
+        ...(shipment.preview ? { preview_number: shipment.preview.number } : {}),
         ...(released ? { verification: verification ?? null, rollback: rollback ?? null } : {}),
       }),
   };
@@ -330,6 +337,7 @@ async function printDryRun(
   await printer.value(
     {
       name: shipment.name,
+      ...(shipment.preview ? { preview_number: shipment.preview.number } : {}),
       deployment_id: current?.id ?? null,
       action,
       ...(createRequest ? { create: createRequest } : {}),

@@ -11,11 +11,14 @@
 // stricter, and what it accepts must still fit the document. That is the direction checked.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SOURCES, type Source } from "../../src/model/enums.js";
+import { ApiClient } from "../../src/api/client.js";
+import { deleteDeployments, listDeploymentsDated } from "../../src/api/endpoints.js";
+import type { Transport } from "../../src/api/transport.js";
+import { BULK_DELETE_MAX, SOURCES, type Source } from "../../src/model/enums.js";
 import type { DeploymentT } from "../../src/model/responses.js";
 import { REVISION_FIELD_SOURCES, SOURCE_CONFIG_FIELD_SOURCES } from "../../src/model/rules.js";
 import { validateCreateRequest, validatePatchRequest } from "../../src/model/validate.js";
-import { checkRequest } from "../helpers/openapi.js";
+import { checkQuery, checkRequest } from "../helpers/openapi.js";
 
 const CREATE = { method: "POST", path: "/v2/deployments" };
 const PATCH = { method: "PATCH", path: "/v2/deployments/{deployment_id}" };
@@ -335,5 +338,55 @@ describe("request bodies the model accepts validate against the document's reque
       }),
     ).toMatch(/listener_id[\s\S]*uuid|uuid[\s\S]*cpu|cpu[\s\S]*uuid/);
     expect(checkRequest(PATCH, { revision_source: "external_container" })).not.toBeNull();
+  });
+});
+
+describe("query strings the CLI sends validate against the document's parameters", () => {
+  /** A client whose requests are recorded and answered at once, as `answer` says. */
+  function recording(answer: { status: number; body: string }) {
+    const urls: URL[] = [];
+    const transport: Transport = async (request) => {
+      urls.push(new URL(request.url));
+      return {
+        status: answer.status,
+        headers: { "content-type": "application/json" },
+        body: Buffer.from(answer.body),
+      };
+    };
+    const api = new ApiClient({
+      baseUrl: "http://127.0.0.1:9",
+      credentials: { apiKey: "k" },
+      requestTimeoutMs: 1000,
+      userAgent: "cpctl-test",
+      transport,
+    });
+    return { api, urls };
+  }
+  const ids = (n: number) =>
+    Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`);
+  const BULK = { method: "DELETE", path: "/v2/deployments" };
+
+  it("bulk delete (deploy prune): deployment_ids repeated, at most 100", async () => {
+    const { api, urls } = recording({ status: 200, body: "null" });
+    await deleteDeployments(api, ids(BULK_DELETE_MAX));
+    await deleteDeployments(api, ids(1));
+    expect(urls.map((url) => url.pathname)).toEqual(["/v2/deployments", "/v2/deployments"]);
+    expect(urls[0]!.searchParams.getAll("deployment_ids")).toEqual(ids(BULK_DELETE_MAX));
+    for (const url of urls) expect(checkQuery(BULK, url.searchParams), url.search).toBeNull();
+    // Not vacuous: what the document refuses.
+    const over = new URLSearchParams(
+      ids(BULK_DELETE_MAX + 1).map((id): [string, string] => ["deployment_ids", id]),
+    );
+    expect(checkQuery(BULK, over)).toMatch(/deployment_ids/);
+    expect(checkQuery(BULK, new URLSearchParams())).toMatch(/required/);
+    expect(checkQuery(BULK, new URLSearchParams([["deployment_ids", "x"]]))).toMatch(/uuid/);
+  });
+
+  it("the listing prune reads (name_contains, limit, offset)", async () => {
+    const { api, urls } = recording({ status: 200, body: '{"resources":[],"offset":0}' });
+    await listDeploymentsDated(api, { name_contains: "my-agent-pr-" }, { limit: 100, offset: 200 });
+    const list = { method: "GET", path: "/v2/deployments" };
+    expect(checkQuery(list, urls[0]!.searchParams)).toBeNull();
+    expect(checkQuery(list, new URLSearchParams([["limit", "101"]]))).toMatch(/limit/);
   });
 });

@@ -33,15 +33,12 @@ const STAGE = 1000;
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
 
 /**
- * Operations the document describes that neither the spec nor the service facts have: a bulk
- * delete and the writing side of listeners. The spec is the emulator's law, so it does not
- * serve them; the test below checks that it refuses them plainly (404/405 with a detail).
+ * Operations the document describes that neither the spec nor the service facts have: the
+ * writing side of listeners. The spec is the emulator's law, so it does not serve them; the
+ * test below checks that it refuses them plainly (404/405 with a detail). (The bulk delete,
+ * which service-facts names, is served.)
  */
 const NOT_EMULATED: { op: OperationRef; why: string }[] = [
-  {
-    op: { method: "DELETE", path: "/v2/deployments" },
-    why: "bulk delete by deployment_ids: not in the spec (which shows DELETE of one deployment only)",
-  },
   {
     op: { method: "POST", path: "/v2/listeners" },
     why: "listeners are read-only in the spec (GET /v2/listeners gives IDs for listener_id)",
@@ -416,6 +413,22 @@ describe("every emulator answer validates against the published OpenAPI document
       await offCall("POST (log)", deployLogsPath(deployment.id), { limit: 0 });
       await offCall("POST (log)", deployLogsPath(UNKNOWN), {});
     }
+
+    // --- bulk delete: all or none (404), validated (422) ---
+    const bulkIds: string[] = [];
+    for (const name of ["contract-bulk-1", "contract-bulk-2"]) {
+      bulkIds.push(
+        (await call("POST", "/v2/deployments", {}, { body: em.createBody("internal_container", name) })).json
+          .id,
+      );
+    }
+    const ids = (list: string[]) => list.map((id) => `deployment_ids=${id}`).join("&");
+    await call("DELETE", "/v2/deployments", {}, { query: ids([bulkIds[0]!, UNKNOWN]) }); // 404
+    await call("DELETE", "/v2/deployments"); // 422: required
+    await call("DELETE", "/v2/deployments", {}, { query: ids(["x"]) }); // 422
+    await call("DELETE", "/v2/deployments", {}, { query: ids(Array(101).fill(bulkIds[0]!)) }); // 422
+    await call("DELETE", "/v2/deployments", {}, { query: `deployment_ids=${bulkIds.join(",")}` }); // 422
+    expect((await call("DELETE", "/v2/deployments", {}, { query: ids(bulkIds) })).status).toBe(200);
 
     // --- delete ---
     const remove = "/v2/deployments/{deployment_id}";

@@ -21,6 +21,7 @@ import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { startGitHubFake } from "../helpers/github-fake.js";
 import { freshDir } from "../helpers/run-cli.js";
 
 afterEach(closeTestEmulators);
@@ -45,9 +46,21 @@ interface Context {
   steps: Record<string, Record<string, string>>;
   actionPath: string;
   runnerTemp: string;
+  /** The workflow's token (github.token) and event (github.event). */
+  github: { token: string; event: Record<string, unknown> };
 }
 
-/** The expressions this action uses: inputs, steps' outputs, github.action_path, runner.temp. */
+/** `github.event.a.b` of the event, as an expression gives it (an absent field is empty). */
+function eventField(event: Record<string, unknown>, path: string): string {
+  let value: unknown = event;
+  for (const key of path.split(".")) value = (value as Record<string, unknown> | undefined)?.[key];
+  return value === undefined || value === null ? "" : String(value);
+}
+
+/**
+ * The expressions this action uses: inputs, steps' outputs, github.action_path, github.token,
+ * github.event.*, runner.temp.
+ */
 function evaluate(text: string, context: Context) {
   return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
     const input = /^inputs\.([\w-]+)$/.exec(expression);
@@ -55,6 +68,8 @@ function evaluate(text: string, context: Context) {
     const output = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expression);
     if (output) return context.steps[output[1]!]?.[output[2]!] ?? "";
     if (expression === "github.action_path") return context.actionPath;
+    if (expression === "github.token") return context.github.token;
+    if (expression.startsWith("github.event.")) return eventField(context.github.event, expression.slice(13));
     if (expression === "runner.temp") return context.runnerTemp;
     throw new Error(`expression not understood by this test runner: ${expression}`);
   });
@@ -90,6 +105,8 @@ interface RunOptions {
   /** Directories put first on PATH (stand-ins for npm). */
   path?: string[];
   home?: string;
+  /** The workflow's token and the event it runs for (written to GITHUB_EVENT_PATH). */
+  github?: { token?: string; event?: Record<string, unknown> };
 }
 
 async function runAction(options: RunOptions): Promise<ActionRun> {
@@ -100,7 +117,10 @@ async function runAction(options: RunOptions): Promise<ActionRun> {
   const summary = join(work, "summary.md");
   const runnerTemp = join(work, "temp");
   mkdirSync(runnerTemp);
-  const context: Context = { inputs, steps: {}, actionPath: options.actionPath ?? root, runnerTemp };
+  const github = { token: options.github?.token ?? "", event: options.github?.event ?? {} };
+  const context: Context = { inputs, steps: {}, actionPath: options.actionPath ?? root, runnerTemp, github };
+  const eventPath = join(work, "event.json");
+  writeFileSync(eventPath, JSON.stringify(github.event));
   let stdout = "";
   let stderr = "";
   let code = 0;
@@ -118,6 +138,7 @@ async function runAction(options: RunOptions): Promise<ActionRun> {
       RUNNER_TEMP: runnerTemp,
       GITHUB_OUTPUT: outputFile,
       GITHUB_STEP_SUMMARY: summary,
+      GITHUB_EVENT_PATH: eventPath,
       // ...then the caller's env:, then the step's own.
       ...options.env,
     };
@@ -401,6 +422,141 @@ describe("action.yml", () => {
     const confirmed = await runAction({ with: { ...given, yes: "true" }, cwd: dir, home });
     expect(confirmed.code, confirmed.stderr).toBe(0);
     expect(confirmed.outputs.result).toBe("deployed");
+  });
+
+  describe("previews: preview, comment, github-token, prune", () => {
+    const TOKEN = "ghs_workflow_token_1";
+    function agentDir(): string {
+      const dir = freshDir("action");
+      mkdirSync(join(dir, "agent"));
+      writeFileSync(join(dir, "agent", "agent.json"), '{"graphs":{"agent":"./agent.py:graph"}}');
+      writeFileSync(join(dir, "agent", "agent.py"), "graph = None\n");
+      return dir;
+    }
+    const pullRequest = (number: number, action = "synchronize") => ({
+      token: TOKEN,
+      event: { action, pull_request: { number } },
+    });
+
+    it("preview: true and comment: true ship to NAME-pr-N and comment with the workflow's token", async () => {
+      const em = await startTestEmulator();
+      const github = await startGitHubFake({ token: TOKEN });
+      const dir = agentDir();
+      const run = await runAction({
+        with: {
+          command: "deploy push agent --name my-agent",
+          preview: "true",
+          comment: "true",
+          "base-url": em.url,
+          "api-key": em.apiKey,
+        },
+        env: { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: "acme/agent" },
+        github: pullRequest(12),
+        cwd: dir,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.outputs).toMatchObject({
+        deployment_name: "my-agent-pr-12",
+        preview_number: "12",
+        result: "deployed",
+      });
+      expect(github.comments(12)).toHaveLength(1);
+      expect(github.comments(12)[0]!.body).toContain("<!-- cpctl-preview:my-agent -->");
+      for (const text of [run.stdout, run.stderr, run.summary, JSON.stringify(run.outputs)])
+        expect(text).not.toContain(TOKEN);
+    });
+
+    it("github-token wins over the caller's GITHUB_TOKEN, which wins over the workflow's", async () => {
+      const em = await startTestEmulator();
+      const dir = agentDir();
+      const base = {
+        command: "deploy push agent --name app",
+        preview: "3",
+        comment: "true",
+        "base-url": em.url,
+        "api-key": em.apiKey,
+      };
+      for (const [given, callers, used] of [
+        ["ghs_input_token_1", "ghs_caller_token_1", "ghs_input_token_1"],
+        ["", "ghs_caller_token_1", "ghs_caller_token_1"],
+        ["", "", TOKEN],
+      ] as const) {
+        const github = await startGitHubFake({ token: used });
+        const run = await runAction({
+          with: { ...base, "github-token": given },
+          env: {
+            GITHUB_API_URL: github.url,
+            GITHUB_REPOSITORY: "acme/agent",
+            ...(callers ? { GITHUB_TOKEN: callers } : {}),
+          },
+          github: { token: TOKEN, event: {} },
+          cwd: dir,
+        });
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.outputs.preview_number).toBe("3");
+        expect(github.comments(3), `${given}/${callers}`).toHaveLength(1);
+      }
+    });
+
+    it("preview and comment go with deploy push only; preview takes true, false or a number", async () => {
+      const em = await startTestEmulator();
+      const settings = { "base-url": em.url, "api-key": em.apiKey };
+      const wrongCommand = await runAction({
+        with: { command: "deploy apply", file: "x.yaml", preview: "true", ...settings },
+        cwd: freshDir("action"),
+      });
+      expect(wrongCommand.code).toBe(2);
+      expect(wrongCommand.stdout + wrongCommand.stderr).toContain(
+        "preview and comment go with the command deploy push",
+      );
+      const badValue = await runAction({
+        with: { command: "deploy push", preview: "07", ...settings },
+        cwd: freshDir("action"),
+      });
+      expect(badValue.code).toBe(2);
+      expect(badValue.stdout + badValue.stderr).toContain(
+        "preview: expected true, false or a pull request's number",
+      );
+    });
+
+    it("prune: NAME deletes that pull request's preview on its event, and wants yes: true", async () => {
+      const em = await startTestEmulator();
+      for (const name of ["my-agent", "my-agent-pr-4", "my-agent-pr-5"])
+        await em.createDeployment("internal_container", name);
+      const settings = { "base-url": em.url, "api-key": em.apiKey };
+      const refused = await runAction({
+        with: { prune: "my-agent", ...settings },
+        github: pullRequest(4, "closed"),
+        cwd: freshDir("action"),
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("--yes");
+      const run = await runAction({
+        with: { prune: "my-agent", yes: "true", ...settings },
+        github: pullRequest(4, "closed"),
+        cwd: freshDir("action"),
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/my-agent-pr-4$/);
+      // A schedule: no pull request; the filter comes from args.
+      const nightly = await runAction({
+        with: { prune: "my-agent", yes: "true", args: "--older-than=7d", ...settings },
+        cwd: freshDir("action"),
+      });
+      expect(nightly.code, nightly.stderr).toBe(0);
+      expect(nightly.stderr).toContain(
+        "nothing to prune: none of the 1 preview deployment of my-agent matches --older-than 7d00h",
+      );
+      const names = (await em.get("/v2/deployments")).json.resources
+        .map((d: { name: string }) => d.name)
+        .sort();
+      expect(names).toEqual(["my-agent", "my-agent-pr-5"]);
+      const mixed = await runAction({
+        with: { prune: "my-agent", command: "deploy list", ...settings },
+        cwd: freshDir("action"),
+      });
+      expect(mixed.code).toBe(2);
+    });
   });
 
   it("CPCTL_GITHUB=0 turns it all off", async () => {

@@ -135,3 +135,41 @@ export function checkRequest(ref: OperationRef, body: unknown): string | null {
   );
   return validate(body) ? null : ajv.errorsText(validate.errors, { separator: "\n" });
 }
+
+/**
+ * Validates a request's query string against the document's query parameters of an operation:
+ * null when valid, else the problems. Repeated names make an array (the default `form`,
+ * `explode: true` style); a scalar parameter takes one value, as text or typed from it (`100`
+ * an integer, `true` a boolean). A name the document does not list is a problem too.
+ */
+export function checkQuery(ref: OperationRef, query: URLSearchParams): string | null {
+  const parameters = (operation(ref)?.parameters ?? []).filter((p) => p.in === "query");
+  const problems: string[] = [];
+  for (const name of new Set(query.keys())) {
+    if (!parameters.some((p) => p.name === name)) problems.push(`${name}: not a parameter of the document`);
+  }
+  parameters.forEach((parameter) => {
+    const values = query.getAll(parameter.name);
+    if (values.length === 0) {
+      if (parameter.required) problems.push(`${parameter.name}: required`);
+      return;
+    }
+    const index = operation(ref)!.parameters!.indexOf(parameter);
+    const validate = validatorAt(
+      pointer("paths", ref.path, ref.method.toLowerCase(), "parameters", String(index), "schema"),
+    );
+    const isArray = (parameter.schema as { type?: unknown }).type === "array";
+    if (!isArray && values.length > 1) problems.push(`${parameter.name}: given ${values.length} times`);
+    // A scalar's text is what a string parameter takes; a number's or a boolean's is read as one.
+    const valid = isArray ? validate(values) : validate(values[0]) || validate(typed(values[0]!));
+    if (!valid) problems.push(`${parameter.name}: ${ajv.errorsText(validate.errors)}`);
+  });
+  return problems.length ? problems.join("\n") : null;
+}
+
+/** A query value as the service's framework reads it for a scalar parameter. */
+function typed(text: string): unknown {
+  if (/^-?\d+$/.test(text)) return Number(text);
+  if (text === "true" || text === "false") return text === "true";
+  return text;
+}

@@ -21,6 +21,14 @@ export default defineCommand({
         )
         .option("--name <name>", "the deployment, by exact name: updated when it exists, created when not")
         .option(
+          "--preview [n]",
+          "ship to NAME-pr-N, pull request N's preview (created when missing; NAME is not touched); N found in a pull request's CI run when not given",
+        )
+        .option(
+          "--comment",
+          "with --preview on GitHub Actions: create or update the pull request's comment about the preview (needs GITHUB_TOKEN)",
+        )
+        .option(
           "--agent-config-path <path>",
           "the agent configuration, relative to DIR (default: the first of agent.json, langgraph.json)",
         )
@@ -107,6 +115,18 @@ log, and last done with the result. Exit codes are those of \`deploy wait\`: 5 w
 fails (the end of its build log is shown), 6 on time-out, 130 on Ctrl-C (with the command that
 resumes the wait).
 ${RELEASE_HELP}
+A preview for every pull request: --preview N ships to the deployment NAME-pr-N instead of NAME,
+created when missing as NAME would be (same source, agent_config_path, the secrets given) and
+pushed to like any other; NAME itself is never read or changed. Without N, it is read from the
+CI run: on GitHub Actions from the event (GITHUB_EVENT_PATH: pull_request.number) or a GITHUB_REF
+of refs/pull/N/merge, on GitLab CI from CI_MERGE_REQUEST_IID; elsewhere it is exit 2. The result,
+the ndjson done event, the GitHub step outputs and --dotenv-report carry preview_number beside
+url. --comment (with --preview, on GitHub Actions, with GITHUB_TOKEN in the environment) then
+creates or updates one comment on the pull request, found by a hidden marker per NAME, through
+GITHUB_API_URL and GITHUB_REPOSITORY: the preview's URL, revision, status, verification and the
+time; never a token or a secret value. A comment that cannot be posted (a fork's read-only
+token, 403 or 404, no token, no network) is a warning: the exit code stays the deploy's.
+\`deploy prune --previews-of NAME\` deletes previews once their pull request is closed.
 With --image IMAGE or --image-archive FILE (no DIR), for internal_container deployments: the
 deployment is found or created (as internal_container) the same way, a push token is asked for
 (POST .../push-token), the image is pushed to REGISTRY_URL/NAME:TAG (NAME: the deployment's name
@@ -129,6 +149,9 @@ pushed, patched, status, done; the result adds image_uri.${examples(
         "cpctl deploy push ./agent --name my-agent --dry-run        # what would be packed and sent",
         "cpctl deploy push ./agent --name my-agent --secret OPENAI_API_KEY --no-wait",
         "cpctl deploy push ./agent --name my-agent --verify --rollback-on-failure",
+        "cpctl deploy push ./agent --name my-agent --preview 7 -o json | jq -r .url  # to my-agent-pr-7",
+        "CI_MERGE_REQUEST_IID=7 cpctl deploy push ./agent --name my-agent --preview  # N from the CI run",
+        "cpctl deploy push ./agent --name my-agent --preview 7 --comment --verify  # on GitHub Actions: and comment",
         "cpctl deploy push ./agent --name my-agent -o ndjson | jq -c 'select(.event == \"status\")'",
         "cpctl deploy push --image my-app:latest --name my-app      # through docker (or podman)",
         "cpctl deploy push --image-archive image.tar --name my-app  # docker save, podman save, an OCI layout",

@@ -10,7 +10,12 @@ import { validateCreateRequest, validatePatchRequest } from "../../model/validat
 import { deploymentNotFound, HttpError, invalid, noContent, ok } from "../responses.js";
 import { listingPage } from "./deployment-listing.js";
 import { type Core, deploymentRevision, tenantDeployment } from "./handler-parts.js";
-import { parseDeleteOptions, parseDeploymentFilters, parseRevisionFilters } from "./query.js";
+import {
+  parseBulkDeleteIds,
+  parseDeleteOptions,
+  parseDeploymentFilters,
+  parseRevisionFilters,
+} from "./query.js";
 import type { Router } from "./router.js";
 import { checkCreateAgainstState, checkPatchAgainstState } from "./state-rules.js";
 import { deploymentJson, deploymentView, revisionView } from "./views.js";
@@ -61,6 +66,20 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
       status: 200,
       jsonText: `{"resources":[${resources.join(",")}],"offset":${filters.offset + page.length}}`,
     };
+  });
+
+  // Bulk delete (service-facts "Bulk delete and listeners"): all of them or, when one is
+  // unknown to the tenant, none (404 naming it). The document gives the 200 no schema: the
+  // answer is `null`, what the service's framework sends for a handler that returns nothing.
+  router.add("DELETE", "/v2/deployments", (context) => {
+    const tenantId = context.tenant();
+    const deployments = parseBulkDeleteIds(context.query).map((id) => {
+      const deployment = store.find(tenantId, id);
+      if (!deployment) throw deploymentNotFound(id);
+      return deployment;
+    });
+    store.deleteDeployments(deployments);
+    return ok(null);
   });
 
   router.add("GET", "/v2/deployments/{deployment_id}", (context) => ({

@@ -3,6 +3,7 @@
 // the service's framework does. An empty value (`?status=`) counts as absent.
 import type { FieldIssue } from "../../errors.js";
 import {
+  BULK_DELETE_MAX,
   DEPLOYMENT_STATUSES,
   DEPLOYMENT_TYPES,
   type DeploymentStatus,
@@ -98,6 +99,42 @@ export function parseDeleteOptions(query: URLSearchParams): DeleteOptions {
   const deleteTracingProject = boolean(query, "delete_tracing_project", issues) ?? false;
   if (issues.length) throw invalid(issues);
   return { deleteTracingProject };
+}
+
+/**
+ * The IDs of a bulk DELETE /v2/deployments: `deployment_ids` repeated (the document's array
+ * parameter in its default form, `?deployment_ids=A&deployment_ids=B`), required, at most
+ * BULK_DELETE_MAX, each a UUID. A comma-separated value is one value that is not a UUID, as
+ * the service's framework reads it. An empty value counts as absent. Duplicates count once.
+ */
+export function parseBulkDeleteIds(query: URLSearchParams): string[] {
+  const given = query.getAll("deployment_ids");
+  const issues: FieldIssue[] = [];
+  if (given.every((value) => value === "")) {
+    throw invalid([fieldIssue(["query", "deployment_ids"], "Field required", "missing")]);
+  }
+  if (given.length > BULK_DELETE_MAX) {
+    issues.push(
+      fieldIssue(
+        ["query", "deployment_ids"],
+        `must hold at most ${BULK_DELETE_MAX} IDs, not ${given.length}`,
+        "too_long",
+      ),
+    );
+  }
+  given.forEach((value, index) => {
+    if (value !== "" && !isUuid(value) && issues.length < 20) {
+      issues.push(
+        fieldIssue(
+          ["query", "deployment_ids", index],
+          `must be a UUID, not ${JSON.stringify(value.slice(0, 60))}`,
+          "uuid_parsing",
+        ),
+      );
+    }
+  });
+  if (issues.length) throw invalid(issues);
+  return [...new Set(given.filter((value) => value !== "").map((id) => id.toLowerCase()))];
 }
 
 export function parseListenerPage(query: URLSearchParams): Page {

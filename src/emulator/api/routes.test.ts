@@ -263,7 +263,7 @@ describe("general answers", () => {
     expect(unknown.json).toEqual({ detail: "Not Found" });
     const wrong = await em.request("PUT", "/v2/deployments");
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.allow).toBe("POST, GET");
+    expect(wrong.headers.allow).toBe("POST, GET, DELETE");
     expect(wrong.json).toEqual({ detail: "Method Not Allowed" });
     // "//x" must not be read as a host name.
     expect((await em.get("//v2/deployments")).status).toBe(404);

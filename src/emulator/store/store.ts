@@ -309,6 +309,30 @@ export class Store {
    * outlives its deployment otherwise, and a later deployment of the same name uses it again).
    */
   deleteDeployment(deployment: StoredDeployment, options: { deleteTracingProject?: boolean } = {}): void {
+    this.deleteDeployments([deployment], options);
+  }
+
+  /**
+   * Deletes deployments as one change (the bulk DELETE): one commit, so that a crash leaves
+   * all of them or none, as the answer says.
+   */
+  deleteDeployments(
+    deployments: readonly StoredDeployment[],
+    options: { deleteTracingProject?: boolean } = {},
+  ): void {
+    const gone: StoredUpload[] = [];
+    for (const deployment of deployments) gone.push(...this.removeDeployment(deployment, options));
+    this.commit();
+    // Files after the state: a crash in between leaves an orphan file, never a dangling path.
+    for (const upload of gone) this.options.tarballs.remove(upload.id);
+    for (const deployment of deployments) this.options.images?.deploymentDeleted(deployment.id);
+  }
+
+  /** Takes a deployment and what hangs on it out of the state (not committed); its uploads. */
+  private removeDeployment(
+    deployment: StoredDeployment,
+    options: { deleteTracingProject?: boolean },
+  ): StoredUpload[] {
     this.deployments.remove(deployment);
     this.change.removedDeployment(deployment.id);
     if (options.deleteTracingProject) {
@@ -327,10 +351,7 @@ export class Store {
       this.failNext = this.failNext.filter((r) => r.deployment_id !== deployment.id);
       this.change.failRules(this.failNext);
     }
-    this.commit();
-    // Files after the state: a crash in between leaves an orphan file, never a dangling path.
-    for (const upload of gone) this.options.tarballs.remove(upload.id);
-    this.options.images?.deploymentDeleted(deployment.id);
+    return gone;
   }
 
   /** A new object path and URL for `deployment`, valid until `expiresAt`. */
