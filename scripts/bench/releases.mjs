@@ -54,7 +54,10 @@ async function deployedDeployment(url) {
 function statusRow({ node, bin, env, cwd, id, runs }) {
   const figure = "deploy status (3 requests) vs deploy get";
   const get = command("deploy get -o json", [node, bin, "deploy", "get", id, "-o", "json"], { env, cwd });
-  const status = command("deploy status -o json", [node, bin, "deploy", "status", id, "-o", "json"], { env, cwd });
+  const status = command("deploy status -o json", [node, bin, "deploy", "status", id, "-o", "json"], {
+    env,
+    cwd,
+  });
   process.stdout.write(`timing ${figure} ... `);
   try {
     const checked = capture(status);
@@ -91,14 +94,16 @@ function verifyRow({ node, bin, env, cwd, id, runs }) {
         { env, cwd, encoding: "utf8", timeout: 60_000 },
       );
       const exitedAt = Date.now();
-      if (run.status !== 0) throw new Error(`redeploy --verify: exit ${run.status}: ${run.stderr.slice(0, 300)}`);
+      if (run.status !== 0)
+        throw new Error(`redeploy --verify: exit ${run.status}: ${run.stderr.slice(0, 300)}`);
       const printed = JSON.parse(run.stdout);
       if (printed.result !== "verified") throw new Error(`redeploy --verify: result ${printed.result}`);
-      const revision = spawnSync(
-        node,
-        [bin, "deploy", "revisions", id, "-o", "json", "--limit", "1"],
-        { env, cwd, encoding: "utf8", timeout: 60_000 },
-      );
+      const revision = spawnSync(node, [bin, "deploy", "revisions", id, "-o", "json", "--limit", "1"], {
+        env,
+        cwd,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
       const [latest] = JSON.parse(revision.stdout);
       lags.push(exitedAt - Date.parse(latest.updated_at));
     }
