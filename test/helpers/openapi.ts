@@ -135,3 +135,42 @@ export function checkRequest(ref: OperationRef, body: unknown): string | null {
   );
   return validate(body) ? null : ajv.errorsText(validate.errors, { separator: "\n" });
 }
+
+/**
+ * Validates a request's parameters as sent (its path's values, its query string) against the
+ * document's parameters of an operation: null when valid, else the problems. Each value is taken
+ * as the service's framework takes text (an integer parameter's digits as a number) and checked
+ * against its schema; a required parameter must be there, and a query parameter the document
+ * does not name is a problem too (a client that sends one relies on what is not promised).
+ */
+export function checkParameters(
+  ref: OperationRef,
+  pathValues: Record<string, string>,
+  query: URLSearchParams,
+): string | null {
+  const parameters = operation(ref)?.parameters;
+  if (!parameters) throw new Error(`${ref.method} ${ref.path} is not in the document`);
+  const problems: string[] = [];
+  const indexed = parameters.map((p, index) => ({ ...p, index }));
+  const inQuery = indexed.filter((p) => p.in === "query");
+  for (const name of new Set(query.keys())) {
+    if (!inQuery.some((p) => p.name === name)) problems.push(`${name}: not a parameter of the document`);
+  }
+  for (const parameter of indexed.filter((p) => p.in === "path" || p.in === "query")) {
+    const given = parameter.in === "path" ? pathValues[parameter.name] : undefined;
+    const values =
+      parameter.in === "path" ? (given === undefined ? [] : [given]) : query.getAll(parameter.name);
+    if (values.length === 0) {
+      if (parameter.required) problems.push(`${parameter.name}: required`);
+      continue;
+    }
+    if (values.length > 1) problems.push(`${parameter.name}: given ${values.length} times`);
+    const schema = parameter.schema as { type?: string };
+    const value = schema.type === "integer" && /^-?\d+$/.test(values[0]!) ? Number(values[0]) : values[0];
+    const validate = validatorAt(
+      pointer("paths", ref.path, ref.method.toLowerCase(), "parameters", String(parameter.index), "schema"),
+    );
+    if (!validate(value)) problems.push(`${parameter.name}=${values[0]}: ${ajv.errorsText(validate.errors)}`);
+  }
+  return problems.length ? problems.join("\n") : null;
+}
