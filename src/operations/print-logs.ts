@@ -45,6 +45,9 @@ export type TimeBound = { ago: number } | { at: string };
 export async function runLogs(ctx: Ctx, ref: string, options: LogsInput): Promise<void> {
   if (options.all && options.limit !== undefined)
     throw new UsageError("--all and --limit cannot be used together: --all prints every entry");
+  // The printer's module loads while the deployment is asked for: the first line is not held
+  // back by it (an error of its own still comes when it is needed).
+  ctx.printer().catch(() => {});
   const { deploymentId, source } = await logSource(ctx, ref, options);
   const now = ctx.clock.now();
   const filters: LogFilters = {
