@@ -427,8 +427,8 @@ complete -c cpctl -n '__cpctl_at deploy revisions' -l offset -d 'skip this many 
 complete -c cpctl -n '__cpctl_at deploy revisions' -l all -d 'follow the pages to the end (pages of 100; streamed with -o ndjson)'
 
 # cpctl deploy logs
-complete -c cpctl -n '__cpctl_at deploy logs' -l build -d 'the build log of a revision (default: the runtime log of the deployment)'
-complete -c cpctl -n '__cpctl_at deploy logs' -l revision -d 'this revision\'s log (default: --build reads the latest revision; the runtime log covers all)' -x
+complete -c cpctl -n '__cpctl_at deploy logs' -l build -d 'the build log of a revision (default: the runtime log)'
+complete -c cpctl -n '__cpctl_at deploy logs' -l revision -d 'this revision\'s log (default: the runtime log of the revision that serves; --build: the latest)' -x
 complete -c cpctl -n '__cpctl_at deploy logs' -s f -l follow -d 'keep printing new entries until Ctrl-C (a build log: until its revision ends)'
 complete -c cpctl -n '__cpctl_at deploy logs' -l all -d 'the whole log (every entry that matches), oldest first, printed as it arrives'
 complete -c cpctl -n '__cpctl_at deploy logs' -l level -d 'at least this level: DEBUG, INFO, WARNING, ERROR, CRITICAL' -x -a 'DEBUG INFO WARNING ERROR CRITICAL'

@@ -3,15 +3,19 @@
 // run, alternating, on an emulator of its own:
 //
 // - the whole runtime log, about 21,000 lines: `deploy logs ID --all` against a script that
-//   pages through it 1,000 entries a request as the cursor leads (the least a client can do);
-//   the requests each made; and how many round trips after its first request the first line
-//   is on stdout;
-// - `deploy logs ID --limit 1000` against one request for the newest 1,000;
+//   reads the deployment (for the revision that serves) and pages through that revision's log
+//   1,000 entries a request as the cursor leads (the least a client can do); the requests each
+//   made; and how many round trips after its first request the first line is on stdout;
+// - `deploy logs ID --limit 1000` against the deployment and one request for the newest 1,000;
 // - `deploy list --all -o ndjson` over 2,000 deployments against asking every page at once
 //   (which only a script that knows the count can do), with the requests each sent;
 // - `deploy logs ID --follow`: requests a second against the public clients following the
 //   same log (when installed: peers.mjs), or else against the rate of their design, one
 //   request after each pause of 2 s.
+//
+// Logs are read from the documented GET /v2/deployments/{id}/revisions/{rid}/logs, the floors
+// too (scripts/bench/floors/logs-*.mjs), so that floor and subject read the same endpoint; the
+// public clients read the /v1/projects calls.
 //
 // Every command is checked once (its output against the floor's) before it is timed.
 import { spawn } from "node:child_process";
@@ -59,7 +63,7 @@ export async function wireRows({ root, node, bin, home, cwd, runs, peers = [] })
       command(label, [node, join(FLOORS, script), ...args], { env: env(key), cwd });
     const commands = {
       all: cpctl("deploy logs ID --all", ["deploy", "logs", id, "--all", "--until", until]),
-      allFloor: floor("pages of 1,000 as the cursor leads", "logs-all.mjs", [id, until]),
+      allFloor: floor("the deployment, pages of 1,000 as the cursor leads", "logs-all.mjs", [id, until]),
       newest: cpctl("deploy logs ID --limit 1000", [
         "deploy",
         "logs",
@@ -69,7 +73,7 @@ export async function wireRows({ root, node, bin, home, cwd, runs, peers = [] })
         "--until",
         until,
       ]),
-      newestFloor: floor("one request of 1,000", "logs-newest.mjs", [id, until]),
+      newestFloor: floor("the deployment, one request of 1,000", "logs-newest.mjs", [id, until]),
       list: cpctl("deploy list --all -o ndjson", ["deploy", "list", "--all", "-o", "ndjson"], LIST_KEY),
       listFloor: floor("every page at once", "list-all-at-once.mjs", [String(LIST_COUNT)], LIST_KEY),
     };
@@ -121,15 +125,15 @@ async function seedLog(url) {
 }
 
 async function countLines(url, id, until) {
-  const headers = { "X-Api-Key": LOGS_KEY, "Content-Type": "application/json", Accept: "application/json" };
+  const headers = { "X-Api-Key": LOGS_KEY, Accept: "application/json" };
+  const deployment = JSON.parse((await exchange(false, `${url}/v2/deployments/${id}`, { headers })).body);
+  const path = `${url}/v2/deployments/${id}/revisions/${deployment.active_revision_id ?? deployment.latest_revision_id}/logs`;
   let total = 0;
   let offset = null;
   for (let page = 0; page < 100; page++) {
-    const answer = await exchange(false, `${url}/v1/projects/${id}/deploy_logs`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ order: "asc", limit: 1000, end_time: until, ...(offset ? { offset } : {}) }),
-    });
+    const query = new URLSearchParams({ type: "deploy", order: "asc", limit: "1000", end_time: until });
+    if (offset) query.set("offset", offset);
+    const answer = await exchange(false, `${path}?${query}`, { method: "GET", headers });
     const body = JSON.parse(answer.body);
     total += body.logs.length;
     if (body.next_offset === null || body.logs.length < 1000) return total;
@@ -166,8 +170,9 @@ async function logRows(proxyUrl, c, rtt, runs) {
     pass: ratio <= 1.5,
   });
   // The first line, counted in round trips from the first request the command made (its
-  // connection's handshake included, as a real network charges it): two, as for the floor,
-  // plus the time the emulator takes to answer, which both wait for alike.
+  // connection's handshake included, as a real network charges it): three, as for the floor
+  // (the handshake, the deployment, the first page), plus the time the emulator takes to
+  // answer, which both wait for alike.
   if (rtt > 0) {
     const trips = median(subjectRuns.map((r) => (r.firstOutput - (r.firstRequest - rtt)) / rtt));
     const floorTrips = median(floorRuns.map((r) => (r.firstOutput - (r.firstRequest - rtt)) / rtt));
@@ -176,14 +181,14 @@ async function logRows(proxyUrl, c, rtt, runs) {
       median: `${trips.toFixed(2)} round trips`,
       floor: `${floorTrips.toFixed(2)} (${c.allFloor.label})`,
       ratio: `+${(trips - floorTrips).toFixed(2)}`,
-      goal: "2, as the floor (+0.25)",
+      goal: "3, as the floor (+0.25)",
       pass: trips <= floorTrips + 0.25,
-      note: "from the first request to the first line on stdout; the connection's handshake is one round trip, the request another; the rest is the emulator's time to answer",
+      note: "from the first request to the first line on stdout; the connection's handshake is one round trip, the deployment (for the revision that serves) another, the first page a third; the rest is the emulator's time to answer",
     });
   }
   const newestCheck = await checkSame(proxyUrl, c.newest, c.newestFloor);
   if (newestCheck.problem) {
-    rows.push({ figure: newest, goal: "<= 1.50x, 1 request", pass: null, note: newestCheck.problem });
+    rows.push({ figure: newest, goal: "<= 1.50x, 2 requests", pass: null, note: newestCheck.problem });
     return rows;
   }
   const [nf, ns] = await alternateAsync(proxyUrl, [c.newestFloor, c.newest], runs);
@@ -191,10 +196,11 @@ async function logRows(proxyUrl, c, rtt, runs) {
   rows.push({
     figure: newest,
     median: `${formatMs(median(ns.map((r) => r.ms)))}, ${newestCheck.subjectRequests} req`,
-    floor: `${formatMs(median(nf.map((r) => r.ms)))} (${c.newestFloor.label})`,
+    floor: `${formatMs(median(nf.map((r) => r.ms)))}, ${newestCheck.floorRequests} req (${c.newestFloor.label})`,
     ratio: `${newestRatio.toFixed(2)}x`,
-    goal: "<= 1.50x, 1 request",
-    pass: newestRatio <= 1.5 && newestCheck.subjectRequests === 1,
+    // The deployment (for the revision that serves), then one read of 1,000.
+    goal: "<= 1.50x, 2 requests",
+    pass: newestRatio <= 1.5 && newestCheck.subjectRequests === 2,
   });
   return rows;
 }
@@ -254,8 +260,10 @@ async function followRow({ proxyUrl, cpctl, id, rtt, peers, home, cwd }) {
 }
 
 /**
- * Runs `cmd` for FOLLOW_MS then interrupts it (SIGINT); the rate is that of its requests after
- * the first read: (requests - 1) / (time from the first to the last).
+ * Runs `cmd` for FOLLOW_MS then interrupts it (SIGINT); the rate is that of its requests from
+ * the first log read on (a read of the documented endpoint or of /v1, and what a client asks in
+ * place of a read: cpctl asks the deployment after a read that brought nothing new):
+ * (requests - 2) / (time from the second to the last).
  */
 async function followRate(proxyUrl, cmd) {
   await control(proxyUrl, "POST", "/_delay/reset");
@@ -275,7 +283,8 @@ async function followRate(proxyUrl, cmd) {
   await exited;
   clearTimeout(timer);
   const { requests } = JSON.parse(await control(proxyUrl, "GET", "/_delay/stats"));
-  const logs = requests.filter((r) => r.path.includes("/deploy_logs"));
+  const first = requests.findIndex((r) => /\/(deploy_logs|build_logs|logs)$/.test(r.path));
+  const logs = first === -1 ? [] : requests.slice(first);
   if (logs.length < 3)
     throw new Error(
       `${cmd.label}: ${logs.length} log requests in ${FOLLOW_MS / 1000} s: ${stderr.trim().split("\n")[0] ?? ""}`,

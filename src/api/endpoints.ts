@@ -162,7 +162,10 @@ export async function redeployRevision(api: ApiClient, id: string, revisionId: s
   ).body;
 }
 
-/** The body of a log call (service-facts "Logs"); every field optional. */
+/**
+ * What a log read asks for (service-facts "Logs"), every field optional: the query of the v2
+ * endpoint, the body of the /v1/projects calls, with the same names.
+ */
 export interface LogQuery {
   limit?: number;
   order?: "asc" | "desc";
@@ -173,22 +176,51 @@ export interface LogQuery {
   end_time?: string;
 }
 
-interface LogPage {
+export interface LogPage {
   logs: LogEntry[];
   next_offset: string | null;
 }
 
-/** Which log: a revision's build log, or the runtime log of the deployment (or of one revision). */
+/**
+ * Which log: a revision's build log, or its runtime log. `wholeDeployment`: a runtime log
+ * chosen for the deployment (its serving revision), which the /v1 fallback reads as the whole
+ * deployment's runtime log (every revision), as `/v1/projects/{id}/deploy_logs` always gave it.
+ */
 export type LogSource =
   | { kind: "build"; deploymentId: string; revisionId: string }
-  | { kind: "runtime"; deploymentId: string; revisionId?: string };
+  | { kind: "runtime"; deploymentId: string; revisionId: string; wholeDeployment?: boolean };
 
-export async function readLogPage(api: ApiClient, source: LogSource, query: LogQuery): Promise<LogPage> {
+/** The documented endpoint (CLI.md, service-facts "Newer endpoints"): one revision's log of one type. */
+export function revisionLogsPath(source: LogSource): string {
+  return `${deploymentPath(source.deploymentId)}/revisions/${pathSegment(source.revisionId)}/logs`;
+}
+
+/** `GET /v2/deployments/{id}/revisions/{rid}/logs?type=build|deploy&...`. */
+export async function readRevisionLogPage(
+  api: ApiClient,
+  source: LogSource,
+  query: LogQuery,
+): Promise<LogPage> {
+  const type = source.kind === "build" ? "build" : "deploy";
+  return (await api.get<LogPage>(revisionLogsPath(source), { query: { type, ...query } })).body;
+}
+
+/** The /v1/projects call that reads the same log (the whole deployment's runtime log for `wholeDeployment`). */
+export function projectLogsPath(source: LogSource): string {
   const project = `/v1/projects/${pathSegment(source.deploymentId)}`;
-  const revision = source.revisionId ? `/revisions/${pathSegment(source.revisionId)}` : "";
-  const path = `${project}${revision}/${source.kind === "build" ? "build_logs" : "deploy_logs"}`;
+  if (source.kind === "runtime" && source.wholeDeployment) return `${project}/deploy_logs`;
+  const revision = `${project}/revisions/${pathSegment(source.revisionId)}`;
+  return `${revision}/${source.kind === "build" ? "build_logs" : "deploy_logs"}`;
+}
+
+/** `POST /v1/projects/{id}/...`: the public clients' calls, read only when v2 is missing (api/log-endpoints.ts). */
+export async function readProjectLogPage(
+  api: ApiClient,
+  source: LogSource,
+  query: LogQuery,
+): Promise<LogPage> {
   // A POST that only reads: safe to repeat.
-  return (await api.post<LogPage>(path, query, { retrySafe: true })).body;
+  return (await api.post<LogPage>(projectLogsPath(source), query, { retrySafe: true })).body;
 }
 
 export async function createUploadUrl(api: ApiClient, id: string): Promise<UploadUrlResponseT> {

@@ -2,6 +2,10 @@
 // entries, everything from a time on (or the whole log), or following as it grows. Entries
 // come back oldest first whatever order they were asked in.
 //
+// Every read goes to the endpoint the run has settled on (LogReader.endpoints): the documented
+// v2 one, or the /v1/projects calls once the service has answered v2 with 404 (the rule:
+// api/log-endpoints.ts), remembered for the rest of the run, every reader of it alike.
+//
 // Every entry is masked as it is read (LogReader): a build log may print a secret value of the
 // run (a --secret, a secrets file, the deployment's own secrets once read), and every way a
 // log line reaches a person (a line streamed while waiting, a failure's tail, an ndjson event,
@@ -13,19 +17,27 @@
 // cursor there to resume from later), and refuses a cursor it was already given, which would
 // otherwise read the same page forever.
 import type { ApiClient } from "../api/client.js";
-import { type LogQuery, type LogSource, readLogPage } from "../api/endpoints.js";
+import type { LogQuery, LogSource } from "../api/endpoints.js";
+import { LogEndpoints } from "../api/log-endpoints.js";
 import type { Ctx } from "../context.js";
 import { NetworkError } from "../errors.js";
 import { LOG_LIMIT_MAX } from "../model/enums.js";
-import type { LogEntry } from "../model/responses.js";
+import type { DeploymentT, LogEntry } from "../model/responses.js";
 import { entryTime } from "../output/log-lines.js";
 import { createMasker, maskSecretValues } from "../secrets.js";
 
-/** How this run reads logs: the client, and the mask every entry passes through as it is read. */
+/**
+ * How this run reads logs: the client, the endpoint every read goes to, and the mask every
+ * entry passes through as it is read.
+ */
 export interface LogReader {
   readonly api: ApiClient;
+  readonly endpoints: LogEndpoints;
   mask(entries: LogEntry[]): LogEntry[];
 }
+
+/** One choice of endpoint a run (a run has one client): a fallback found by one reader holds for all. */
+const endpointsOfRun = new WeakMap<ApiClient, LogEndpoints>();
 
 /**
  * The run's log reader. The secrets are asked for at each page, not once: one remembered later
@@ -33,8 +45,24 @@ export interface LogReader {
  */
 export async function logReader(ctx: Ctx): Promise<LogReader> {
   const api = await ctx.api();
-  if (ctx.flags.showSecrets) return { api, mask: (entries) => entries };
-  return { api, mask: (entries) => maskSecretValues(entries, createMasker(ctx.knownSecrets())) };
+  let endpoints = endpointsOfRun.get(api);
+  if (!endpoints) {
+    endpoints = new LogEndpoints(api, (line) => ctx.log.debug(line));
+    endpointsOfRun.set(api, endpoints);
+  }
+  if (ctx.flags.showSecrets) return { api, endpoints, mask: (entries) => entries };
+  return { api, endpoints, mask: (entries) => maskSecretValues(entries, createMasker(ctx.knownSecrets())) };
+}
+
+/**
+ * The runtime log `deploy logs NAME` reads: the revision that serves (the active one, else the
+ * latest), or null when the deployment has none. `wholeDeployment`: from /v1, the whole
+ * deployment's runtime log, as /v1 gives it.
+ */
+export function servingLog(deployment: DeploymentT): LogSource | null {
+  const revisionId = deployment.active_revision_id ?? deployment.latest_revision_id;
+  if (!revisionId) return null;
+  return { kind: "runtime", deploymentId: deployment.id, revisionId, wholeDeployment: true };
 }
 
 export interface LogFilters {
@@ -62,7 +90,7 @@ async function readPage(
   source: LogSource,
   query: LogQuery,
 ): Promise<{ logs: LogEntry[]; cursor: string | null }> {
-  const page: unknown = await readLogPage(reader.api, source, query);
+  const page: unknown = await reader.endpoints.read(source, query);
   const logs = isRecord(page) ? page.logs : undefined;
   if (!Array.isArray(logs) || !logs.every(isRecord)) {
     throw new NetworkError(

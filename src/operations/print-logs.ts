@@ -1,22 +1,30 @@
 // `deploy logs`: a revision's runtime or build log, the newest entries or every one from a time
 // on, printed as they come (text a line an entry; json, ndjson and id through the printer), and
-// with --follow asked for again after each pause until Ctrl-C (or a build's end).
-import { getRevision, type LogSource } from "../api/endpoints.js";
+// with --follow asked for again after each pause until Ctrl-C (or a build's end: follow-log.ts).
+//
+// The log is one revision's, as the documented endpoint gives it: --revision's, else for
+// --build the latest revision's, and for the runtime log the revision that serves (the active
+// one; the latest while none is). Once the run has fallen back to /v1 (api/log-endpoints.ts),
+// that runtime log is the whole deployment's, every revision's, as /v1 gives it.
+import type { LogSource } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
-import { InterruptedError, OperationError, UsageError } from "../errors.js";
+import { OperationError, UsageError } from "../errors.js";
 import { paintFor } from "../log.js";
-import { isTerminalRevisionStatus } from "../model/enums.js";
 import type { LogEntry } from "../model/responses.js";
 import { logLine } from "../output/log-lines.js";
 import { joinLines } from "../output/safe-text.js";
-import { entriesForward, type LogFilters, LogFollower, logReader, newestEntries } from "./logs.js";
+import { FOLLOW_INTERVAL_MS, followLog } from "./follow-log.js";
+import {
+  entriesForward,
+  type LogFilters,
+  LogFollower,
+  logReader,
+  newestEntries,
+  servingLog,
+} from "./logs.js";
 import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "./resolve.js";
 
-/**
- * The pause before each request of --follow: one request per pause and round trip, as the
- * public clients of the service make (they sleep 2 s between calls).
- */
-export const FOLLOW_INTERVAL_MS = 2_000;
+export { FOLLOW_INTERVAL_MS };
 export const DEFAULT_LIMIT = 100;
 
 export interface LogsInput {
@@ -37,7 +45,10 @@ export type TimeBound = { ago: number } | { at: string };
 export async function runLogs(ctx: Ctx, ref: string, options: LogsInput): Promise<void> {
   if (options.all && options.limit !== undefined)
     throw new UsageError("--all and --limit cannot be used together: --all prints every entry");
-  const source = await logSource(ctx, ref, options);
+  // The printer's module loads while the deployment is asked for: the first line is not held
+  // back by it (an error of its own still comes when it is needed).
+  ctx.printer().catch(() => {});
+  const { deploymentId, source } = await logSource(ctx, ref, options);
   const now = ctx.clock.now();
   const filters: LogFilters = {
     level: options.level,
@@ -47,74 +58,48 @@ export async function runLogs(ctx: Ctx, ref: string, options: LogsInput): Promis
   };
   const reader = await logReader(ctx);
   const writer = await logWriter(ctx);
-  const follower = new LogFollower(reader, source, filters);
+  const followed = source ? { source, follower: new LogFollower(reader, source, filters) } : null;
   try {
-    if (filters.since || options.all) {
+    // A deployment with no revision has no runtime log yet: nothing to print (--follow waits for one).
+    if (followed && (filters.since || options.all)) {
       // Oldest first, as they come: each page is printed while the next is asked for.
-      for await (const page of entriesForward(reader, source, filters, options.limit)) {
-        if (options.follow) follower.seen(page);
+      for await (const page of entriesForward(reader, followed.source, filters, options.limit)) {
+        if (options.follow) followed.follower.seen(page);
         await writer.push(page);
       }
-    } else {
-      const newest = await newestEntries(reader, source, filters, options.limit ?? DEFAULT_LIMIT);
-      if (options.follow) follower.seen(newest);
+    } else if (followed) {
+      const newest = await newestEntries(reader, followed.source, filters, options.limit ?? DEFAULT_LIMIT);
+      if (options.follow) followed.follower.seen(newest);
       await writer.push(newest);
     }
-    if (options.follow) await follow(ctx, source, follower, writer.push);
+    if (options.follow) {
+      await followLog(ctx, reader, { deploymentId, followed, filters }, writer.push);
+    }
   } finally {
     // Ctrl-C while following ends the JSON array too: what was printed stays valid.
     await writer.end();
   }
 }
 
-/**
- * Asks for new entries, one request after each pause; a runtime log ends on Ctrl-C, a build log
- * once its revision has finished. Whether it has is asked in place of a read, after a read that
- * brought nothing new, so that following a build costs no more requests than following a
- * runtime log: then one more read gets its last lines.
- */
-async function follow(
+/** The log to read; null for the runtime log of a deployment that has no revision yet. */
+async function logSource(
   ctx: Ctx,
-  source: LogSource,
-  follower: LogFollower,
-  print: (entries: readonly LogEntry[]) => Promise<void>,
-): Promise<void> {
-  const api = await ctx.api();
-  let askIfFinished = false;
-  try {
-    for (;;) {
-      await ctx.clock.sleep(FOLLOW_INTERVAL_MS, ctx.signal);
-      if (source.kind === "build" && askIfFinished) {
-        const revision = await getRevision(api, source.deploymentId, source.revisionId);
-        if (isTerminalRevisionStatus(revision.status)) {
-          await print(await follower.next());
-          return;
-        }
-        askIfFinished = false;
-        continue;
-      }
-      const fresh = await follower.next();
-      await print(fresh);
-      askIfFinished = fresh.length === 0;
-    }
-  } catch (error) {
-    // Ctrl-C is how a follow ends: exit 130, nothing more to say.
-    if (error instanceof InterruptedError) throw new InterruptedError("interrupted", { quiet: true });
-    throw error;
-  }
-}
-
-async function logSource(ctx: Ctx, ref: string, options: LogsInput): Promise<LogSource> {
+  ref: string,
+  options: LogsInput,
+): Promise<{ deploymentId: string; source: LogSource | null }> {
   if (options.revision) {
     const deploymentId = await resolveDeploymentId(ctx, ref);
     const revisionId = await resolveRevisionId(ctx, deploymentId, options.revision);
-    return { kind: options.build ? "build" : "runtime", deploymentId, revisionId };
+    return { deploymentId, source: { kind: options.build ? "build" : "runtime", deploymentId, revisionId } };
   }
-  if (!options.build) return { kind: "runtime", deploymentId: await resolveDeploymentId(ctx, ref) };
   const deployment = await resolveDeployment(ctx, ref);
+  if (!options.build) return { deploymentId: deployment.id, source: servingLog(deployment) };
   if (!deployment.latest_revision_id)
     throw new OperationError(`deployment ${deployment.name} has no revision, so no build log`, "no_revision");
-  return { kind: "build", deploymentId: deployment.id, revisionId: deployment.latest_revision_id };
+  return {
+    deploymentId: deployment.id,
+    source: { kind: "build", deploymentId: deployment.id, revisionId: deployment.latest_revision_id },
+  };
 }
 
 interface LogWriter {

@@ -2,7 +2,8 @@
 // prints a secret of the run (a --secret, a secrets file, the deployment's own secrets once
 // read) shows `****` in its place wherever its lines are shown: streamed while waiting
 // (--logs), the failure's tail, the JSON error's details, -o ndjson's log events and
-// `deploy logs`. Only --show-secrets shows them.
+// `deploy logs`, read from the v2 endpoint or, once the service answered that 404, from /v1.
+// Only --show-secrets shows them.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -122,5 +123,36 @@ describe("secret values in build logs", () => {
     const shown = await run(em, ["deploy", "logs", "agent", "--build", "--show-secrets"]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`the registry refused '${KEPT}'`);
+  });
+
+  it("read from /v1 after v2 answered 404: masked the same, streamed, in the tail and in deploy logs", async () => {
+    const em = await startTestEmulator({ stageMs: 1000 });
+    const dir = project();
+    await pushedWithSecret(em, dir);
+    em.emulator.addFault({ path: "/v2/deployments/*/revisions/*/logs", status: 404, count: 1000 });
+    writeFileSync(join(dir, "agent.py"), "graph = 'v1'\n");
+    failBuildQuoting(em, GIVEN, KEPT);
+    const r = await run(em, [
+      "deploy",
+      "push",
+      dir,
+      "--name",
+      "agent",
+      "--logs",
+      "--secret",
+      `GIVEN=${GIVEN}`,
+    ]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/^ {2}\| .*the registry refused '\*\*\*\*' and '\*\*\*\*'$/m);
+    expect(r.stderr).toMatch(/^ {2}\S.*the registry refused '\*\*\*\*' and '\*\*\*\*'$/m);
+    expectNone(r.stdout + r.stderr, GIVEN, KEPT);
+    const logs = await run(em, ["deploy", "logs", "agent", "--build"]);
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout).toContain("the registry refused '****' and '****'");
+    expectNone(logs.stdout + logs.stderr, KEPT);
+    const requests = em.emulator.stats().requests;
+    expect(requests["POST /v1/projects/{deployment_id}/revisions/{revision_id}/build_logs"]).toBeGreaterThan(
+      2,
+    );
   });
 });

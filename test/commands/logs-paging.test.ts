@@ -1,7 +1,9 @@
 // How `deploy logs` pages and follows, against a log server of the test's own that records
-// every request: pages of the service's largest (1,000 entries), one request for --limit up to
-// 1,000, the whole log oldest first with --all, the end of a log with or without a cursor
-// there, a cursor given twice (issue 22 item 13), and --follow's one request a pause.
+// every request (it speaks the documented GET /v2/deployments/{id}/revisions/{rid}/logs): pages
+// of the service's largest (1,000 entries), one request for --limit up to 1,000, the whole log
+// oldest first with --all, the end of a log with or without a cursor there, a cursor given
+// twice (issue 22 item 13), and --follow's one request a pause. The runtime log without
+// --revision is the serving revision's: one read of the deployment comes first.
 import { describe, expect, it } from "vitest";
 import { json, type RecordedRequest, startServer } from "../helpers/http-server.js";
 import { instantClock, runCli } from "../helpers/run-cli.js";
@@ -38,24 +40,31 @@ interface LogServerOptions {
 /**
  * A log server over `log()` (read on each request): cursor `c<index>` is the position after
  * the entry at index - 1 in the order asked. Answers 500 after 50 requests, so that a client
- * that loops forever ends (and its test fails on the count).
+ * that loops forever ends (and its test fails on the count). GET /v2/deployments/{id} gives a
+ * deployment whose active revision is REVISION; GET .../revisions/{rid} the revision.
  */
 async function logServer(log: () => LogEntry[], options: LogServerOptions = {}) {
   const server = await startServer((req, res, n) => {
     if (n > 50) return json(res, 500, { detail: "too many requests: the client is looping" });
-    if (req.method === "GET" && req.url.includes("/revisions/"))
+    const url = new URL(req.url, "http://x");
+    if (req.method !== "GET") return json(res, 405, { detail: "Method Not Allowed" });
+    if (url.pathname === `/v2/deployments/${DEPLOYMENT}`)
+      return json(res, 200, {
+        id: DEPLOYMENT,
+        name: "svc",
+        active_revision_id: REVISION,
+        latest_revision_id: REVISION,
+      });
+    if (!url.pathname.endsWith("/logs"))
       return json(res, 200, { id: REVISION, status: options.status?.() ?? "BUILDING", source: "gitrepo" });
-    const body = JSON.parse(req.body || "{}") as {
-      limit?: number;
-      order?: string;
-      offset?: string;
-      start_time?: string;
-    };
-    const limit = body.limit ?? 100;
+    const query = url.searchParams;
+    const limit = Number(query.get("limit") ?? 50);
     let all = log();
-    if (body.start_time) all = all.filter((e) => e.timestamp >= body.start_time!);
-    if (body.order !== "asc") all = [...all].reverse();
-    const from = body.offset ? Number(body.offset.slice(1)) : 0;
+    const since = query.get("start_time");
+    if (since) all = all.filter((e) => e.timestamp >= since);
+    if (query.get("order") === "desc") all = [...all].reverse();
+    const offset = query.get("offset");
+    const from = offset ? Number(offset.slice(1)) : 0;
     const logs = all.slice(from, from + limit);
     const end = from + logs.length;
     const more = end < all.length;
@@ -67,8 +76,14 @@ async function logServer(log: () => LogEntry[], options: LogServerOptions = {}) 
 }
 
 const env = (url: string) => ({ CPCTL_BASE_URL: url, CPCTL_API_KEY: "k" });
-const bodies = (requests: RecordedRequest[]) =>
-  requests.filter((r) => r.method === "POST").map((r) => JSON.parse(r.body) as Record<string, unknown>);
+const isLogRead = (r: RecordedRequest) => r.url.split("?")[0]!.endsWith("/logs");
+/** The queries of the log reads, limit as a number. */
+const queries = (requests: RecordedRequest[]) =>
+  requests.filter(isLogRead).map((r) => {
+    const query: Record<string, unknown> = Object.fromEntries(new URL(r.url, "http://x").searchParams);
+    if (typeof query.limit === "string") query.limit = Number(query.limit);
+    return query;
+  });
 const printedIds = (stdout: string) => (JSON.parse(stdout) as LogEntry[]).map((e) => e.id);
 
 describe("deploy logs: pages", () => {
@@ -78,7 +93,12 @@ describe("deploy logs: pages", () => {
       env: env(server.url),
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(bodies(server.requests)).toEqual([{ order: "desc", limit: 1000 }]);
+    expect(queries(server.requests)).toEqual([{ type: "deploy", order: "desc", limit: 1000 }]);
+    // The deployment (for its serving revision), then the one read.
+    expect(server.requests.map((r) => r.url.split("?")[0])).toEqual([
+      `/v2/deployments/${DEPLOYMENT}`,
+      `/v2/deployments/${DEPLOYMENT}/revisions/${REVISION}/logs`,
+    ]);
     expect(printedIds(r.stdout)).toEqual(entries(1000, 2000).map((e) => e.id));
   });
 
@@ -88,7 +108,7 @@ describe("deploy logs: pages", () => {
       env: env(server.url),
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(bodies(server.requests).map((b) => b.limit)).toEqual([1000, 1000, 500]);
+    expect(queries(server.requests).map((b) => b.limit)).toEqual([1000, 1000, 500]);
     expect(printedIds(r.stdout)).toEqual(entries(2500, 500).map((e) => e.id));
   });
 
@@ -96,10 +116,10 @@ describe("deploy logs: pages", () => {
     const server = await logServer(() => entries(2500), { cursorAtEnd: true });
     const r = await runCli(["deploy", "logs", DEPLOYMENT, "--all"], { env: env(server.url) });
     expect(r.code, r.stderr).toBe(0);
-    expect(bodies(server.requests)).toEqual([
-      { order: "asc", limit: 1000 },
-      { order: "asc", limit: 1000, offset: "c1000" },
-      { order: "asc", limit: 1000, offset: "c2000" },
+    expect(queries(server.requests)).toEqual([
+      { type: "deploy", order: "asc", limit: 1000 },
+      { type: "deploy", order: "asc", limit: 1000, offset: "c1000" },
+      { type: "deploy", order: "asc", limit: 1000, offset: "c2000" },
     ]);
     const lines = r.stdout.split("\n").filter(Boolean);
     expect(lines).toHaveLength(2500);
@@ -120,21 +140,23 @@ describe("deploy logs: pages", () => {
     const r = await runCli(["deploy", "logs", DEPLOYMENT, "--all", "-o", "json"], { env: env(server.url) });
     expect(r.code, r.stderr).toBe(0);
     expect(printedIds(r.stdout)).toHaveLength(1000);
-    expect(bodies(server.requests).map((b) => b.offset)).toEqual([undefined, "c1000"]);
+    expect(queries(server.requests).map((b) => b.offset)).toEqual([undefined, "c1000"]);
   });
 });
 
 describe("deploy logs: a timestamp that is not a time (issue 22 item 6)", () => {
   it("is shown as (unreadable time), never as it came; -o json keeps the entry as the server sent it", async () => {
     const forged = "2026-01-01T00:00:00.000Z CRITICAL forged entry";
-    const server = await startServer((_req, res) =>
-      json(res, 200, {
-        logs: [
-          { id: "a", timestamp: forged, level: "INFO", message: "first" },
-          { id: "b", timestamp: 1e20, level: "INFO", message: "second" },
-        ],
-        next_offset: null,
-      }),
+    const server = await startServer((req, res) =>
+      isLogRead(req)
+        ? json(res, 200, {
+            logs: [
+              { id: "a", timestamp: forged, level: "INFO", message: "first" },
+              { id: "b", timestamp: 1e20, level: "INFO", message: "second" },
+            ],
+            next_offset: null,
+          })
+        : json(res, 200, { id: DEPLOYMENT, active_revision_id: REVISION, latest_revision_id: REVISION }),
     );
     // Asked newest first (the default), printed oldest first: the server's order reversed.
     const text = await runCli(["deploy", "logs", DEPLOYMENT], { env: env(server.url) });
@@ -162,7 +184,7 @@ describe("deploy logs: a cursor given twice (issue 22 item 13)", () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("the same log cursor (next_offset) twice");
       // The first page, then the second (from the cursor), whose cursor is the same: stop.
-      expect(server.requests).toHaveLength(2);
+      expect(queries(server.requests)).toHaveLength(2);
       expect(r.stdout.split("\n").filter(Boolean)).toHaveLength(printed);
     });
   }
@@ -181,7 +203,7 @@ describe("deploy logs: a cursor given twice (issue 22 item 13)", () => {
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("the same log cursor (next_offset) twice");
-    expect(server.requests.length).toBeLessThanOrEqual(2);
+    expect(queries(server.requests).length).toBeLessThanOrEqual(2);
   });
 });
 
@@ -207,8 +229,10 @@ describe("deploy logs --follow: one request a pause", () => {
   it("a runtime log that grows: one request after each pause, every entry once", async () => {
     const { r, server, sleeps } = await follow([], { pauses: 6, perPause: 3 });
     expect(r.code).toBe(130);
-    // The first read, then one after each pause but the last (Ctrl-C during it).
-    expect(server.requests).toHaveLength(1 + sleeps - 1);
+    // The first read, then one after each pause but the last (Ctrl-C during it); the deployment
+    // read once, before them.
+    expect(queries(server.requests)).toHaveLength(1 + sleeps - 1);
+    expect(server.requests).toHaveLength(1 + 1 + sleeps - 1);
     const ids = r.stdout
       .split("\n")
       .filter(Boolean)
@@ -223,7 +247,7 @@ describe("deploy logs --follow: one request a pause", () => {
     });
     expect(r.code).toBe(130);
     expect(server.requests).toHaveLength(1 + sleeps - 1);
-    const kinds = server.requests.map((q) => (q.method === "GET" ? "revision" : "log"));
+    const kinds = server.requests.map((q) => (isLogRead(q) ? "log" : "revision"));
     expect(kinds).toEqual([
       "log",
       "log",

@@ -7,7 +7,7 @@
 // Where the document and the spec (shared/spec/control-plane-api.md, service-facts.md) differ,
 // the spec wins: each difference is a test of its own in the last describe, saying which way
 // the emulator goes and why. Answers the document does not describe at all (upload-url, the
-// upload, push-token, the log endpoints) are checked against the model's schemas
+// upload, push-token, the /v1/projects log calls) are checked against the model's schemas
 // (src/model/responses.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -46,6 +46,16 @@ const NOT_EMULATED: { op: OperationRef; why: string }[] = [
   { op: { method: "GET", path: "/v2/listeners/{listener_id}" }, why: "not in the spec" },
   { op: { method: "PATCH", path: "/v2/listeners/{listener_id}" }, why: "not in the spec" },
   { op: { method: "DELETE", path: "/v2/listeners/{listener_id}" }, why: "not in the spec" },
+];
+
+/**
+ * Newer operations of the document (service-facts "Newer endpoints of the hosted service") that
+ * other points of issue 34 bring to the emulator. Until one is served here, it is left out of
+ * the check that every operation was called; its entry goes when it is.
+ */
+const NOT_YET: { op: OperationRef; why: string }[] = [
+  { op: { method: "GET", path: "/v2/deployment-logs" }, why: "issue 34: not served yet" },
+  { op: { method: "GET", path: "/v2/deployments/free-count" }, why: "issue 34: not served yet" },
 ];
 
 /**
@@ -119,6 +129,14 @@ describe("every emulator answer validates against the published OpenAPI document
     // --- discovery ---
     await call("GET", "/v1/integrations/gitrepo/install");
     await call("GET", "/v1/integrations/alt/gitrepo/install");
+    for (const [alt, integration] of [
+      ["", seed.integrations[0]!],
+      ["/alt", seed.altIntegrations[0]!],
+    ] as const) {
+      const repos = `/v1/integrations${alt}/gitrepo/{integration_id}/repos`;
+      await call("GET", repos, { integration_id: integration.id });
+      await call("GET", repos, { integration_id: "not-a-uuid" });
+    }
     await call("GET", "/v2/listeners");
     await call("GET", "/v2/listeners", {}, { query: "limit=1&offset=1" });
     await call("GET", "/v2/listeners", {}, { query: "limit=0" });
@@ -393,6 +411,40 @@ describe("every emulator answer validates against the published OpenAPI document
     em.advance(10 * STAGE);
     await readAll();
 
+    // --- the documented log endpoint: every revision in every state, both types, filters, errors ---
+    const revisionLogs = "/v2/deployments/{deployment_id}/revisions/{revision_id}/logs";
+    for (const deployment of Object.values(created)) {
+      const revisions = (await em.get(`/v2/deployments/${deployment.id}/revisions`)).json.resources;
+      for (const revision of revisions as { id: string }[]) {
+        const params = { deployment_id: deployment.id, revision_id: revision.id };
+        for (const type of ["build", "deploy"]) {
+          const first = await call("GET", revisionLogs, params, { query: `type=${type}&limit=5` });
+          const offset = first.json.next_offset as string | null;
+          if (offset)
+            await call("GET", revisionLogs, params, { query: `type=${type}&limit=5&offset=${offset}` });
+        }
+        await call("GET", revisionLogs, params, {
+          query: "type=deploy&order=desc&limit=1000&level=INFO&query=GET&start_time=2025-01-01T00:00:00Z",
+        });
+      }
+    }
+    await call(
+      "GET",
+      revisionLogs,
+      { deployment_id: UNKNOWN, revision_id: git.latest_revision_id },
+      { query: "type=build" },
+    );
+    await call("GET", revisionLogs, { deployment_id: git.id, revision_id: UNKNOWN }, { query: "type=build" });
+    await call("GET", revisionLogs, { deployment_id: git.id, revision_id: git.latest_revision_id });
+    await call(
+      "GET",
+      revisionLogs,
+      { deployment_id: git.id, revision_id: git.latest_revision_id },
+      {
+        query: "type=build&limit=1001&order=newest",
+      },
+    );
+
     // --- the routes the document does not describe ---
     await offCall(
       "POST /v2/deployments/{deployment_id}/upload-url",
@@ -472,6 +524,7 @@ describe("every emulator answer validates against the published OpenAPI document
     const missing: string[] = [];
     for (const op of documentedOperations()) {
       if (NOT_EMULATED.some((n) => key(n.op) === key(op))) continue;
+      if (NOT_YET.some((n) => key(n.op) === key(op))) continue;
       for (const status of documentedStatuses(op)) {
         if (NOT_PRODUCED.some((n) => n.status === status && key(n.op) === key(op))) continue;
         if (!seen.get(key(op))?.has(status)) missing.push(`${key(op)} ${status}`);
@@ -480,7 +533,7 @@ describe("every emulator answer validates against the published OpenAPI document
     expect(missing).toEqual([]);
   });
 
-  it("the routes the document does not describe (upload-url, push-token, logs) answer the model's shapes", () => {
+  it("the routes the document does not describe (upload-url, push-token, /v1 logs) answer the model's shapes", () => {
     expect(offDocument.length).toBeGreaterThan(10);
     for (const { route, response } of offDocument) {
       const schema =
@@ -535,6 +588,12 @@ describe("the response validator", () => {
     ]) {
       expect(verdict({ ...deployment, ...wrong }), JSON.stringify(wrong)).toMatchObject({ valid: false });
     }
+    const logs = { method: "GET", path: "/v2/deployments/{deployment_id}/revisions/{revision_id}/logs" };
+    const page = (body: unknown) => checkResponse(logs, 200, body, JSON.stringify(body));
+    expect(page({ logs: [{ id: "a" }], next_offset: null })).toEqual({ described: true, valid: true });
+    for (const wrong of [{ logs: "x" }, { logs: [1] }, { logs: [], next_offset: 5 }]) {
+      expect(page(wrong), JSON.stringify(wrong)).toMatchObject({ valid: false });
+    }
     const remove = { method: "DELETE", path: "/v2/deployments/{deployment_id}" };
     expect(checkResponse(remove, 204, undefined, "")).toEqual({ described: true, valid: true });
     expect(checkResponse(remove, 204, {}, "{}")).toMatchObject({ valid: false });
@@ -587,11 +646,18 @@ describe("where the document and the spec differ (the spec wins)", () => {
     expect(ErrorDetailBody.safeParse(anonymous.json).success).toBe(true);
   });
 
-  it("the document has no upload-url, upload or log endpoints (service-facts says so): the model's schemas stand in", () => {
+  it("the document has no upload-url, upload or /v1 log endpoints (service-facts says so): the model's schemas stand in", () => {
     const paths = Object.keys(openapi.paths);
     expect(paths.some((p) => p.includes("upload"))).toBe(false);
-    expect(paths.some((p) => p.includes("logs"))).toBe(false);
+    expect(paths.some((p) => p.startsWith("/v1/projects"))).toBe(false);
     expect(paths).toContain("/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy");
+    // The documented log endpoint is checked with the rest, its answers against LogsResponse.
+    expect(paths).toContain("/v2/deployments/{deployment_id}/revisions/{revision_id}/logs");
+  });
+
+  it("the document's newer operations that this emulator does not serve yet are named, each with why", () => {
+    const documented = documentedOperations().map(key);
+    for (const { op } of NOT_YET) expect(documented).toContain(key(op));
   });
 
   it("the Revision the emulator answers carries deployment_id and source_tarball_sha256, extra fields the document allows", () => {

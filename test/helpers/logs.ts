@@ -1,4 +1,5 @@
-// Reading the emulator's log endpoints in tests: one call, every page, and tarballs to upload.
+// Reading the emulator's log endpoints in tests: one call (of /v1, or of the documented v2
+// endpoint), every page, and tarballs to upload.
 import { gzipSync } from "node:zlib";
 import { expect } from "vitest";
 import { endOfArchive, entryHeader, padding } from "../../src/upload/tar.js";
@@ -17,6 +18,23 @@ export const deployLogsPath = (deploymentId: string, revisionId?: string) =>
   revisionId
     ? `/v1/projects/${deploymentId}/revisions/${revisionId}/deploy_logs`
     : `/v1/projects/${deploymentId}/deploy_logs`;
+
+/** The documented endpoint: GET /v2/deployments/{id}/revisions/{rid}/logs. */
+export const revisionLogsPath = (deploymentId: string, revisionId: string) =>
+  `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs`;
+
+/** One call of the v2 endpoint, `query` as its query string; expects 200. */
+export async function revisionLogPage(
+  em: TestEmulator,
+  deploymentId: string,
+  revisionId: string,
+  query: Record<string, string | number>,
+): Promise<{ logs: Entry[]; next_offset: string | null }> {
+  const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
+  const response = await em.get(`${revisionLogsPath(deploymentId, revisionId)}?${search}`);
+  expect(response.status, response.text).toBe(200);
+  return response.json;
+}
 
 /** One call; expects 200. */
 export async function logPage(

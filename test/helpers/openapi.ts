@@ -137,34 +137,50 @@ export function checkRequest(ref: OperationRef, body: unknown): string | null {
 }
 
 /**
- * Validates a request's query string against the document's query parameters of an operation:
- * null when valid, else the problems. Repeated names make an array (the default `form`,
- * `explode: true` style); a scalar parameter takes one value, as text or typed from it (`100`
- * an integer, `true` a boolean). A name the document does not list is a problem too.
+ * Validates a request's parameters as sent (its path's values, its query string) against the
+ * document's parameters of an operation: null when valid, else the problems. Each value is taken
+ * as the service's framework takes text (an integer's digits as a number, `true` a boolean) and
+ * checked against its schema; repeated names make an array (the default `form`, `explode: true`
+ * style), and a scalar takes one value; a required parameter must be there, and a query
+ * parameter the document does not name is a problem too (a client that sends one relies on
+ * what is not promised).
  */
-export function checkQuery(ref: OperationRef, query: URLSearchParams): string | null {
-  const parameters = (operation(ref)?.parameters ?? []).filter((p) => p.in === "query");
+export function checkParameters(
+  ref: OperationRef,
+  pathValues: Record<string, string>,
+  query: URLSearchParams,
+): string | null {
+  const parameters = operation(ref)?.parameters;
+  if (!parameters) throw new Error(`${ref.method} ${ref.path} is not in the document`);
   const problems: string[] = [];
+  const indexed = parameters.map((p, index) => ({ ...p, index }));
+  const inQuery = indexed.filter((p) => p.in === "query");
   for (const name of new Set(query.keys())) {
-    if (!parameters.some((p) => p.name === name)) problems.push(`${name}: not a parameter of the document`);
+    if (!inQuery.some((p) => p.name === name)) problems.push(`${name}: not a parameter of the document`);
   }
-  parameters.forEach((parameter) => {
-    const values = query.getAll(parameter.name);
+  for (const parameter of indexed.filter((p) => p.in === "path" || p.in === "query")) {
+    const given = parameter.in === "path" ? pathValues[parameter.name] : undefined;
+    const values =
+      parameter.in === "path" ? (given === undefined ? [] : [given]) : query.getAll(parameter.name);
     if (values.length === 0) {
       if (parameter.required) problems.push(`${parameter.name}: required`);
-      return;
+      continue;
     }
-    const index = operation(ref)!.parameters!.indexOf(parameter);
-    const validate = validatorAt(
-      pointer("paths", ref.path, ref.method.toLowerCase(), "parameters", String(index), "schema"),
-    );
     const isArray = (parameter.schema as { type?: unknown }).type === "array";
     if (!isArray && values.length > 1) problems.push(`${parameter.name}: given ${values.length} times`);
+    const validate = validatorAt(
+      pointer("paths", ref.path, ref.method.toLowerCase(), "parameters", String(parameter.index), "schema"),
+    );
     // A scalar's text is what a string parameter takes; a number's or a boolean's is read as one.
     const valid = isArray ? validate(values) : validate(values[0]) || validate(typed(values[0]!));
-    if (!valid) problems.push(`${parameter.name}: ${ajv.errorsText(validate.errors)}`);
-  });
+    if (!valid) problems.push(`${parameter.name}=${values.join(",")}: ${ajv.errorsText(validate.errors)}`);
+  }
   return problems.length ? problems.join("\n") : null;
+}
+
+/** checkParameters of an operation without path parameters, its query alone. */
+export function checkQuery(ref: OperationRef, query: URLSearchParams): string | null {
+  return checkParameters(ref, {}, query);
 }
 
 /** A query value as the service's framework reads it for a scalar parameter. */

@@ -10,10 +10,10 @@ export default defineCommand({
   configure: (command) =>
     command
       .argument("<deployment>", "deployment ID, or its exact name")
-      .option("--build", "the build log of a revision (default: the runtime log of the deployment)")
+      .option("--build", "the build log of a revision (default: the runtime log)")
       .option(
         "--revision <id>",
-        "this revision's log (default: --build reads the latest revision; the runtime log covers all)",
+        "this revision's log (default: the runtime log of the revision that serves; --build: the latest)",
         idOrPrefix,
       )
       .option("-f, --follow", "keep printing new entries until Ctrl-C (a build log: until its revision ends)")
@@ -43,15 +43,23 @@ export default defineCommand({
       .addHelpText(
         "after",
         `
+A log is one revision's: --revision's, else the runtime log of the revision that serves (the
+active one; the latest while none is), and with --build the latest revision's build log.
+It is read from GET /v2/deployments/{id}/revisions/{rid}/logs; a service that answers that
+with 404 while /v1/projects answers is read through /v1 for the rest of the command (where
+the runtime log without --revision is the whole deployment's); --debug says which and why.
+
 One line an entry, oldest first: TIME LEVEL MESSAGE (levels coloured on a terminal). -o json
 prints an array of {id, timestamp, level, message}; -o ndjson one entry a line, streamed with
 --follow. Without --since the newest --limit entries are shown; with --since, the entries from
 that time on; with --all, the whole log, printed page by page (1,000 entries a request) from
 its first entry. --follow then asks for new entries every ${FOLLOW_INTERVAL_MS / 1000}s until Ctrl-C (exit 130);
-following a build log ends by itself when its revision has finished (exit 0). A time that is
-not one (the server's data) is shown as "(unreadable time)". A secret value the run knows (the
-API key; the deployment's secrets when the command has read it: given by name, or --build) is
-shown as **** in every format; --show-secrets shows the lines as they came.${examples(
+following a build log ends by itself when its revision has finished (exit 0); following the
+runtime log of the revision that serves moves on to a newer one once that one serves. A time
+that is not one (the server's data) is shown as "(unreadable time)". A secret value the run
+knows (the API key; the deployment's secrets, which the command reads unless given --revision
+and a deployment ID) is shown as **** in every format; --show-secrets shows the lines as they
+came.${examples(
           "cpctl deploy logs my-agent --since 15m --level WARNING",
           "cpctl deploy logs my-agent --build            # why did the latest build fail?",
           "cpctl deploy logs my-agent --all > agent.log",

@@ -1,8 +1,12 @@
-// The log endpoints (service-facts "Logs"): the `{deployment_id}` in /v1/projects/{id} is a
-// deployment ID. Authenticated and scoped to the tenant like every deployment route (another
-// tenant's deployment, or a revision that is not the deployment's, is a 404), counted in the
-// statistics and open to faults like the others. The body and the answer: logs/log-query.ts.
-import { parseLogBody, readLog } from "../logs/log-query.js";
+// The log endpoints: the documented GET /v2/deployments/{id}/revisions/{rid}/logs (service-facts
+// "Newer endpoints") and the /v1/projects calls (service-facts "Logs": the `{deployment_id}`
+// in /v1/projects/{id} is a deployment ID). Both read the same streams: a v2 call for a
+// revision and `type` gives exactly the entries the v1 call for that revision's build log
+// (`build`) or runtime log (`deploy`) gives. Authenticated and scoped to the tenant like every
+// deployment route (another tenant's deployment, or a revision that is not the deployment's,
+// is a 404 naming it), counted in the statistics and open to faults like the others. The
+// query, the body and the answer: logs/log-query.ts.
+import { type LogType, parseLogBody, parseLogQuery, readLog } from "../logs/log-query.js";
 import {
   buildLog,
   deployLog,
@@ -35,13 +39,28 @@ export function addLogRoutes(router: Router, core: Core): void {
     return parseLogBody(body, context.now);
   };
 
+  /** One revision's build or runtime log, as streams. */
+  const revisionLog = async (deployment: StoredDeployment, revision: StoredRevision, type: LogType) => {
+    if (type === "build") {
+      const { context: lines, newer } = revisionContext(deployment, revision, await tarballOf(revision));
+      return buildLog(lines, newer);
+    }
+    const { context: lines, newer } = revisionContext(deployment, revision, null);
+    return deployLog(lines, newer, replacements(deployment.revisions).get(revision.id) ?? null);
+  };
+
+  router.add("GET", "/v2/deployments/{deployment_id}/revisions/{revision_id}/logs", async (context) => {
+    const deployment = tenantDeployment(core, context);
+    const revision = deploymentRevision(deployment, context);
+    const { type, filter } = parseLogQuery(context.query, context.now);
+    return ok(readLog(await revisionLog(deployment, revision, type), filter));
+  });
+
   router.add("POST", "/v1/projects/{deployment_id}/revisions/{revision_id}/build_logs", async (context) => {
     const deployment = tenantDeployment(core, context);
     const revision = deploymentRevision(deployment, context);
     const filter = await filterFor(context, deployment);
-    const tarball = await tarballOf(revision);
-    const { context: lines, newer } = revisionContext(deployment, revision, tarball);
-    return ok(readLog(buildLog(lines, newer), filter));
+    return ok(readLog(await revisionLog(deployment, revision, "build"), filter));
   });
 
   router.add("POST", "/v1/projects/{deployment_id}/deploy_logs", async (context) => {
@@ -54,8 +73,6 @@ export function addLogRoutes(router: Router, core: Core): void {
     const deployment = tenantDeployment(core, context);
     const revision = deploymentRevision(deployment, context);
     const filter = await filterFor(context, deployment);
-    const { context: lines, newer } = revisionContext(deployment, revision, null);
-    const replacement = replacements(deployment.revisions).get(revision.id) ?? null;
-    return ok(readLog(deployLog(lines, newer, replacement), filter));
+    return ok(readLog(await revisionLog(deployment, revision, "deploy"), filter));
   });
 }

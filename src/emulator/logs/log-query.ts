@@ -1,26 +1,35 @@
-// The body of the log endpoints (service-facts "Logs") and the paging of their answers.
+// What the log endpoints are asked (service-facts "Logs" and "Newer endpoints") and the paging
+// of their answers. Two ways to ask, one filter:
 //
-// Body, every field optional (null is the same as absent):
-//   limit       1 to LOG_LIMIT_MAX entries, default LOG_LIMIT_DEFAULT
-//   order       "asc" (oldest first) or "desc" (newest first, the default)
+// - the body of the /v1/projects calls (JSON, every field optional, null the same as absent):
+//   limit default LOG_LIMIT_DEFAULT, order default "desc"; level and order in any case; times
+//   ISO 8601 or epoch milliseconds. Unknown fields are refused (422), as in the other request
+//   bodies: a typo such as `start` for `start_time` would otherwise silently widen the answer.
+// - the query of GET /v2/deployments/{id}/revisions/{rid}/logs, as the OpenAPI document says:
+//   `type` required (build or deploy), limit default V2_LIMIT_DEFAULT, order default "asc",
+//   order, type and level exactly as the document's enums, times ISO 8601; `run_id` accepted
+//   and ignored (emulated entries belong to no run); an empty value is absent, and other
+//   parameters are ignored, as the service's framework does. Each problem is a 422 at
+//   `loc: ["query", <name>]`.
+//
+//   limit       1 to LOG_LIMIT_MAX entries
+//   order       "asc" (oldest first) or "desc" (newest first)
 //   offset      the next_offset of the previous answer
 //   level       DEBUG, INFO, WARNING, ERROR or CRITICAL: that level and the more severe ones
 //   query       text the message contains, case-insensitive
-//   start_time  entries at or after this instant (ISO 8601; epoch milliseconds accepted)
+//   start_time  entries at or after this instant
 //   end_time    entries at or before this instant
-// Unknown fields are refused (422), as in the other request bodies: a typo such as `start`
-// for `start_time` would otherwise silently widen the answer.
 //
 // Answer: {"logs": [{id, timestamp, level, message}], "next_offset": string | null}, entries
 // in `order` by (timestamp, revision creation order, build before deploy before requests,
 // position), the timestamp an ISO 8601 string in UTC with milliseconds. next_offset is an
-// opaque cursor naming the last entry of the page. A cursor is a position, not a count:
-// entries that appear later (the log grows) are found by the next call, and none is listed
-// twice. Oldest first, it is given at the end of the log too (service-facts "Logs": both
-// public clients stream a build by repeating the call with the last cursor): the last entry
-// given, or with no entry, the cursor the call was given, so that the next call gets only
-// what was appended since. A page shorter than `limit` is the end for now. Newest first, it
-// is null at the end: nothing older will ever appear.
+// opaque cursor naming the last entry of the page, the same on both endpoints. A cursor is a
+// position, not a count: entries that appear later (the log grows) are found by the next call,
+// and none is listed twice. Oldest first, it is given at the end of the log too (service-facts
+// "Logs": both public clients stream a build by repeating the call with the last cursor): the
+// last entry given, or with no entry, the cursor the call was given, so that the next call gets
+// only what was appended since. A page shorter than `limit` is the end for now. Newest first,
+// it is null at the end: nothing older will ever appear.
 import type { FieldIssue } from "../../errors.js";
 import { LOG_LEVELS, LOG_LIMIT_DEFAULT, LOG_LIMIT_MAX, LOG_LIMIT_MIN } from "../../model/enums.js";
 import { fieldIssue, invalid } from "../responses.js";
@@ -39,10 +48,29 @@ export interface LogPage {
   next_offset: string | null;
 }
 
+/** The v2 endpoint's `type`: which of the revision's logs. */
+export type LogType = "build" | "deploy";
+
+/** The v2 endpoint's default page (the OpenAPI document's). */
+export const V2_LIMIT_DEFAULT = 50;
+
 const FIELDS = ["limit", "order", "offset", "level", "query", "start_time", "end_time"];
+const LOG_TYPES: readonly LogType[] = ["build", "deploy"];
 const MAX_QUERY_LENGTH = 1000;
 
-/** The filter a body asks for, as of `now` (no entry is later than now). Throws 422 listing every problem. */
+/** How one endpoint takes the fields: where they are, their defaults, and how strict. */
+interface Rules {
+  place: "body" | "query";
+  limit: number;
+  order: "asc" | "desc";
+  /** Enums exactly as written (the document's query), or in any case (the v1 body). */
+  exactCase: boolean;
+}
+
+const BODY_RULES: Rules = { place: "body", limit: LOG_LIMIT_DEFAULT, order: "desc", exactCase: false };
+const QUERY_RULES: Rules = { place: "query", limit: V2_LIMIT_DEFAULT, order: "asc", exactCase: true };
+
+/** The filter a /v1 body asks for, as of `now` (no entry is later than now). Throws 422 listing every problem. */
 export function parseLogBody(input: unknown, now: number): LogFilter {
   const body = input ?? {};
   if (typeof body !== "object" || Array.isArray(body)) {
@@ -61,16 +89,53 @@ export function parseLogBody(input: unknown, now: number): LogFilter {
       );
     }
   }
+  const filter = parseFields(fields, BODY_RULES, now, issues);
+  if (issues.length) throw invalid(issues);
+  return filter;
+}
 
-  let limit = LOG_LIMIT_DEFAULT;
+/** The log type and filter the v2 query asks for, as of `now`. Throws 422 listing every problem. */
+export function parseLogQuery(query: URLSearchParams, now: number): { type: LogType; filter: LogFilter } {
+  const issues: FieldIssue[] = [];
+  const fields: Record<string, unknown> = {};
+  for (const name of FIELDS) {
+    const value = query.get(name);
+    if (value) fields[name] = value;
+  }
+  if (typeof fields.limit === "string" && /^[+-]?\d{1,16}$/.test(fields.limit))
+    fields.limit = Number(fields.limit);
+  const type = query.get("type");
+  if (!type) issues.push(fieldIssue(["query", "type"], "Field required", "missing"));
+  else if (!(LOG_TYPES as readonly string[]).includes(type)) {
+    issues.push(
+      fieldIssue(["query", "type"], `must be one of 'build', 'deploy', not ${quoted(type)}`, "enum"),
+    );
+  }
+  const filter = parseFields(fields, QUERY_RULES, now, issues);
+  if (issues.length) throw invalid(issues);
+  return { type: type as LogType, filter };
+}
+
+function parseFields(
+  fields: Record<string, unknown>,
+  rules: Rules,
+  now: number,
+  issues: FieldIssue[],
+): LogFilter {
+  const at = (name: string) => [rules.place, name];
+  const cased = (value: unknown, change: (text: string) => string) =>
+    typeof value === "string" ? (rules.exactCase ? value : change(value)) : null;
+
+  let limit = rules.limit;
   if (fields.limit != null) {
     const value = fields.limit;
     if (typeof value !== "number" || !Number.isInteger(value)) {
-      issues.push(fieldIssue(["body", "limit"], "must be an integer", "int_type"));
+      const type = rules.place === "query" ? "int_parsing" : "int_type";
+      issues.push(fieldIssue(at("limit"), "must be an integer", type));
     } else if (value < LOG_LIMIT_MIN || value > LOG_LIMIT_MAX) {
       issues.push(
         fieldIssue(
-          ["body", "limit"],
+          at("limit"),
           `must be between ${LOG_LIMIT_MIN} and ${LOG_LIMIT_MAX}, not ${value}`,
           value < LOG_LIMIT_MIN ? "greater_than_equal" : "less_than_equal",
         ),
@@ -78,11 +143,11 @@ export function parseLogBody(input: unknown, now: number): LogFilter {
     } else limit = value;
   }
 
-  let order: "asc" | "desc" = "desc";
+  let order = rules.order;
   if (fields.order != null) {
-    const value = typeof fields.order === "string" ? fields.order.toLowerCase() : null;
+    const value = cased(fields.order, (text) => text.toLowerCase());
     if (value === "asc" || value === "desc") order = value;
-    else issues.push(fieldIssue(["body", "order"], "must be one of 'asc', 'desc'", "enum"));
+    else issues.push(fieldIssue(at("order"), "must be one of 'asc', 'desc'", "enum"));
   }
 
   let after: LogKey | null = null;
@@ -91,7 +156,7 @@ export function parseLogBody(input: unknown, now: number): LogFilter {
     if (!after) {
       issues.push(
         fieldIssue(
-          ["body", "offset"],
+          at("offset"),
           "must be the next_offset of a previous answer (an opaque string), or null",
           "value_error",
         ),
@@ -101,31 +166,26 @@ export function parseLogBody(input: unknown, now: number): LogFilter {
 
   let minLevel = 0;
   if (fields.level != null) {
-    const value = typeof fields.level === "string" ? fields.level.toUpperCase() : "";
+    const value = cased(fields.level, (text) => text.toUpperCase()) ?? "";
     const index = (LOG_LEVELS as readonly string[]).indexOf(value);
     if (index >= 0) minLevel = index;
-    else issues.push(fieldIssue(["body", "level"], `must be one of ${LOG_LEVELS.join(", ")}`, "enum"));
+    else issues.push(fieldIssue(at("level"), `must be one of ${LOG_LEVELS.join(", ")}`, "enum"));
   }
 
   let text: string | null = null;
   if (fields.query != null) {
     if (typeof fields.query !== "string" || fields.query.length > MAX_QUERY_LENGTH) {
       issues.push(
-        fieldIssue(
-          ["body", "query"],
-          `must be a string of at most ${MAX_QUERY_LENGTH} characters`,
-          "string_type",
-        ),
+        fieldIssue(at("query"), `must be a string of at most ${MAX_QUERY_LENGTH} characters`, "string_type"),
       );
     } else if (fields.query !== "") text = fields.query.toLowerCase();
   }
 
-  const start = instant(fields.start_time, "start_time", issues);
-  const end = instant(fields.end_time, "end_time", issues);
+  const start = instant(fields.start_time, at("start_time"), issues);
+  const end = instant(fields.end_time, at("end_time"), issues);
   if (start !== null && end !== null && start > end) {
-    issues.push(fieldIssue(["body", "end_time"], "must not be before start_time", "value_error"));
+    issues.push(fieldIssue(at("end_time"), "must not be before start_time", "value_error"));
   }
-  if (issues.length) throw invalid(issues);
   return {
     order,
     after,
@@ -136,6 +196,8 @@ export function parseLogBody(input: unknown, now: number): LogFilter {
     limit,
   };
 }
+
+const quoted = (value: string) => JSON.stringify(value.slice(0, 40));
 
 /** One page of the entries of `streams` that pass `filter`. */
 export function readLog(streams: readonly LogStream[], filter: LogFilter): LogPage {
@@ -179,7 +241,7 @@ export function decodeOffset(offset: string): LogKey | null {
 const ISO_INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|z|[+-]\d{2}:?\d{2})?$/;
 
-function instant(value: unknown, name: string, issues: FieldIssue[]): number | null {
+function instant(value: unknown, loc: string[], issues: FieldIssue[]): number | null {
   if (value == null) return null;
   if (typeof value === "number" && Number.isSafeInteger(value)) return value;
   if (typeof value === "string") {
@@ -205,8 +267,10 @@ function instant(value: unknown, name: string, issues: FieldIssue[]): number | n
   }
   issues.push(
     fieldIssue(
-      ["body", name],
-      "must be an ISO 8601 date-time (e.g. 2025-01-01T12:00:00.000Z) or epoch milliseconds",
+      loc,
+      loc[0] === "query"
+        ? "must be an ISO 8601 date-time (e.g. 2025-01-01T12:00:00.000Z)"
+        : "must be an ISO 8601 date-time (e.g. 2025-01-01T12:00:00.000Z) or epoch milliseconds",
       "datetime_parsing",
     ),
   );
