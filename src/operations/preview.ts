@@ -3,7 +3,6 @@
 // mode it is one JSON object on a line of its own, `{"preview":{...}}`, so that a script can
 // read what is about to change (or what a --dry-run would change) without parsing text;
 // stdout keeps the result alone.
-import { getRevision } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import type { Change } from "../model/changes.js";
 import { isTerminalRevisionStatus } from "../model/enums.js";
@@ -38,6 +37,8 @@ async function interrupted(
 ): Promise<{ id: string; status: string } | null> {
   const { latest_revision_id: latest, active_revision_id: active } = deployment;
   if (!latest || latest === active) return null;
+  // Loaded only here: a create's --dry-run previews without the API module.
+  const { getRevision } = await import("../api/endpoints.js");
   const revision = await getRevision(await ctx.api(), deployment.id, latest);
   return isTerminalRevisionStatus(revision.status) ? null : { id: revision.id, status: revision.status };
 }
