@@ -10,7 +10,7 @@ import {
   WaitTimeoutError,
 } from "./errors.js";
 
-const EXIT = {
+export const EXIT = {
   ok: 0,
   failure: 1,
   usage: 2,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { fitHelpText } from "./help.js";
+import { EXIT } from "./exit-codes.js";
+import { fitHelpText, rootHelpFooter } from "./help.js";
 
 describe("fitHelpText", () => {
   test("leaves text that fits as written", () => {
@@ -41,5 +42,20 @@ describe("fitHelpText", () => {
       "      API key, sent as X-Api-Key (no",
       "      flag: keep keys out of argv)",
     ]);
+  });
+});
+
+describe("the root help's footer", () => {
+  test("its examples use the emulator's built-in profile, as the README does", () => {
+    const examples = rootHelpFooter().split("Examples:\n")[1]!.split("\n\n")[0]!;
+    expect(examples).toContain("export CPCTL_PROFILE=local");
+    expect(examples).not.toMatch(/CPCTL_API_KEY=|CPCTL_BASE_URL=/);
+  });
+
+  test("names every exit code", () => {
+    const line = rootHelpFooter()
+      .split("\n")
+      .find((text) => text.startsWith("Exit codes:"))!;
+    for (const code of new Set(Object.values(EXIT))) expect(line).toMatch(new RegExp(`\\b${code} `));
   });
 });

@@ -66,12 +66,12 @@ export function rootHelpFooter(): string {
     "Control characters from a server or a file show as escapes (\\x1b) in table and text output; json and yaml keep the exact value, escaped. Read limits: -f FILE (or stdin) and --secrets-file 4 MiB each, --api-key-file 8 KiB; beyond them exit 2. SIGTERM, like Ctrl-C, ends a run at once (130), a read included.",
     "",
     "Examples:",
-    "  cpctl emulator --port 8124 &                      # a local control plane",
-    "  export CPCTL_BASE_URL=http://127.0.0.1:8124 CPCTL_API_KEY=dev",
+    "  cpctl emulator &                                  # a local control plane on 127.0.0.1:8124",
+    "  export CPCTL_PROFILE=local                        # the built-in profile for it",
     "  cpctl deploy create -f deployment.yaml --wait",
     "  cpctl deploy list -o json | jq '.[].name'",
     "",
-    "Exit codes: 0 ok, 1 failure, 2 usage or validation, 3 auth refused, 4 not found, 5 revision failed, 6 wait timed out, 130 interrupted.",
+    "Exit codes: 0 ok, 1 failure, 2 usage or validation, 3 auth refused, 4 not found, 5 revision failed, 6 wait timed out, 7 deployed but unverified (--verify, status --check), 130 interrupted.",
     "",
     "Run `cpctl <command> --help` (e.g. `cpctl deploy create --help`) for its flags and examples.",
   ].join("\n");
@@ -96,13 +96,22 @@ export const HELP_LAYOUT = {
   formatItem(term: string, termWidth: number, description: string, helper: Help): string {
     const width = helper.helpWidth ?? 80;
     const beside = width - termWidth - 4;
-    if (!description || beside >= MIN_DESCRIPTION_WIDTH || helper.preformatted(description))
+    if (!description || fitsBeside(description, beside) || helper.preformatted(description))
       return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
     const indent = " ".repeat(STACKED_INDENT);
     const wrapped = helper.boxWrap(description, Math.max(helper.minWidthToWrap, width - STACKED_INDENT));
     return `  ${term}\n${wrapped.replace(/^/gm, indent)}`;
   },
 };
+
+/**
+ * Whether a description reads well in a column `width` wide beside its option: the column is
+ * wide enough, and so for each of its words (a `--set` path of 41 characters beside a wide
+ * option would stick out past the terminal's edge, where under the option it fits).
+ */
+function fitsBeside(description: string, width: number): boolean {
+  return width >= MIN_DESCRIPTION_WIDTH && description.split(/\s+/).every((word) => word.length <= width);
+}
 
 /**
  * Help text for a terminal `width` columns wide, as commander writes it (its option lists are
@@ -193,7 +202,7 @@ function wrapIndented(line: string, width: number, example: boolean): string[] {
   if (columns) {
     const [, lead, term, gap, description] = columns as unknown as [string, string, string, string, string];
     const column = lead.length + term.length + gap.length;
-    if (width - column >= MIN_DESCRIPTION_WIDTH)
+    if (fitsBeside(description, width - column))
       return wrapWords(description, width, " ".repeat(column), lead + term + gap);
     const under = `${lead}    `;
     return [lead + term, ...wrapWords(description, width, under, under)];

@@ -99,6 +99,7 @@ describe("help on a narrow terminal", () => {
   const runs = [
     ["--help"],
     ["deploy", "create", "--help"],
+    ["deploy", "patch", "--help"],
     ["config", "set", "--help"],
     ["emulator", "--help"],
   ];
@@ -111,8 +112,13 @@ describe("help on a narrow terminal", () => {
         expect(code, plain(output)).toBe(0);
         const lines = plain(output).split("\n");
         for (const line of lines) {
-          // Only a word longer than the terminal itself (a long URL or --set path) may stick out.
-          if (line.length > columns) expect(line.trim(), `${args.join(" ")}: ${line}`).toMatch(/^\S+( \\)?$/);
+          // Only a word too long for the terminal even under its option (a long URL) may stick
+          // out: a shorter one (`source_config.resource_spec.queue_cpu=0.5` at 70 columns) is
+          // not left indented past the width.
+          if (line.length > columns) {
+            expect(line.trim(), `${args.join(" ")}: ${line}`).toMatch(/^\S+( \\)?$/);
+            expect(line.trim().length, `${args.join(" ")}: ${line}`).toBeGreaterThan(columns - 6);
+          }
         }
         // Descriptions are wrapped, not left for the terminal: the option list is still there.
         expect(lines.some((line) => /^ {2}-/.test(line))).toBe(true);
