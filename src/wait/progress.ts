@@ -15,7 +15,7 @@ import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import type { LogEntry } from "../model/responses.js";
 import { isCi } from "../output/format.js";
 import { logLine } from "../output/log-lines.js";
-import { NO_PAINT, styled, visible, writeText } from "../output/safe-text.js";
+import { styled, visible, writeText } from "../output/safe-text.js";
 import { writeWorkflowCommand } from "../output/workflow-commands.js";
 import type { RunContext } from "../run-context.js";
 import { formatDuration } from "../util/duration.js";
