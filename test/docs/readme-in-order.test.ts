@@ -4,13 +4,14 @@
 // `deploy.yaml` (written from the README's own block) diffs and applies to that same
 // deployment. examples.test.ts runs each block alone against fixtures; this runs the story.
 //
-// What the reader brings: an exported OPENAI_API_KEY (the README asks for it), a project
-// directory ./agent for `deploy push`, and for `deploy push --image` an image: docker (a
+// What the reader brings: an exported OPENAI_API_KEY (the README asks for it), this
+// repository (the README runs at its root: `deploy push` ships examples/agent from it), and
+// for `deploy push --image` an image: docker (a
 // stand-in, test/helpers/engine-standin.ts) holding my-app:latest, and its `docker save`,
 // image.tar. The emulator stands in for 127.0.0.1:8124 and for
 // every other address (CPCTL_BASE_URL is pinned to it); the key is whatever the commands
 // would send: the `local` profile's, after `export CPCTL_PROFILE=local`.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startTestEmulator } from "../helpers/emulator.js";
@@ -18,10 +19,21 @@ import { makeStandIns } from "../helpers/engine-standin.js";
 import { dockerArchive, makeTestImage } from "../helpers/images.js";
 import { freshDir, runCli } from "../helpers/run-cli.js";
 import { markdownExamples, ROOT } from "./collect.js";
-import { ExampleProblem, ExampleShell, type Fixture } from "./run-example.js";
+import { ExampleProblem, ExampleShell, type Fixture, type Run } from "./run-example.js";
 import { parseShell } from "./shell.js";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
+
+/**
+ * What the README says a push's `-o json | jq -r .result` prints: the comment after it, e.g.
+ * `... -o json | jq -r .result   # unchanged`.
+ */
+function claimedPushResult(): string {
+  const line = /^cpctl deploy push .* -o json \| jq -r \.result\s+# (\w+)/m.exec(README);
+  if (!line)
+    throw new Error("the README has no `cpctl deploy push ... -o json | jq -r .result   # RESULT` line");
+  return line[1]!;
+}
 
 /** The README's deploy.yaml, as its block shows it. */
 function deployYaml(): string {
@@ -34,9 +46,7 @@ describe("the README, top to bottom, against one emulator", async () => {
   const emulator = await startTestEmulator();
   afterAll(() => emulator.close());
   const cwd = freshDir("readme");
-  mkdirSync(join(cwd, "agent"));
-  writeFileSync(join(cwd, "agent", "agent.json"), '{"graphs": {"agent": "./agent.py:graph"}}\n');
-  writeFileSync(join(cwd, "agent", "agent.py"), "graph = None\n");
+  cpSync(join(ROOT, "examples"), join(cwd, "examples"), { recursive: true });
   writeFileSync(join(cwd, "deploy.yaml"), deployYaml());
   const image = makeTestImage("readme");
   writeFileSync(join(cwd, "image.tar"), dockerArchive(image));
@@ -47,7 +57,12 @@ describe("the README, top to bottom, against one emulator", async () => {
     PATH: `${docker.dir}${delimiter}${process.env.PATH ?? ""}`,
   };
   const fixture: Fixture = { emulator, cwd, home: freshDir("readme-home"), env: readerEnv };
-  const shell = new ExampleShell(fixture, { CPCTL_BASE_URL: emulator.url });
+  // Every `deploy push ... -o json` the story runs, with what it printed.
+  const jsonPushes: Run[] = [];
+  const shell = new ExampleShell(fixture, { CPCTL_BASE_URL: emulator.url }, (argv, run) => {
+    if (argv[0] === "deploy" && argv[1] === "push" && argv.join(" ").includes("-o json"))
+      jsonPushes.push(run);
+  });
   const env = { CPCTL_PROFILE: "local", CPCTL_BASE_URL: emulator.url, OPENAI_API_KEY: "sk-readme" };
   const cli = (args: string[]) => runCli(args, { env, cwd, homeDir: fixture.home });
 
@@ -56,7 +71,7 @@ describe("the README, top to bottom, against one emulator", async () => {
     const cpctlLines = examples.map((example) => example.script).join("\n");
     for (const command of [
       "cpctl deploy create --name my-agent",
-      "cpctl deploy push ./agent",
+      "cpctl deploy push examples/agent",
       "cpctl deploy push --image",
       "cpctl emulator fail-next",
       "cpctl deploy rollback my-agent --wait",
@@ -78,6 +93,11 @@ describe("the README, top to bottom, against one emulator", async () => {
       if (error instanceof ExampleProblem) expect.fail(error.message);
       throw error;
     }
+  });
+
+  test.sequential("the push piped to jq prints what the README's comment says", () => {
+    expect(jsonPushes).toHaveLength(1);
+    expect(JSON.parse(jsonPushes[0]!.stdout).result).toBe(claimedPushResult());
   });
 
   test.sequential("ends where the story says: my-agent matches deploy.yaml, its failed revision kept", async () => {

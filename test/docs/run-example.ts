@@ -16,7 +16,7 @@
 //   listening: it must exit 0. A trailing `&` runs a command the same way as without it.
 // - A not-run example is only parsed, through the program's own parser (parseOnly).
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { parseOnly } from "../../src/program.js";
 import { packDirectory } from "../../src/upload/pack.js";
@@ -53,6 +53,9 @@ export async function runExample(example: Example): Promise<string[]> {
   // A block that shows a failed revision (exit 5) follows one that made the next revision fail
   // (`cpctl emulator fail-next`, in the README): its fixture stands in for that.
   if (example.exit === 5) fixture.emulator.emulator.failNextRevision({ stage: "BUILDING" });
+  // A block that shows a release failing its check (exit 7) follows `cpctl emulator health
+  // DEPLOYMENT failing` (in the README): the fixture makes the next revision of my-agent unhealthy.
+  if (example.exit === 7) fixture.emulator.emulator.setHealth(fixture.env.DEPLOYMENT_ID!, false);
   try {
     // Variables an example may not point elsewhere: the test's emulator stands in for every one.
     const shell = new ExampleShell(fixture, {
@@ -213,6 +216,8 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
   mkdirSync(join(cwd, "agent"));
   writeFileSync(join(cwd, "agent", "agent.json"), '{"graphs": {"agent": "./agent.py:graph"}}\n');
   writeFileSync(join(cwd, "agent", "agent.py"), "graph = None\n");
+  // The README runs at the repository's root, where examples/agent is the project it pushes.
+  cpSync(join(ROOT, "examples"), join(cwd, "examples"), { recursive: true });
   mkdirSync(join(cwd, "build"));
   writeFileSync(
     join(cwd, "build", "agent.tgz"),
@@ -311,9 +316,11 @@ export class ExampleShell {
   private readonly env: Record<string, string>;
   private expectedExit: number | undefined;
 
+  /** `onCpctl`: told of every cpctl command run, with what it printed (a test checks claims). */
   constructor(
     private readonly fixture: Fixture,
     private readonly pinned: Record<string, string>,
+    private readonly onCpctl?: (argv: string[], run: Run) => void,
   ) {
     this.env = { ...fixture.env };
   }
@@ -415,6 +422,7 @@ export class ExampleShell {
     const own: Record<string, string> = {};
     for (const { name } of command.assignments) if (env[name] !== undefined) own[name] = env[name];
     const result = runsEmulator ? await this.emulator(argv, own) : await this.inProcess(argv, env, stdin);
+    this.onCpctl?.(argv, result);
     const expected =
       this.expectedExit !== undefined
         ? [this.expectedExit]
@@ -485,7 +493,7 @@ export class ExampleShell {
   }
 }
 
-interface Run {
+export interface Run {
   code: number;
   stdout: string;
   stderr: string;
