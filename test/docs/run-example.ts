@@ -213,6 +213,14 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
   ] as const) {
     writeFileSync(join(cwd, name), text);
   }
+  // The reader's own check of a release (`--verify-cmd './smoke-test.sh "$CPCTL_DEPLOYMENT_URL"'`).
+  writeFileSync(
+    join(cwd, "smoke-test.sh"),
+    '#!/bin/sh\n# stands in for the reader\'s check\ntest -n "$1"\n',
+    {
+      mode: 0o755,
+    },
+  );
   mkdirSync(join(cwd, "agent"));
   writeFileSync(join(cwd, "agent", "agent.json"), '{"graphs": {"agent": "./agent.py:graph"}}\n');
   writeFileSync(join(cwd, "agent", "agent.py"), "graph = None\n");

@@ -20,7 +20,12 @@ export default defineCommand({
 Starts a new revision from the latest revision's source (or --revision's): a retry of a
 failed one, a restart of a good one. Exit 4 when --revision is not one of the deployment's
 revisions. Prints the deployment (-o json: the Deployment object) and, with --wait, waits for
-the new revision.${WAIT_HELP}${RELEASE_HELP}${examples("cpctl deploy redeploy my-agent --verify --rollback-on-failure", "cpctl deploy redeploy my-agent --wait", 'cpctl deploy redeploy my-agent --revision "$REVISION_ID"')}`,
+the new revision.${WAIT_HELP}${RELEASE_HELP}${examples(
+        "cpctl deploy redeploy my-agent --verify --rollback-on-failure",
+        `cpctl deploy redeploy my-agent --verify-cmd './smoke-test.sh "$CPCTL_DEPLOYMENT_URL"'   # your own check too`,
+        "cpctl deploy redeploy my-agent --wait",
+        'cpctl deploy redeploy my-agent --revision "$REVISION_ID"',
+      )}`,
     ),
   run: async (ctx, [ref], options) => {
     const opts = options;

@@ -26,7 +26,7 @@ revision failed and never replaced the active one (a failed build), the active o
 runs what came before it: nothing is changed, it says so, and exit 0 (--to goes further back). Exit 4 when there
 is nothing to roll back to, or --to is not one of the deployment's revisions. Prints the
 deployment (-o json: the Deployment object) and, with --wait, waits for the new revision.${WAIT_HELP}${RELEASE_HELP}${examples(
-        "cpctl deploy rollback my-agent --verify",
+        "cpctl deploy rollback my-agent --verify --verify-timeout 5m",
         "cpctl deploy rollback my-agent --wait",
         'cpctl deploy rollback my-agent --to "$REVISION_ID" --dry-run',
       )}`,
