@@ -48,6 +48,10 @@ export async function main(): Promise<void> {
           return process.stdin;
         },
       },
+      // Read when a command asks (the emulator's "how to stop it"), not at every start.
+      get job() {
+        return terminalJob();
+      },
     },
     env: process.env,
     cwd: process.cwd(),
@@ -75,6 +79,27 @@ export function isTerminal(fd: number): boolean {
     // A closed descriptor: tty says no.
   }
   return process.getBuiltinModule("node:tty").isatty(fd);
+}
+
+/**
+ * Whether this process is its terminal's foreground job, from /proc/self/stat: its process
+ * group against the terminal's foreground group. Undefined without /proc (macOS) or without a
+ * controlling terminal.
+ */
+function terminalJob(): { background: boolean; pid: number } | undefined {
+  let stat: string;
+  try {
+    stat = process.getBuiltinModule("node:fs").readFileSync("/proc/self/stat", "utf8");
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid pgrp session tty_nr tpgid ...": comm may hold spaces and parentheses.
+  const [, , pgrp, , ttyNr, tpgid] = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
+  if (!ttyNr || !tpgid || tpgid < 0 || pgrp === undefined) return undefined;
+  return { background: pgrp !== tpgid, pid: process.pid };
 }
 
 /** A terminal's width, or undefined when it tells none that text can be laid out in (0, say). */

@@ -37,6 +37,17 @@ export interface IO {
   stdout: OutStream;
   stderr: OutStream;
   stdin: InStream;
+  /**
+   * The terminal job this process is, where the system tells (Linux): a background job
+   * (`cpctl emulator &`) is not reached by Ctrl-C, which goes to the shell. Undefined without
+   * a controlling terminal, or where it cannot be known.
+   */
+  readonly job?: TerminalJob | undefined;
+}
+
+export interface TerminalJob {
+  readonly background: boolean;
+  readonly pid: number;
 }
 
 /**

@@ -3,6 +3,7 @@ import { parseKeyGrant } from "../../emulator/api/key-grants.js";
 import { emulatorKeySource, parseEmulatorArgs } from "../../emulator/cli-args.js";
 import { API_KEYS_ENV, CONTROL_TOKEN_ENV, DEFAULT_PORT, DEFAULT_STAGE_MS } from "../../emulator/defaults.js";
 import { startEmulator } from "../../emulator/server.js";
+import type { TerminalJob } from "../../io.js";
 import { writeText } from "../../output/safe-text.js";
 import { collect, examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
@@ -88,7 +89,7 @@ ${examples(
     );
     const keySource = emulatorKeySource(options, ctx.env);
     for (const line of emulator.describeKeys(keySource ?? undefined)) ctx.log.info(line);
-    ctx.log.info("local control plane ready; Ctrl-C stops it");
+    ctx.log.info(`local control plane ready; ${howToStop(ctx.io.job)}`);
     // Runs until Ctrl-C or SIGTERM; stopping a server on request is a success (exit 0).
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
@@ -98,3 +99,8 @@ ${examples(
     ctx.log.info("stopped");
   },
 });
+
+/** Words that stop it where it runs: Ctrl-C does not reach a background job (`cpctl emulator &`). */
+function howToStop(job: TerminalJob | undefined): string {
+  return job?.background ? `kill ${job.pid} stops it (or fg, then Ctrl-C)` : "Ctrl-C stops it";
+}
