@@ -1,6 +1,8 @@
 // The links between README.md, RELIABILITY.md and docs/*.md lead somewhere: every relative
 // link names a file that exists and, with a #fragment, a heading of that file (as GitHub
-// makes its anchors).
+// makes its anchors); and in the package npm publishes, every such link of a markdown file it
+// ships leads to a file it ships (the README on the registry's page links to docs/).
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { expect, test } from "vitest";
@@ -68,3 +70,25 @@ test("anchors are GitHub's", () => {
   );
   expect(anchorOf("Confirmation: `confirm: true`")).toBe("confirmation-confirm-true");
 });
+
+test("the package ships every file its markdown files link to", () => {
+  const packed = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, npm_config_loglevel: "error" },
+  });
+  const shipped = new Set(
+    (JSON.parse(packed) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path),
+  );
+  const broken: string[] = [];
+  for (const file of [...shipped].filter((path) => path.endsWith(".md"))) {
+    for (const { target, line } of links(file)) {
+      const path = target.split("#")[0]!;
+      if (path === "") continue;
+      const resolved = normalize(join(dirname(file), path)).replace(/\/$/, "");
+      const found = shipped.has(resolved) || [...shipped].some((f) => f.startsWith(`${resolved}/`));
+      if (!found) broken.push(`${file}:${line}: ${target} (${resolved} is not in the package)`);
+    }
+  }
+  expect(broken).toEqual([]);
+}, 60_000);
