@@ -200,7 +200,7 @@ complete -c cpctl -n '__cpctl_at emulator' -l port -d 'port to listen on; 0 pick
 complete -c cpctl -n '__cpctl_at emulator' -l host -d 'address to listen on (default 127.0.0.1)' -x
 complete -c cpctl -n '__cpctl_at emulator' -l registry-port -d 'port of the image registry (push tokens, docs/emulator.md); default: the next after --port, or a free one with --port 0' -x
 complete -c cpctl -n '__cpctl_at emulator' -l agents-port -d 'port of the stand-in agent servers, where every deployment\'s custom_url answers /ok and /info; default: two after --port, or a free one with --port 0' -x
-complete -c cpctl -n '__cpctl_at emulator' -l state -d 'keep state in this file and FILE.journal (every change saved before it is answered); default: memory only' -r -F
+complete -c cpctl -n '__cpctl_at emulator' -l state -d 'keep state in this file (every change saved before it is answered); default: memory only' -r -F
 complete -c cpctl -n '__cpctl_at emulator' -l stage-ms -d 'how long each revision stage takes (default 1500)' -x
 complete -c cpctl -n '__cpctl_at emulator' -l api-key -d 'accept only this API key or token (repeatable): KEY acts for its own tenant (printed at start-up), KEY=TENANT[,TENANT...] for those tenants (several: the tenant header picks one); without it (or CPCTL_EMULATOR_API_KEYS) any non-empty key or token is accepted' -x
 complete -c cpctl -n '__cpctl_at emulator' -l control-token -d 'the token the emulator-wide controls (clock, faults, stats, reset) require in X-Control-Token; with --api-key they are refused without one (default: CPCTL_EMULATOR_CONTROL_TOKEN)' -x

@@ -36,7 +36,6 @@ import { proxyVariablesHere, startForwardProxy, throughProxy } from "./bench/pro
 import { releaseRows } from "./bench/releases.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
-import { storeRow } from "./bench/store.mjs";
 import { tableRows } from "./bench/table.mjs";
 import { uploadRows } from "./bench/upload.mjs";
 import { waitRows } from "./bench/wait.mjs";
@@ -211,10 +210,7 @@ try {
     rows.push(...(await releaseRows({ root: ROOT, node: NODE, bin: BIN, home, cwd, runs: RUNS })));
 
   // --- the emulator's list throughput ------------------------------------------------------
-  if (wanted("emulator")) {
-    await loadRow();
-    rows.push(await storeRow({ bin: BIN, env: benchEnv({ HOME: home }), dir: work, runs: RUNS }));
-  }
+  if (wanted("emulator")) await loadRow();
 
   // --- packing and uploading; logs and lists at a distance; beside the public clients ------
   const peers = wanted("upload", "wire")

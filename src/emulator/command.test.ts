@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { httpRequest } from "../../test/helpers/emulator.js";
 import { report } from "../../test/reliability/helpers.js";
 import { tenantIdForCredential } from "./api/key-grants.js";
-import { readStateFiles } from "./store/persistence.js";
+import { readStateFile } from "./store/persistence.js";
 
 const bin = fileURLToPath(new URL("../../bin/cpctl.cjs", import.meta.url));
 const env = { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home-for-tests" };
@@ -112,8 +112,8 @@ describe("two emulators taking over a dead emulator's state lock at once", () =>
       acknowledged.push(`round-${round}`);
       await Promise.all(pair.map((p) => killed(p.child)));
     }
-    // What the next emulator would load: the state file with its journal replayed.
-    const saved = readStateFiles(file).state!.deployments.map((d) => d.name);
+    // What the next emulator would load.
+    const saved = readStateFile(file)!.deployments.map((d) => d.name);
     expect(saved.sort()).toEqual([...acknowledged].sort());
     expect(refusals).toBe(ROUNDS);
     report("emulator lock takeover race", {

@@ -19,7 +19,7 @@
 //                         files of an uploaded tarball
 //   store/                the world: its state, records and indexes, changes, revision status
 //                         from the clock, seeded listeners and integrations, identifiers; the
-//                         state file (journal, replay, atomic files, one emulator per file)
+//                         state file (written whole at every change, one emulator per file)
 //   responses, defaults,  what every room shares: answers and HTTP errors; defaults; why a start
 //   start-error           failed (and listening, where a port in use is one such reason)
 import http from "node:http";
@@ -91,7 +91,7 @@ export interface EmulatorOptions {
   /** The token the emulator-wide controls require (X-Control-Token). See api/control-auth.ts. */
   controlToken?: string;
   /**
-   * Saves the state in this file, its journal in `<file>.journal` and uploads in
+   * Saves the state in this file, written whole at every change, and uploads in
    * `<file>.uploads/` (store/persistence.ts). Absent: memory only.
    */
   statePath?: string;
@@ -213,7 +213,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clock = options.clock ?? new OffsetClock(saved?.clock_offset_ms ?? 0);
   const store: Store = new Store(saved, {
     stageMs: options.stageMs ?? DEFAULT_STAGE_MS,
-    commit: stateFile ? (change) => stateFile.commit(change) : undefined,
+    commit: stateFile ? (state) => stateFile.save(state) : undefined,
     tarballs: stateFile
       ? {
           write: (id, data) => stateFile.writeUpload(id, data),
@@ -232,7 +232,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       reset: () => images.reset(),
     },
   });
-  stateFile?.attach(() => store.contents());
   let agents: RunningAgents | null = null;
   const core: Core = {
     agentUrl: (deploymentId) => agents?.addressOf(deploymentId) ?? "",
@@ -329,7 +328,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         held.drop();
         void runningRegistry.close();
         void runningAgents.close();
-        // Then the journal is folded into the state file and the lock released.
+        // Then the state file's lock is released (every change is in the file already).
         server.close(() => {
           stateFile?.close();
           resolve();

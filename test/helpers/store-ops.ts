@@ -1,6 +1,6 @@
 // The emulator's Store driven by random operations, as its routes drive it (each operation
 // checks what the route checks first: a taken name is a 409 there, so no create here), for
-// property tests of the journal and of the indexes. `now` is whatever the operation says:
+// property tests of the state file and of the indexes. `now` is whatever the operation says:
 // tests choose whether time may stand still or run backwards.
 import fc from "fast-check";
 import { deploymentView } from "../../src/emulator/api/views.js";
@@ -130,7 +130,7 @@ export function applyOp(store: Store, op: StoreOp, now: number): void {
       const deployment = picked(op.pick);
       const revision = deployment?.revisions.at(-1);
       if (deployment && revision && revision.ended === null)
-        store.failRevision(deployment, revision, revision.stages.at(-1)!, `failed at ${now}`);
+        store.failRevision(revision, revision.stages.at(-1)!, `failed at ${now}`);
       return;
     }
     case "failNext": {

@@ -24,7 +24,7 @@ export default defineCommand({
       )
       .option(
         "--state <file>",
-        "keep state in this file and FILE.journal (every change saved before it is answered); default: memory only",
+        "keep state in this file (every change saved before it is answered); default: memory only",
       )
       .option("--stage-ms <ms>", `how long each revision stage takes (default ${DEFAULT_STAGE_MS})`)
       .option(

@@ -1,12 +1,14 @@
 // DELETE /v2/deployments?deployment_ids=A&deployment_ids=B (service-facts "Bulk delete and
 // listeners", the OpenAPI document's delete_deployments): all of them or none, at most 100,
 // the repeated parameter only, tenants kept apart, and one change of the state file.
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../../../test/helpers/emulator.js";
+import { createRequest, newStore, TENANTS } from "../../../test/helpers/store-ops.js";
 import { ValidationErrorBody } from "../../model/responses.js";
+import type { EmulatorState } from "../store/state.js";
 
 afterEach(closeTestEmulators);
 
@@ -78,25 +80,29 @@ describe("bulk delete", () => {
     expect(await names(em)).toEqual(["a"]);
   });
 
-  it("with --state: one journal line for the whole call, and the uploads' files go", async () => {
+  it("is one change: one write of the state for the whole call, so a crash leaves all of them or none", () => {
+    const saved: EmulatorState[] = [];
+    const store = newStore((state) => saved.push(JSON.parse(JSON.stringify(state))));
+    const made = ["a", "b", "c"].map((name) =>
+      store.createDeployment(TENANTS[0]!, createRequest(name, "internal_source"), 1000),
+    );
+    store.issueUpload(made[0]!, 1000, 1000 + 60_000);
+    saved.length = 0;
+    store.deleteDeployments(made);
+    expect(saved).toHaveLength(1);
+    expect(saved[0]).toMatchObject({ deployments: [], uploads: [] });
+  });
+
+  it("with --state: the state file holds none of them once answered, nor their uploads", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cpctl-bulk-delete-"));
     const statePath = join(dir, "state.json");
     const em = await startTestEmulator({ statePath });
     const ids: string[] = [];
     for (const name of ["a", "b", "c"]) ids.push((await em.createDeployment("internal_source", name)).id);
     const upload = (await em.post(`/v2/deployments/${ids[0]}/upload-url`)).json;
-    const journal = () =>
-      existsSync(`${statePath}.journal`)
-        ? readFileSync(`${statePath}.journal`, "utf8").split("\n").filter(Boolean)
-        : [];
-    const before = journal().length;
+    const saved = () => JSON.parse(readFileSync(statePath, "utf8")) as EmulatorState;
+    expect(saved().uploads.map((u) => u.object_path)).toEqual([upload.object_path]);
     expect((await em.delete(bulk(ids))).status).toBe(200);
-    const lines = journal();
-    expect(lines.length - before).toBe(1);
-    const entry = JSON.parse(lines.at(-1)!);
-    expect(Object.keys(entry.deployments).sort()).toEqual([...ids].sort());
-    expect(Object.values(entry.deployments)).toEqual([null, null, null]);
-    expect(upload.object_path).toContain(ids[0]);
-    expect(Object.values(entry.uploads)).toEqual([null]);
+    expect(saved()).toMatchObject({ deployments: [], uploads: [] });
   });
 });

@@ -122,7 +122,7 @@ export class Controls {
     if (revision.stages.indexOf(status) > revision.stages.indexOf(stage)) {
       throw new HttpError(409, `Revision ${revision.id} is already past ${stage} (it is ${status}).`);
     }
-    this.core.store.failRevision(deployment, revision, stage, message);
+    this.core.store.failRevision(revision, stage, message);
     return revisionView(deployment.id, revision, now);
   }
 

@@ -1,6 +1,6 @@
 // --state: whatever was answered is in the file before the answer leaves, the file is never
-// torn (also under kill -9), a restart resumes revisions where they were, and a corrupt file
-// refuses the start.
+// torn (also under kill -9), a restart resumes revisions where they were, and a corrupt file,
+// or the journal of an earlier emulator, refuses the start.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   closeTestEmulators,
@@ -16,9 +17,12 @@ import {
   type TestEmulator,
 } from "../../../test/helpers/emulator.js";
 import { buildLogsPath, deployLogsPath, logPage } from "../../../test/helpers/logs.js";
+import { applyOp, createRequest, storeOp, TENANTS } from "../../../test/helpers/store-ops.js";
 import { startEmulator } from "../server.js";
 import { ManualClock } from "./clock.js";
-import { readStateFiles } from "./persistence.js";
+import { readStateFile, StateFile } from "./persistence.js";
+import { checkStateShape, type EmulatorState } from "./state.js";
+import { MemoryTarballs, Store } from "./store.js";
 
 afterEach(closeTestEmulators);
 
@@ -200,6 +204,72 @@ describe("state file", () => {
   });
 });
 
+describe("written whole at every change", () => {
+  /** A StateFile and its Store, as startEmulator wires them. */
+  function openState(path: string) {
+    const file = new StateFile(path);
+    file.lock();
+    const store = new Store(file.load(), {
+      stageMs: 1000,
+      tarballs: new MemoryTarballs(),
+      commit: (state) => file.save(state),
+    });
+    return { file, store };
+  }
+  /** A state as its file holds it (a JSON round trip). */
+  const comparable = (state: EmulatorState) => JSON.parse(JSON.stringify(state)) as EmulatorState;
+
+  it("after every change the state file alone is whole and holds exactly that change and all before", () => {
+    const path = statePath();
+    const { file, store } = openState(path);
+    const clock = new ManualClock();
+    store.createDeployment(TENANTS[0]!, createRequest("first", "internal_container"), clock.now());
+    for (const op of fc.sample(storeOp({ reset: true }), { numRuns: 300 })) {
+      clock.advance(1000);
+      applyOp(store, op, clock.now());
+      // What a kill -9 now leaves (writes are synchronous: between two steps of the event
+      // loop the file is what a killed process leaves).
+      const saved = JSON.parse(readFileSync(path, "utf8"));
+      expect(checkStateShape(saved)).toBeNull();
+      expect(saved).toEqual(comparable(store.contents()));
+    }
+    const before = readFileSync(path);
+    file.close();
+    // A clean stop has nothing left to write, and the next start reads it all back.
+    expect(readFileSync(path)).toEqual(before);
+    const again = openState(path);
+    expect(comparable(again.store.contents())).toEqual(comparable(store.contents()));
+    again.file.close();
+    // A change after the stop is refused, not acknowledged.
+    expect(() => store.setClockOffset(1)).toThrow(/stopping: this change was not saved/);
+  });
+
+  it("refuses the journal an earlier emulator left beside the file, and changes neither", async () => {
+    const path = statePath();
+    const first = await startTestEmulator({ statePath: path });
+    await first.createDeployment("internal_container", "kept");
+    await first.close();
+    const state = readFileSync(path);
+    const journal = `${path}.journal`;
+    writeFileSync(journal, '{"seq":9}\n');
+    const refusal =
+      /cannot start: .*\.journal exists: an earlier cpctl emulator kept there changes that .* may not hold, and this one no longer reads such journals\. To keep those changes, start that earlier cpctl on the file and stop it with Ctrl-C .*; or move the journal away to start from the state file alone, without them\./;
+    await expect(startEmulator({ port: 0, statePath: path })).rejects.toThrow(refusal);
+    expect(readFileSync(path)).toEqual(state);
+    expect(readFileSync(journal, "utf8")).toBe('{"seq":9}\n');
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    // A journal without its state file is refused too.
+    const orphan = statePath();
+    writeFileSync(`${orphan}.journal`, '{"seq":9}\n');
+    await expect(startEmulator({ port: 0, statePath: orphan })).rejects.toThrow(refusal);
+    expect(existsSync(orphan)).toBe(false);
+    // Moved away: the state file alone.
+    rmSync(journal);
+    const second = await startTestEmulator({ statePath: path });
+    expect((await second.get("/v2/deployments?name=kept")).json.resources).toHaveLength(1);
+  });
+});
+
 describe("kill -9", () => {
   let entry: string;
   beforeAll(async () => {
@@ -286,8 +356,8 @@ describe("kill -9", () => {
       await Promise.all(Array.from({ length: 12 }, (_, w) => worker(w)));
       await exited;
       expect(confirmed.length).toBeGreaterThanOrEqual(killAfter);
-      // What the next emulator loads: the state file with its journal replayed.
-      const saved = new Set(readStateFiles(path).state!.deployments.map((d) => d.name));
+      // What the next emulator loads.
+      const saved = new Set(readStateFile(path)!.deployments.map((d) => d.name));
       for (const name of confirmed) expect(saved.has(name), name).toBe(true);
     }
     // And the file is a state a new emulator starts from.

@@ -3,7 +3,7 @@
 // its stage plan, not a status, and its status is computed from the clock on every read.
 // That is what lets revision timing survive a restart.
 //
-// With --state, FILE holds it and FILE.journal the changes made since (persistence.ts).
+// With --state, FILE holds it, written whole at every change (persistence.ts).
 import type { FailRule } from "../../model/emulator-controls.js";
 import type { RevisionStatus, Source } from "../../model/enums.js";
 import type { SecretReferenceT, SecretT } from "../../model/schemas.js";

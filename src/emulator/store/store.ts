@@ -1,8 +1,7 @@
 // The emulator's state and every change to it. No HTTP here: handlers validate, then call
-// one method; each method changes the state and commits the change (with a state file: to
-// its journal, on disk) before returning, so the answer a handler then sends is always
-// backed by what was saved. Each method marks what it touched on a StateChange, which is all
-// a commit writes: its cost does not grow with the state (persistence.ts).
+// one method; each method changes the state and commits it (with a state file: the whole
+// state written to it, persistence.ts) before returning, so the answer a handler then sends
+// is always backed by what was saved.
 
 import type { FailRule } from "../../model/emulator-controls.js";
 import { type RevisionStatus, revisionStages, type Source } from "../../model/enums.js";
@@ -22,7 +21,6 @@ import {
   type StoredUpload,
   type TracingProject,
 } from "./state.js";
-import { StateChange } from "./state-change.js";
 import { DeploymentIndex, TracingProjectIndex, UploadIndex } from "./store-indexes.js";
 import { touch } from "./versions.js";
 
@@ -50,10 +48,10 @@ export interface StoreOptions {
   /** Stage length given to new revisions. */
   stageMs: number;
   /**
-   * Makes a change durable; called after every change, before it is answered. Throws when it
-   * cannot (the change is then not acknowledged). Absent: memory only.
+   * Makes a change durable; called with the whole state after every change, before it is
+   * answered. Throws when it cannot (the change is then not acknowledged). Absent: memory only.
    */
-  commit?: (change: StateChange) => void;
+  commit?: (state: EmulatorState) => void;
   tarballs: TarballStorage;
   /** The emulator's image registry, where revisions pull from and deleted deployments leave images. */
   images?: ImageHooks;
@@ -79,8 +77,6 @@ export class Store {
   private readonly deployments = new DeploymentIndex();
   private readonly uploads = new UploadIndex();
   private readonly projects = new TracingProjectIndex();
-  /** What the method under way touched: committed (and cleared) at its end. */
-  private readonly change = new StateChange();
 
   constructor(
     state: EmulatorState | null,
@@ -229,10 +225,8 @@ export class Store {
         created_at: now,
       };
       this.projects.add(project);
-      this.change.tracingProject(project);
     }
     this.deployments.add(deployment);
-    this.change.deployment(deployment);
     this.commit();
     return deployment;
   }
@@ -334,23 +328,13 @@ export class Store {
     options: { deleteTracingProject?: boolean },
   ): StoredUpload[] {
     this.deployments.remove(deployment);
-    this.change.removedDeployment(deployment.id);
     if (options.deleteTracingProject) {
       const project = this.projects.named(deployment.tenant_id, deployment.name);
-      if (project) {
-        this.projects.remove(project);
-        this.change.removedTracingProject(project.id);
-      }
+      if (project) this.projects.remove(project);
     }
     const gone = this.uploads.ofDeployment(deployment.id);
-    for (const upload of gone) {
-      this.uploads.remove(upload);
-      this.change.removedUpload(upload.id);
-    }
-    if (this.failNext.some((r) => r.deployment_id === deployment.id)) {
-      this.failNext = this.failNext.filter((r) => r.deployment_id !== deployment.id);
-      this.change.failRules(this.failNext);
-    }
+    for (const upload of gone) this.uploads.remove(upload);
+    this.failNext = this.failNext.filter((r) => r.deployment_id !== deployment.id);
     return gone;
   }
 
@@ -358,10 +342,7 @@ export class Store {
   issueUpload(deployment: StoredDeployment, now: number, expiresAt: number): StoredUpload {
     // URLs that expired unused are worth nothing: drop them, so the state does not grow
     // with every upload-url call.
-    for (const upload of this.uploads.lapsed(now)) {
-      this.uploads.remove(upload);
-      this.change.removedUpload(upload.id);
-    }
+    for (const upload of this.uploads.lapsed(now)) this.uploads.remove(upload);
     const id = newId();
     const upload: StoredUpload = {
       id,
@@ -375,7 +356,6 @@ export class Store {
       sha256: null,
     };
     this.uploads.add(upload);
-    this.change.upload(upload);
     this.commit();
     return upload;
   }
@@ -389,25 +369,17 @@ export class Store {
     upload.size = data.length;
     upload.sha256 = sha256;
     this.uploads.completed(upload);
-    this.change.upload(upload);
     this.commit();
   }
 
   addFailRule(rule: FailRule): void {
     this.failNext.push(rule);
-    this.change.failRules(this.failNext);
     this.commit();
   }
 
-  failRevision(
-    deployment: StoredDeployment,
-    revision: StoredRevision,
-    stage: RevisionStatus,
-    message: string | null,
-  ): void {
+  failRevision(revision: StoredRevision, stage: RevisionStatus, message: string | null): void {
     revision.fail_at = stage;
     revision.fail_message = message;
-    this.change.deployment(deployment);
     this.commit();
   }
 
@@ -423,13 +395,11 @@ export class Store {
       delete deployment.next_unhealthy;
       for (const each of deployment.revisions) delete each.unhealthy;
     } else deployment.next_unhealthy = true;
-    this.change.deployment(deployment);
     this.commit();
   }
 
   setClockOffset(offsetMs: number): void {
     this.clockOffset = offsetMs;
-    this.change.clockOffset(offsetMs);
     this.commit();
   }
 
@@ -443,7 +413,6 @@ export class Store {
     this.deployments.clear();
     this.uploads.clear();
     this.projects.clear();
-    this.change.reset(this.signingKeyValue, this.clockOffset);
     this.commit();
     for (const upload of uploads) this.options.tarballs.remove(upload.id);
     this.options.images?.reset();
@@ -525,27 +494,20 @@ export class Store {
     );
     if (index < 0) return null;
     const [rule] = this.failNext.splice(index, 1);
-    this.change.failRules(this.failNext);
     return rule!;
   }
 
   private nextSeq(): number {
-    this.change.seq(++this.seq);
-    return this.seq;
+    return ++this.seq;
   }
 
-  /** A stored deployment changed in place: its serialised views are stale, its image is due. */
+  /** A stored deployment changed in place: its serialised views are stale. */
   private changed(deployment: StoredDeployment): void {
     touch(deployment);
-    this.change.deployment(deployment);
   }
 
   private commit(): void {
-    try {
-      this.options.commit?.(this.change);
-    } finally {
-      this.change.clear();
-    }
+    this.options.commit?.(this.contents());
   }
 }
 
