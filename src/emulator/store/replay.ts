@@ -16,6 +16,7 @@ export function replay(snapshot: EmulatorState, entries: Iterable<JournalEntry>)
   const deployments = byId(snapshot.deployments);
   const uploads = byId(snapshot.uploads);
   const projects = byId(snapshot.tracing_projects);
+  const listeners = byId(snapshot.listeners ?? []);
 
   for (const entry of entries) {
     if (entry.reset) {
@@ -26,6 +27,7 @@ export function replay(snapshot: EmulatorState, entries: Iterable<JournalEntry>)
       deployments.clear();
       uploads.clear();
       projects.clear();
+      listeners.clear();
     }
     if (entry.seq !== undefined) seq = entry.seq;
     if (entry.clock_offset_ms !== undefined) clockOffset = entry.clock_offset_ms;
@@ -33,6 +35,7 @@ export function replay(snapshot: EmulatorState, entries: Iterable<JournalEntry>)
     setImages(deployments, entry.deployments);
     setImages(uploads, entry.uploads);
     setImages(projects, entry.tracing_projects);
+    setImages(listeners, entry.listeners);
   }
   return {
     ...snapshot,
@@ -43,6 +46,7 @@ export function replay(snapshot: EmulatorState, entries: Iterable<JournalEntry>)
     uploads: [...uploads.values()],
     tracing_projects: [...projects.values()],
     fail_next: failNext,
+    listeners: [...listeners.values()],
   };
 }
 

@@ -7,7 +7,7 @@
 // The store marks what each method touched on a StateChange; persistence turns it into a
 // JournalEntry when the change is committed, so the images are those of that moment.
 import type { FailRule } from "../../model/emulator-controls.js";
-import type { StoredDeployment, StoredUpload, TracingProject } from "./state.js";
+import type { StoredDeployment, StoredListener, StoredUpload, TracingProject } from "./state.js";
 
 export interface JournalEntry {
   /** Applied first: everything cleared (POST /_emulator/reset), with a new key and the clock kept. */
@@ -18,6 +18,7 @@ export interface JournalEntry {
   deployments?: Record<string, StoredDeployment | null>;
   uploads?: Record<string, StoredUpload | null>;
   tracing_projects?: Record<string, TracingProject | null>;
+  listeners?: Record<string, StoredListener | null>;
   /** The whole list (rules are few, and a change can take one from the middle). */
   fail_next?: readonly FailRule[];
 }
@@ -39,7 +40,7 @@ export function entryProblem(value: unknown): string | null {
       return `"${field}" is not a number`;
   }
   if (entry.fail_next !== undefined && !Array.isArray(entry.fail_next)) return `"fail_next" is not an array`;
-  for (const field of ["deployments", "uploads", "tracing_projects"]) {
+  for (const field of ["deployments", "uploads", "tracing_projects", "listeners"]) {
     const images = entry[field];
     if (images === undefined) continue;
     if (images === null || typeof images !== "object" || Array.isArray(images))
@@ -61,6 +62,7 @@ export class StateChange {
   private readonly deploymentImages = new Map<string, StoredDeployment | null>();
   private readonly uploadImages = new Map<string, StoredUpload | null>();
   private readonly projectImages = new Map<string, TracingProject | null>();
+  private readonly listenerImages = new Map<string, StoredListener | null>();
 
   deployment(deployment: StoredDeployment): void {
     this.deploymentImages.set(deployment.id, deployment);
@@ -84,6 +86,14 @@ export class StateChange {
 
   removedTracingProject(id: string): void {
     this.projectImages.set(id, null);
+  }
+
+  listener(listener: StoredListener): void {
+    this.listenerImages.set(listener.id, listener);
+  }
+
+  removedListener(id: string): void {
+    this.listenerImages.set(id, null);
   }
 
   seq(value: number): void {
@@ -113,6 +123,7 @@ export class StateChange {
     if (this.deploymentImages.size) entry.deployments = Object.fromEntries(this.deploymentImages);
     if (this.uploadImages.size) entry.uploads = Object.fromEntries(this.uploadImages);
     if (this.projectImages.size) entry.tracing_projects = Object.fromEntries(this.projectImages);
+    if (this.listenerImages.size) entry.listeners = Object.fromEntries(this.listenerImages);
     if (this.failRulesNow) entry.fail_next = this.failRulesNow;
     return entry;
   }
@@ -125,5 +136,6 @@ export class StateChange {
     this.deploymentImages.clear();
     this.uploadImages.clear();
     this.projectImages.clear();
+    this.listenerImages.clear();
   }
 }
