@@ -53,3 +53,9 @@ export function validateListenerCreate(input: unknown): Validated<ListenerCreate
 export function validateListenerPatch(input: unknown): Validated<ListenerPatch> {
   return validateShape(ListenerPatchRequest, input);
 }
+
+/** Why `value` cannot be a listener's namespace (a DNS label), or null when it can. */
+export function namespaceProblem(value: string): string | null {
+  const parsed = dnsLabel.safeParse(value);
+  return parsed.success ? null : (parsed.error.issues[0]?.message ?? "is not a DNS label");
+}
