@@ -140,14 +140,14 @@ export function partialLines(partial: PartialDeletion): string[] {
   const { number, of, size } = partial.failedCall;
   const before =
     number === 1
-      ? "none before it"
+      ? ""
       : number === 2
-        ? "the one before it was carried out"
-        : `the ${number - 1} before it were carried out`;
+        ? "; the one before it was carried out"
+        : `; the ${number - 1} before it were carried out`;
   const after =
     number === of ? "" : `; the ${of - number} after it ${of - number === 1 ? "was" : "were"} not sent`;
   const lines = [
-    `call ${number} of ${of} (${size} deployment${size === 1 ? "" : "s"}) failed: ${before}${after}`,
+    `call ${number} of ${of} (${size} deployment${size === 1 ? "" : "s"}) failed${before}${after}`,
     `deleted: ${names(partial.deleted)}`,
     `not deleted: ${names(partial.notDeleted)}`,
   ];

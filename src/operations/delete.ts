@@ -93,8 +93,9 @@ function action(deployments: DeploymentT[]): string {
 /** The deployments about to go, on stderr, a line each (the result goes to stdout). */
 function showList(ctx: Ctx, deployments: DeploymentT[]): void {
   const width = Math.max(...deployments.map((d) => d.name.length));
-  const lines = deployments.map((d) => styled`  ${visible(d.name.padEnd(width))}  ${ctx.paint.dim(d.id)}\n`);
-  writeText(ctx.io.stderr, styled`Deleting ${String(deployments.length)} deployments:\n${lines.join("")}`);
+  writeText(ctx.io.stderr, `Deleting ${deployments.length} deployments:\n`);
+  for (const d of deployments)
+    writeText(ctx.io.stderr, styled`  ${visible(d.name.padEnd(width))}  ${ctx.paint.dim(d.id)}\n`);
 }
 
 async function deleteSeveral(ctx: Ctx, deployments: DeploymentT[], force: boolean): Promise<DeploymentT[]> {
@@ -134,7 +135,7 @@ function forceRefused(error: unknown, deployment: DeploymentT): unknown {
   const detail = typeof body?.detail === "string" ? body.detail : "";
   const refused = new ApiError(
     400,
-    `the service refused to force-delete deployment ${deployment.name}: it is still active${detail ? ` (${detail})` : ""}`,
+    `the service refused to force-delete deployment ${deployment.name}, which is still active: ${detail || "400 Bad Request"}`,
     error.body,
     error.method,
     error.path,

@@ -135,6 +135,15 @@ describe("deploy delete with several deployments", () => {
     expect(await names(em)).toEqual([]);
   });
 
+  it("in colour on a terminal, the list's IDs are dimmed, not shown as escape text", async () => {
+    const em = await startTestEmulator();
+    const [a] = await create(em, ["a", "b"]);
+    const r = await runCli(["deploy", "delete", "a", "b"], { env: cliEnv(em), tty: true, stdin: "n\n" });
+    expect(r.stderr).toContain(`  a  \x1b[2m${a!.id}\x1b[22m\n`);
+    // (The captured prompt's own cursor moves show as escape text: only the list is looked at.)
+    expect(r.stderr.split("→")[0]).not.toContain("\\x1b");
+  });
+
   it("100 IDs a call at most: 230 deployments in 3 calls, resolved by ID 100 a request", async () => {
     const em = await startTestEmulator();
     const made = await create(
@@ -164,7 +173,7 @@ describe("deploy delete with several deployments", () => {
     });
     const r = await del(em, [...made.map((d) => d.name), "--yes"], front.url);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("call 2 of 2 (30 deployments) failed: the one before it was carried out");
+    expect(r.stderr).toContain("call 2 of 2 (30 deployments) failed; the one before it was carried out");
     expect(r.stderr).toMatch(/deleted: part-001, .*part-100\n/);
     expect(r.stderr).toMatch(/not deleted: part-101, .*part-130\n/);
     // 30 IDs are too many for a command line worth copying: the whole list.
@@ -236,7 +245,9 @@ describe("deploy delete --force", () => {
     await em.createDeployment("gitrepo", "busy");
     const r = await del(em, ["busy", "--force", "--yes"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("the service refused to force-delete deployment busy: it is still active");
+    expect(r.stderr).toContain(
+      "the service refused to force-delete deployment busy, which is still active: Deployment ",
+    );
     expect(r.stderr).toContain("Wait until its revision ends (cpctl deploy wait busy) and delete it again");
     expect(await names(em)).toEqual(["busy"]);
   });
@@ -258,9 +269,11 @@ describe("deploy delete --force", () => {
       expect(url.searchParams.get("force")).toBe("true");
     }
     expect(calls(em, BULK)).toBe(0);
-    expect(r.stderr).toContain("the service refused to force-delete deployment new-3: it is still active");
     expect(r.stderr).toContain(
-      "call 3 of 4 (1 deployment) failed: the 2 before it were carried out; the 1 after it was not sent",
+      "the service refused to force-delete deployment new-3, which is still active: Deployment ",
+    );
+    expect(r.stderr).toContain(
+      "call 3 of 4 (1 deployment) failed; the 2 before it were carried out; the 1 after it was not sent",
     );
     expect(r.stderr).toContain("deleted: old-1, old-2\n");
     expect(r.stderr).toContain("not deleted: new-3, later-4\n");
