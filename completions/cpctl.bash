@@ -10,7 +10,7 @@ _cpctl_commands() {
     'deploy') echo 'push create list get status patch wait apply diff delete prune revisions logs rollback redeploy upload' ;;
     'secrets') echo 'list set unset import' ;;
     'integrations') echo 'list repos' ;;
-    'listeners') echo 'list' ;;
+    'listeners') echo 'list get create update delete' ;;
     'config') echo 'show list get set use path' ;;
     'emulator') echo 'fail-next fail clock health push faults stats tracing-projects reset' ;;
   esac
@@ -35,7 +35,7 @@ _cpctl_flags() {
     'deploy wait') echo '--revision --timeout --interval --logs --dotenv-report --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy apply') echo '--file -f --name --source --integration-id --repo-url --deployment-type --build-on-push --no-build-on-push --custom-url --listener-id --k8s-namespace --install-command --build-command --repo-ref --agent-config-path --image-uri --source-tarball-path --min-scale --max-scale --cpu --cpu-limit --memory-mb --memory-limit-mb --set --secret --secrets-file --secret-ref --allow-empty-secrets --dry-run --wait --timeout --interval --logs --dotenv-report --verify --verify-timeout --verify-cmd --rollback-on-failure --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy diff') echo '--file -f --name --source --integration-id --repo-url --deployment-type --build-on-push --no-build-on-push --custom-url --listener-id --k8s-namespace --install-command --build-command --repo-ref --agent-config-path --image-uri --source-tarball-path --min-scale --max-scale --cpu --cpu-limit --memory-mb --memory-limit-mb --set --secret --secrets-file --secret-ref --allow-empty-secrets --exit-code --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
-    'deploy delete') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'deploy delete') echo '--force --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy prune') echo '--previews-of --pr --older-than --dry-run --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy revisions') echo '--status --limit --offset --all --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'deploy logs') echo '--build --revision --follow -f --all --level --since --until --grep --limit --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
@@ -49,6 +49,10 @@ _cpctl_flags() {
     'integrations list') echo '--alt --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'integrations repos') echo '--alt --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'listeners list') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'listeners get') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'listeners create') echo '--compute-id --k8s-namespace --dry-run --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'listeners update') echo '--k8s-namespace --add-k8s-namespace --remove-k8s-namespace --dry-run --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
+    'listeners delete') echo '--dry-run --help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config show') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config list') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
     'config get') echo '--help -h --profile --base-url --tenant-id --api-key-file --output -o --json --show-secrets --no-color --no-input --yes -y --debug --request-timeout' ;;
@@ -89,6 +93,8 @@ _cpctl_takes_value() {
     'secrets set|--timeout'|'secrets set|--interval'|'secrets set|--dotenv-report'|'secrets set|--verify-timeout'|'secrets set|--verify-cmd') return 0 ;;
     'secrets unset|--timeout'|'secrets unset|--interval'|'secrets unset|--dotenv-report'|'secrets unset|--verify-timeout'|'secrets unset|--verify-cmd') return 0 ;;
     'secrets import|--timeout'|'secrets import|--interval'|'secrets import|--dotenv-report'|'secrets import|--verify-timeout'|'secrets import|--verify-cmd') return 0 ;;
+    'listeners create|--compute-id'|'listeners create|--k8s-namespace') return 0 ;;
+    'listeners update|--k8s-namespace'|'listeners update|--add-k8s-namespace'|'listeners update|--remove-k8s-namespace') return 0 ;;
     'emulator fail-next|--stage'|'emulator fail-next|--deployment'|'emulator fail-next|--message') return 0 ;;
     'emulator fail|--stage'|'emulator fail|--revision'|'emulator fail|--message') return 0 ;;
     'emulator health|--revision') return 0 ;;

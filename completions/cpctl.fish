@@ -14,7 +14,7 @@ function __cpctl_commands
         case 'integrations'
             printf '%s\n' 'list' 'repos'
         case 'listeners'
-            printf '%s\n' 'list'
+            printf '%s\n' 'list' 'get' 'create' 'update' 'delete'
         case 'config'
             printf '%s\n' 'show' 'list' 'get' 'set' 'use' 'path'
         case 'emulator'
@@ -58,6 +58,10 @@ function __cpctl_takes_value
         case 'secrets unset|--timeout' 'secrets unset|--interval' 'secrets unset|--dotenv-report' 'secrets unset|--verify-timeout' 'secrets unset|--verify-cmd'
             return 0
         case 'secrets import|--timeout' 'secrets import|--interval' 'secrets import|--dotenv-report' 'secrets import|--verify-timeout' 'secrets import|--verify-cmd'
+            return 0
+        case 'listeners create|--compute-id' 'listeners create|--k8s-namespace'
+            return 0
+        case 'listeners update|--k8s-namespace' 'listeners update|--add-k8s-namespace' 'listeners update|--remove-k8s-namespace'
             return 0
         case 'emulator fail-next|--stage' 'emulator fail-next|--deployment' 'emulator fail-next|--message'
             return 0
@@ -141,7 +145,7 @@ complete -c cpctl -n '__cpctl_at' -s V -l version -d 'print the version'
 complete -c cpctl -n '__cpctl_at' -a 'deploy' -d 'Create, inspect, change and wait for deployments'
 complete -c cpctl -n '__cpctl_at' -a 'secrets' -d 'A deployment\'s secrets: list, set, unset, import (merge-safe patches)'
 complete -c cpctl -n '__cpctl_at' -a 'integrations' -d 'Git-hosting integrations a gitrepo deployment can use'
-complete -c cpctl -n '__cpctl_at' -a 'listeners' -d 'Listeners a self-hosted deployment can run on'
+complete -c cpctl -n '__cpctl_at' -a 'listeners' -d 'Listeners a self-hosted deployment runs on: list, get, create, update, delete'
 complete -c cpctl -n '__cpctl_at' -a 'config' -d 'Profiles and the effective settings'
 complete -c cpctl -n '__cpctl_at' -a 'completion' -d 'Print the shell completion script (bash, zsh, fish)'
 complete -c cpctl -n '__cpctl_at' -a 'schema' -d 'Print the JSON Schema of the deployment file'
@@ -157,7 +161,7 @@ complete -c cpctl -n '__cpctl_at deploy' -a 'patch' -d 'Change a deployment; say
 complete -c cpctl -n '__cpctl_at deploy' -a 'wait' -d 'Wait until a revision is deployed or fails'
 complete -c cpctl -n '__cpctl_at deploy' -a 'apply' -d 'Create or minimally patch a deployment to match a file'
 complete -c cpctl -n '__cpctl_at deploy' -a 'diff' -d 'Show what `apply` would change'
-complete -c cpctl -n '__cpctl_at deploy' -a 'delete' -d 'Delete a deployment'
+complete -c cpctl -n '__cpctl_at deploy' -a 'delete' -d 'Delete deployments (several in bulk, 100 a call)'
 complete -c cpctl -n '__cpctl_at deploy' -a 'prune' -d 'Delete preview deployments (NAME-pr-N): one pull request\'s, or stale ones'
 complete -c cpctl -n '__cpctl_at deploy' -a 'revisions' -d 'List a deployment\'s revisions, newest first'
 complete -c cpctl -n '__cpctl_at deploy' -a 'logs' -d 'Show a deployment\'s runtime log, or a revision\'s build log'
@@ -177,6 +181,10 @@ complete -c cpctl -n '__cpctl_at integrations' -a 'repos' -d 'List the repositor
 
 # cpctl listeners <command>
 complete -c cpctl -n '__cpctl_at listeners' -a 'list' -d 'List listeners (IDs for --listener-id)'
+complete -c cpctl -n '__cpctl_at listeners' -a 'get' -d 'Show one listener, by ID or compute ID'
+complete -c cpctl -n '__cpctl_at listeners' -a 'create' -d 'Create a k8s listener for a compute ID'
+complete -c cpctl -n '__cpctl_at listeners' -a 'update' -d 'Change a listener\'s namespaces (the whole list, or add and remove)'
+complete -c cpctl -n '__cpctl_at listeners' -a 'delete' -d 'Delete a listener that no deployment uses'
 
 # cpctl config <command>
 complete -c cpctl -n '__cpctl_at config' -a 'show' -d 'Show the effective settings and where each comes from'
@@ -413,6 +421,7 @@ complete -c cpctl -n '__cpctl_at deploy diff' -l allow-empty-secrets -d 'send a 
 complete -c cpctl -n '__cpctl_at deploy diff' -l exit-code -d 'exit 1 when there are differences and 0 when there are none (git\'s rule)'
 
 # cpctl deploy delete
+complete -c cpctl -n '__cpctl_at deploy delete' -l force -d 'send force=true (the single call only: several then go one call each); refused for a deployment still active (exit 2)'
 
 # cpctl deploy prune
 complete -c cpctl -n '__cpctl_at deploy prune' -l previews-of -d 'the deployment whose previews to delete: only deployments named exactly NAME-pr-<digits> (never NAME itself)' -x
@@ -523,6 +532,22 @@ complete -c cpctl -n '__cpctl_at integrations list' -l alt -d 'list the alternat
 complete -c cpctl -n '__cpctl_at integrations repos' -l alt -d 'an integration of the alternate listing (/v1/integrations/alt/gitrepo/.../repos)'
 
 # cpctl listeners list
+
+# cpctl listeners get
+
+# cpctl listeners create
+complete -c cpctl -n '__cpctl_at listeners create' -l compute-id -d 'the cluster the listener runs in (one listener per compute ID)' -x
+complete -c cpctl -n '__cpctl_at listeners create' -l k8s-namespace -d 'a Kubernetes namespace deployments on it may use (repeatable)' -x
+complete -c cpctl -n '__cpctl_at listeners create' -l dry-run -d 'show the request that would be sent; send nothing'
+
+# cpctl listeners update
+complete -c cpctl -n '__cpctl_at listeners update' -l k8s-namespace -d 'the namespaces given become the whole list (repeatable)' -x
+complete -c cpctl -n '__cpctl_at listeners update' -l add-k8s-namespace -d 'add this namespace, keep the others (repeatable)' -x
+complete -c cpctl -n '__cpctl_at listeners update' -l remove-k8s-namespace -d 'remove this namespace, keep the others (repeatable)' -x
+complete -c cpctl -n '__cpctl_at listeners update' -l dry-run -d 'show the change and the request that would be sent; send nothing'
+
+# cpctl listeners delete
+complete -c cpctl -n '__cpctl_at listeners delete' -l dry-run -d 'show what would be deleted; delete nothing'
 
 # cpctl config show
 

@@ -44,7 +44,8 @@ describe("commands at any depth", () => {
 
   it("deploy rm is deploy delete, and deploy logs -f is --follow", async () => {
     const rm = await parseOnly(["deploy", "rm", "my-agent", "--yes"]);
-    expect(rm.args).toEqual(["my-agent"]);
+    // <deployment...>: one or several.
+    expect(rm.args).toEqual([["my-agent"]]);
     const follow = await parseOnly(["deploy", "logs", "my-agent", "-f"]);
     expect(follow.options.follow).toBe(true);
   });

@@ -1,6 +1,7 @@
 // One typed function per endpoint of the spec and service-facts. Commands call these, not
 // raw paths, so every path and query name is written once.
 
+import type { ListenerCreate, ListenerPatch } from "../model/listeners.js";
 import type {
   DeploymentT,
   GitIntegrationT,
@@ -90,10 +91,18 @@ export async function patchDeployment(api: ApiClient, id: string, body: PatchReq
   return (await api.patch<DeploymentT>(deploymentPath(id), body)).body;
 }
 
-export async function deleteDeployment(api: ApiClient, id: string): Promise<void> {
+/**
+ * `force`: `force=true` (service-facts "Newer endpoints"), which the service refuses with 400
+ * for a deployment that is still active.
+ */
+export async function deleteDeployment(
+  api: ApiClient,
+  id: string,
+  { force = false }: { force?: boolean } = {},
+): Promise<void> {
   // DELETE is retried; a retry that finds nothing means the attempt whose answer was lost
   // did the deleting.
-  await api.delete(deploymentPath(id), { doneOnRetry: [404] });
+  await api.delete(deploymentPath(id), { doneOnRetry: [404], ...(force ? { query: { force: true } } : {}) });
 }
 
 /**
@@ -101,7 +110,7 @@ export async function deleteDeployment(api: ApiClient, id: string): Promise<void
  * or none when one is unknown to the tenant (an ApiError 404 naming it). The API layer retries
  * a DELETE; a retry after an answer that was lost finds the IDs gone and answers 404 too, with
  * nothing deleted by it. So a 404 says only that one of them is gone (by this call or another
- * client's): the caller looks again at which are left (operations/prune-delete.ts).
+ * client's): the caller looks again at which are left (operations/delete-batches.ts).
  */
 export async function deleteDeployments(api: ApiClient, ids: readonly string[]): Promise<void> {
   await api.delete("/v2/deployments", { query: { deployment_ids: ids } });
@@ -257,6 +266,27 @@ export async function listListeners(api: ApiClient): Promise<ListenerT[]> {
   const listeners: ListenerT[] = [];
   for await (const page of api.paginate<ListenerT>("/v2/listeners")) listeners.push(...page);
   return listeners;
+}
+
+const listenerPath = (id: string) => `/v2/listeners/${pathSegment(id)}`;
+
+export async function getListener(api: ApiClient, id: string): Promise<ListenerT> {
+  return (await api.get<ListenerT>(listenerPath(id))).body;
+}
+
+/** `POST /v2/listeners` (201); a compute ID the tenant already has is a 409. Never sent twice. */
+export async function createListener(api: ApiClient, body: ListenerCreate): Promise<ListenerT> {
+  return (await api.post<ListenerT>("/v2/listeners", body)).body;
+}
+
+/** `PATCH /v2/listeners/{id}`: compute_config.k8s_namespaces, when sent, is the whole list. */
+export async function patchListener(api: ApiClient, id: string, body: ListenerPatch): Promise<ListenerT> {
+  return (await api.patch<ListenerT>(listenerPath(id), body)).body;
+}
+
+export async function deleteListener(api: ApiClient, id: string): Promise<void> {
+  // As for a deployment: a retry's 404 means the attempt whose answer was lost deleted it.
+  await api.delete(listenerPath(id), { doneOnRetry: [404] });
 }
 
 export async function listIntegrations(api: ApiClient, alt = false): Promise<GitIntegrationT[]> {

@@ -39,7 +39,11 @@ export const GROUPS: readonly CommandGroup[] = [
     summary: "Git-hosting integrations a gitrepo deployment can use",
     heading: "Discovery",
   },
-  { name: "listeners", summary: "Listeners a self-hosted deployment can run on", heading: "Discovery" },
+  {
+    name: "listeners",
+    summary: "Listeners a self-hosted deployment runs on: list, get, create, update, delete",
+    heading: "Discovery",
+  },
   { name: "config", summary: "Profiles and the effective settings", heading: "Setup" },
 ];
 
@@ -88,7 +92,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     path: ["deploy", "delete"],
     aliases: ["rm"],
-    summary: "Delete a deployment",
+    summary: "Delete deployments (several in bulk, 100 a call)",
     load: () => import("./deploy/delete.js"),
   },
   {
@@ -155,6 +159,26 @@ export const COMMANDS: readonly CommandEntry[] = [
     path: ["listeners", "list"],
     summary: "List listeners (IDs for --listener-id)",
     load: () => import("./listeners/list.js"),
+  },
+  {
+    path: ["listeners", "get"],
+    summary: "Show one listener, by ID or compute ID",
+    load: () => import("./listeners/get.js"),
+  },
+  {
+    path: ["listeners", "create"],
+    summary: "Create a k8s listener for a compute ID",
+    load: () => import("./listeners/create.js"),
+  },
+  {
+    path: ["listeners", "update"],
+    summary: "Change a listener's namespaces (the whole list, or add and remove)",
+    load: () => import("./listeners/update.js"),
+  },
+  {
+    path: ["listeners", "delete"],
+    summary: "Delete a listener that no deployment uses",
+    load: () => import("./listeners/delete.js"),
   },
   {
     path: ["config", "show"],

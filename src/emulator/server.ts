@@ -40,6 +40,7 @@ import { addDeploymentRoutes } from "./api/deployments.js";
 import { Faults } from "./api/faults.js";
 import { type Core, RequestStats } from "./api/handler-parts.js";
 import { describeKeyGrants, KeyGrants, tenantIdForCredential } from "./api/key-grants.js";
+import { addListenerRoutes } from "./api/listeners.js";
 import { addLogRoutes } from "./api/log-routes.js";
 import { answerUnparsable, HeldAnswers, type RequestEvent, requestListener } from "./api/request-pipeline.js";
 import { Router } from "./api/router.js";
@@ -258,6 +259,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   addDeploymentRoutes(router, core);
   addUploadRoutes(router, core);
   addListingRoutes(router, core);
+  addListenerRoutes(router, core);
   addLogRoutes(router, core);
   addPushTokenRoute(router, core, (origin) => `${new URL(origin).hostname}:${registry?.port ?? 0}`);
   addControlRoutes(

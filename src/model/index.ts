@@ -3,6 +3,7 @@
 // nothing at run time uses) stays out of the bundle's chunks.
 export * from "./enums.js";
 export * from "./issue-path.js";
+export * from "./listeners.js";
 export * from "./paths.js";
 export * from "./resource-spec.js";
 export * from "./responses.js";

@@ -109,6 +109,14 @@ export function validatePatchShape(input: unknown): Validated<PatchRequest> {
     : { ok: false, issues: fromZodIssues(parsed.error.issues, DeploymentPatchRequest) };
 }
 
+/** A body checked against `schema` alone (no cross-field rules): the listener requests (listeners.ts). */
+export function validateShape<T>(schema: z.ZodMiniType<T>, input: unknown): Validated<T> {
+  const parsed = schema.safeParse(input, PARSE_OPTIONS);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, issues: fromZodIssues(parsed.error.issues, schema) };
+}
+
 /** One line a problem: `source_config.build_on_push: <message>`. */
 export function describeIssue(issue: FieldIssue): string {
   return issueLine(issue.loc, issue.msg);

@@ -5,7 +5,7 @@
 // keeps only pull request N's, --older-than only those whose updated_at is older than that by
 // the server's clock (the Date header of the list's answer, not this machine's). The list is
 // shown on stderr, the deletion confirmed (a terminal asks; elsewhere --yes, or exit 2 before
-// any request), and sent as bulk DELETEs of at most 100 IDs (prune-delete.ts). The result says
+// any request), and sent as bulk DELETEs of at most 100 IDs (delete-batches.ts). The result says
 // which were deleted and which previews were kept (matched the name, not the filters).
 import { listDeploymentsDated } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
@@ -23,7 +23,13 @@ import { relativeTime } from "../output/relative-time.js";
 import { styled, visible, writeText } from "../output/safe-text.js";
 import { formatDuration } from "../util/duration.js";
 import { guardMutation } from "./confirm.js";
-import { DeletionStopped, deleteInBatches, type PartialDeletion } from "./prune-delete.js";
+import {
+  DeletionStopped,
+  deleteInBatches,
+  type PartialDeletion,
+  partialDetails,
+  partialLines,
+} from "./delete-batches.js";
 import { suggestCommand } from "./suggest.js";
 
 export interface PruneInput {
@@ -79,8 +85,10 @@ export async function runPrune(ctx: Ctx, given: PruneInput): Promise<void> {
   const api = await ctx.api();
   const targets = matched.map((p) => p.deployment);
   try {
-    const report = await deleteInBatches(api, targets, (done, total) => {
-      if (total > BULK_DELETE_MAX) ctx.log.info(`deleted ${done} of ${total}`);
+    const report = await deleteInBatches(api, targets, {
+      onBatch: (done, total) => {
+        if (total > BULK_DELETE_MAX) ctx.log.info(`deleted ${done} of ${total}`);
+      },
     });
     if (report.gone.length > 0) {
       ctx.log.info(
@@ -219,27 +227,17 @@ async function printResult(ctx: Ctx, result: PruneResult, deleted: DeploymentT[]
 
 /** A deletion that stopped part-way, said truthfully: deleted, not deleted, not known. */
 async function stopped(ctx: Ctx, name: string, partial: PartialDeletion): Promise<unknown> {
-  const list = (deployments: DeploymentT[]) => deployments.map((d) => d.name).join(", ") || "none";
   const look = await suggestCommand(ctx, ["deploy", "list", "--name-contains", previewPrefix(name), "--all"]);
   const cause = partial.error;
   const lines = [
-    `deleted: ${list(partial.deleted)}`,
-    `not deleted: ${list(partial.notDeleted)}`,
-    ...(partial.uncertain.length > 0
-      ? [`not known (the call failed after it may have been carried out): ${list(partial.uncertain)}`]
-      : []),
+    ...partialLines(partial),
     `See what is left with: ${look}; the same prune again deletes what is left.`,
   ];
   if (!(cause instanceof CliError)) {
     for (const line of lines) ctx.log.warn(line);
     return cause;
   }
-  cause.details = {
-    deleted: partial.deleted.map((d) => d.name),
-    not_deleted: partial.notDeleted.map((d) => d.name),
-    uncertain: partial.uncertain.map((d) => d.name),
-    cause: cause.details,
-  };
+  cause.details = { ...partialDetails(partial), cause: cause.details };
   for (const line of lines) cause.withHint(line);
   return cause;
 }

@@ -7,12 +7,15 @@ import { mayHaveBeenApplied } from "../api/retry.js";
 import { RequestInterruptedError } from "../api/transport.js";
 import type { Ctx } from "../context.js";
 import { type ApiError, InterruptedError, type NetworkError } from "../errors.js";
-import { stateCommand } from "./suggest.js";
+import { stateCommand, suggestCommand } from "./suggest.js";
 
 interface ChangeCall {
   /** "patch", "delete", "redeploy": as the messages name it. */
   what: string;
-  deploymentId: string;
+  /** The deployment changed: `deploy get` shows its state. */
+  deploymentId?: string;
+  /** Or the words of another command that shows the state (`listeners get ID`). */
+  look?: readonly string[];
   /** The API layer retries this call (DELETE): an earlier attempt may have arrived. */
   retried?: boolean;
 }
@@ -26,7 +29,10 @@ export async function sendChange<T>(ctx: Ctx, call: ChangeCall, send: () => Prom
       throw new InterruptedError(`interrupted before the ${call.what} was sent: nothing was changed`);
     }
     if (!mayHaveApplied(error, call)) throw error;
-    const look = `See the deployment's current state with: ${await stateCommand(ctx, call.deploymentId)}`;
+    const command = call.look
+      ? await suggestCommand(ctx, call.look)
+      : await stateCommand(ctx, call.deploymentId ?? "");
+    const look = `See the ${call.look ? "current state" : "deployment's current state"} with: ${command}`;
     if (error instanceof InterruptedError) {
       throw new InterruptedError(
         `interrupted while the ${call.what} was in flight: it may have been applied, or not`,

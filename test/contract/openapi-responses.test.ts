@@ -33,32 +33,6 @@ const STAGE = 1000;
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
 
 /**
- * Operations the document describes that neither the spec nor the service facts have: the
- * writing side of listeners. The spec is the emulator's law, so it does not serve them; the
- * test below checks that it refuses them plainly (404/405 with a detail). (The bulk delete,
- * which service-facts names, is served.)
- */
-const NOT_EMULATED: { op: OperationRef; why: string }[] = [
-  {
-    op: { method: "POST", path: "/v2/listeners" },
-    why: "listeners are read-only in the spec (GET /v2/listeners gives IDs for listener_id)",
-  },
-  { op: { method: "GET", path: "/v2/listeners/{listener_id}" }, why: "not in the spec" },
-  { op: { method: "PATCH", path: "/v2/listeners/{listener_id}" }, why: "not in the spec" },
-  { op: { method: "DELETE", path: "/v2/listeners/{listener_id}" }, why: "not in the spec" },
-];
-
-/**
- * Newer operations of the document (service-facts "Newer endpoints of the hosted service") that
- * other points of issue 34 bring to the emulator. Until one is served here, it is left out of
- * the check that every operation was called; its entry goes when it is.
- */
-const NOT_YET: { op: OperationRef; why: string }[] = [
-  { op: { method: "GET", path: "/v2/deployment-logs" }, why: "issue 34: not served yet" },
-  { op: { method: "GET", path: "/v2/deployments/free-count" }, why: "issue 34: not served yet" },
-];
-
-/**
  * Statuses the emulator answers that the document does not list for the operation. Each is
  * the spec's or the emulator's documented behaviour; the body is the spec's error shape.
  */
@@ -71,6 +45,21 @@ const UNDESCRIBED: { status: number; op?: OperationRef; why: string }[] = [
     status: 409,
     op: { method: "POST", path: "/v2/deployments" },
     why: "names are unique per tenant (the emulator's rule, docs/emulator.md): the document lists 201, 400 and 422 only",
+  },
+  {
+    status: 400,
+    op: { method: "DELETE", path: "/v2/deployments/{deployment_id}" },
+    why: "force-deleting a deployment still active is refused with 400 (service-facts, Newer endpoints): the document lists 204, 404 and 422 only",
+  },
+  {
+    status: 409,
+    op: { method: "DELETE", path: "/v2/listeners/{listener_id}" },
+    why: "a listener that deployments use is not deleted, the deployments named (the emulator's rule, docs/emulator.md: service-facts is silent, and a deployment's listener is fixed at creation, so deleting it would strand them)",
+  },
+  {
+    status: 404,
+    op: { method: "GET", path: "/v2/deployment-logs" },
+    why: "a deployment (or revision) unknown to the tenant is a 404 naming it, as on every deployment route: the document lists 200 and 422 only",
   },
 ];
 
@@ -466,6 +455,132 @@ describe("every emulator answer validates against the published OpenAPI document
       await offCall("POST (log)", deployLogsPath(UNKNOWN), {});
     }
 
+    // --- listeners: every operation, per tenant, each error the document lists ---
+    const listeners = "/v2/listeners";
+    const oneListener = "/v2/listeners/{listener_id}";
+    const made = await call(
+      "POST",
+      listeners,
+      {},
+      {
+        body: {
+          compute_type: "k8s",
+          compute_id: "contract-cluster",
+          compute_config: { k8s_namespaces: ["agents", "tools"] },
+          version: "1.2.3",
+        },
+      },
+    );
+    expect(made.status, made.text).toBe(201);
+    const listenerId = made.json.id as string;
+    await call(
+      "POST",
+      listeners,
+      {},
+      { body: { compute_type: "k8s", compute_id: "bare", compute_config: {} } },
+    );
+    await call(
+      "POST",
+      listeners,
+      {},
+      { body: { compute_type: "k8s", compute_id: "contract-cluster", compute_config: {} } },
+    ); // 409
+    await call(
+      "POST",
+      listeners,
+      {},
+      { body: { compute_type: "vm", compute_config: { k8s_namespaces: ["A"] } } },
+    ); // 422
+    await call("POST", listeners, {}, { body: {}, auth: "org_contract" }); // 403: an organisation key names no workspace
+    await call("GET", listeners, {}, { query: "limit=100" });
+    for (const id of [listenerId, seed.listeners[1]!.id]) await call("GET", oneListener, { listener_id: id });
+    await call("GET", oneListener, { listener_id: UNKNOWN });
+    await call("GET", oneListener, { listener_id: "x" });
+    await call("GET", oneListener, { listener_id: listenerId }, { auth: "org_contract" });
+    const patchBody = { compute_config: { k8s_namespaces: ["agents", "staging"] } };
+    await call("PATCH", oneListener, { listener_id: listenerId }, { body: patchBody });
+    await call("PATCH", oneListener, { listener_id: listenerId }, { body: { version: "1.2.4" } });
+    await call("PATCH", oneListener, { listener_id: seed.listeners[1]!.id }, { body: patchBody });
+    await call("PATCH", oneListener, { listener_id: listenerId }, { body: { compute_id: "renamed" } }); // 422
+    await call("PATCH", oneListener, { listener_id: UNKNOWN }, { body: {} });
+    await call("PATCH", oneListener, { listener_id: "x" }, { body: {} });
+    await call("PATCH", oneListener, { listener_id: listenerId }, { body: {}, auth: "org_contract" });
+    const onListener = await call(
+      "POST",
+      "/v2/deployments",
+      {},
+      {
+        body: {
+          ...em.createBody("external_container", "contract-on-listener"),
+          source_config: { listener_id: listenerId, listener_config: { k8s_namespace: "staging" } },
+        },
+      },
+    );
+    expect(onListener.status, onListener.text).toBe(201);
+    await call("DELETE", oneListener, { listener_id: listenerId }); // 409: in use
+    await call("DELETE", oneListener, { listener_id: listenerId }, { auth: "org_contract" });
+    await call("DELETE", oneListener, { listener_id: "x" });
+    await call("DELETE", "/v2/deployments/{deployment_id}", { deployment_id: onListener.json.id });
+    await call("DELETE", oneListener, { listener_id: listenerId });
+    await call("DELETE", oneListener, { listener_id: listenerId }); // 404: gone
+    await call("DELETE", oneListener, { listener_id: seed.listeners[1]!.id });
+    await call("GET", listeners);
+
+    // --- a deployment's log across its revisions, paged by cursor; the free deployments ---
+    const deploymentLogs = "/v2/deployment-logs";
+    for (const deployment of Object.values(created)) {
+      for (const logType of ["BUILD", "DEPLOY"]) {
+        let cursor: string | null = null;
+        for (let page = 0; page < 3; page++) {
+          const query = `deployment_id=${deployment.id}&log_type=${logType}&page_size=7${cursor ? `&cursor=${cursor}` : ""}`;
+          const answer = await call("GET", deploymentLogs, {}, { query });
+          cursor = answer.json.next_cursor;
+          if (!cursor) break;
+        }
+      }
+      await call(
+        "GET",
+        deploymentLogs,
+        {},
+        {
+          query: `deployment_id=${deployment.id}&revision_id=${deployment.latest_revision_id}&sort_order=desc&page_size=100&level=INFO&query=a&start_time=2025-01-01T00:00:00Z&run_id=r`,
+        },
+      );
+    }
+    await call("GET", deploymentLogs); // 422: deployment_id is required
+    await call(
+      "GET",
+      deploymentLogs,
+      {},
+      { query: `deployment_id=${git.id}&page_size=101&log_type=build&sort_order=up` },
+    ); // 422
+    await call("GET", deploymentLogs, {}, { query: `deployment_id=${git.id}&cursor=nope` }); // 422
+    await call("GET", deploymentLogs, {}, { query: `deployment_id=${UNKNOWN}` }); // 404
+    await call("GET", deploymentLogs, {}, { query: `deployment_id=${git.id}&revision_id=${UNKNOWN}` }); // 404
+    await call("GET", "/v2/deployments/free-count");
+    const free = await call(
+      "POST",
+      "/v2/deployments",
+      {},
+      {
+        body: {
+          ...bodies.gitrepo,
+          name: "contract-free",
+          source_config: { ...bodies.gitrepo.source_config, deployment_type: "dev_free" },
+        },
+      },
+    );
+    expect(free.status, free.text).toBe(201);
+    expect((await call("GET", "/v2/deployments/free-count")).json).toEqual({ count: 1 });
+    await call("GET", "/v2/deployments/free-count", {}, { auth: "other-tenant" });
+
+    // --- force: refused while a revision is in progress (400), carried out once at rest ---
+    const forced = "/v2/deployments/{deployment_id}";
+    await call("DELETE", forced, { deployment_id: free.json.id }, { query: "force=true" }); // 400
+    await call("DELETE", forced, { deployment_id: free.json.id }, { query: "force=maybe" }); // 422
+    em.advance(10 * STAGE);
+    await call("DELETE", forced, { deployment_id: free.json.id }, { query: "force=true" }); // 204
+
     // --- bulk delete: all or none (404), validated (422) ---
     const bulkIds: string[] = [];
     for (const name of ["contract-bulk-1", "contract-bulk-2"]) {
@@ -514,7 +629,7 @@ describe("every emulator answer validates against the published OpenAPI document
     expect(recorded.length).toBeGreaterThan(300);
   });
 
-  it("every emulated operation of the document was called, with every status the document lists", () => {
+  it("every operation of the document was called, with every status the document lists", () => {
     const seen = new Map<string, Set<number>>();
     for (const { op, status } of recorded) {
       const statuses = seen.get(key(op)) ?? new Set<number>();
@@ -523,8 +638,6 @@ describe("every emulator answer validates against the published OpenAPI document
     }
     const missing: string[] = [];
     for (const op of documentedOperations()) {
-      if (NOT_EMULATED.some((n) => key(n.op) === key(op))) continue;
-      if (NOT_YET.some((n) => key(n.op) === key(op))) continue;
       for (const status of documentedStatuses(op)) {
         if (NOT_PRODUCED.some((n) => n.status === status && key(n.op) === key(op))) continue;
         if (!seen.get(key(op))?.has(status)) missing.push(`${key(op)} ${status}`);
@@ -609,20 +722,6 @@ describe("where the document and the spec differ (the spec wins)", () => {
     await em?.close();
   });
 
-  it("the document describes operations the spec does not have; the emulator does not serve them", async () => {
-    const documented = documentedOperations().map(key);
-    for (const { op, why } of NOT_EMULATED) {
-      expect(documented, why).toContain(key(op));
-      const path = op.path.replace("{listener_id}", em.emulator.seed(em.tenantId).listeners[0]!.id);
-      // A body only where one is expected (the test client sends a DELETE's body without a length).
-      const response = await em.request(op.method, path, {
-        body: op.method === "POST" || op.method === "PATCH" ? {} : undefined,
-      });
-      expect([404, 405], `${key(op)}: ${why}`).toContain(response.status);
-      expect(ErrorDetailBody.safeParse(response.json).success).toBe(true);
-    }
-  });
-
   it("list deployments: the spec's exact-name filter `name` is not a parameter in the document; the emulator keeps it", async () => {
     const parameters = openapi.paths["/v2/deployments"]!.get!.parameters!.map((p) => p.name);
     expect(parameters).toContain("name_contains");
@@ -655,11 +754,6 @@ describe("where the document and the spec differ (the spec wins)", () => {
     expect(paths).toContain("/v2/deployments/{deployment_id}/revisions/{revision_id}/logs");
   });
 
-  it("the document's newer operations that this emulator does not serve yet are named, each with why", () => {
-    const documented = documentedOperations().map(key);
-    for (const { op } of NOT_YET) expect(documented).toContain(key(op));
-  });
-
   it("the Revision the emulator answers carries deployment_id and source_tarball_sha256, extra fields the document allows", () => {
     const revision = openapi.components.schemas.Revision as {
       properties: object;
@@ -669,11 +763,54 @@ describe("where the document and the spec differ (the spec wins)", () => {
     expect(revision.additionalProperties).toBeUndefined();
   });
 
-  it("the document's Listener has an optional `version` the spec's Listener does not name: the emulator leaves it out", async () => {
+  it("the document's Listener has an optional `version` service-facts does not name: the emulator gives it once one was set", async () => {
     const listener = openapi.components.schemas.Listener as { properties: object; required: string[] };
     expect(Object.keys(listener.properties)).toContain("version");
     expect(listener.required).not.toContain("version");
     const listed = await em.get("/v2/listeners");
     expect(listed.json.resources[0]).not.toHaveProperty("version");
+    const made = await em.post("/v2/listeners", {
+      compute_type: "k8s",
+      compute_id: "versioned",
+      compute_config: { k8s_namespaces: [] },
+      version: "0.4.1",
+    });
+    expect(made.json).toMatchObject({ version: "0.4.1", compute_config: { k8s_namespaces: [] } });
+  });
+
+  it("deleting a listener that deployments use: the document lists no 409; the emulator refuses, naming them", async () => {
+    const responses = openapi.paths["/v2/listeners/{listener_id}"]!.delete!.responses;
+    expect(Object.keys(responses)).not.toContain("409");
+    const listener = em.emulator.seed(em.tenantId).listeners[0]!;
+    const used = await em.createDeployment("external_container", "uses-listener", {
+      source_config: { listener_id: listener.id },
+    });
+    const refused = await em.delete(`/v2/listeners/${listener.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.json.detail).toContain(`uses-listener (${used.id})`);
+    expect((await em.get(`/v2/listeners/${listener.id}`)).status).toBe(200);
+  });
+
+  it("deployment-logs: the document lists no 404; an unknown deployment is one, as on every deployment route", async () => {
+    const responses = openapi.paths["/v2/deployment-logs"]!.get!.responses;
+    expect(Object.keys(responses).sort()).toEqual(["200", "422"]);
+    const answer = await em.get(`/v2/deployment-logs?deployment_id=${UNKNOWN}`);
+    expect(answer.status).toBe(404);
+    expect(answer.json).toEqual({ detail: `Deployment ID ${UNKNOWN} not found.` });
+  });
+
+  it("force=true on an active deployment: service-facts says 400, which the document does not list", async () => {
+    const responses = openapi.paths["/v2/deployments/{deployment_id}"]!.delete!.responses;
+    expect(Object.keys(responses)).not.toContain("400");
+    const slow = await startTestEmulator({ stageMs: 1000 });
+    try {
+      const d = await slow.createDeployment("internal_container", "busy");
+      const refused = await slow.delete(`/v2/deployments/${d.id}?force=true`);
+      expect(refused.status).toBe(400);
+      expect(refused.json.detail).toMatch(/still active .*QUEUED|still active .*CREATING/);
+      expect((await slow.get(`/v2/deployments/${d.id}`)).status).toBe(200);
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -245,11 +245,16 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
 
   // Names the example creates itself are left for it to create.
   const created = new Set<string>();
+  const createdListeners = new Set<string>();
   const uploadedTo = new Set<string>();
   for (const args of commands) {
     if (args[0] === "deploy" && args[1] === "create") {
       const at = args.indexOf("--name");
       if (at !== -1 && args[at + 1]) created.add(args[at + 1]!);
+    }
+    if (args[0] === "listeners" && args[1] === "create") {
+      const at = args.indexOf("--compute-id");
+      if (at !== -1 && args[at + 1]) createdListeners.add(args[at + 1]!);
     }
     if (args[0] === "deploy" && args[1] === "upload" && args[2]) uploadedTo.add(args[2]);
     if (args[0] === "deploy" && args[1] === "push" && args.includes("--name")) {
@@ -298,6 +303,15 @@ async function createFixture(commands: (string | null)[][]): Promise<Fixture> {
         { name: "OLD_TOKEN", value: "old" },
       ],
     });
+  }
+  // The listener the `listeners` examples name, which no deployment uses.
+  if (!createdListeners.has("my-cluster")) {
+    const listener = await emulator.post("/v2/listeners", {
+      compute_type: "k8s",
+      compute_id: "my-cluster",
+      compute_config: { k8s_namespaces: ["agents", "tools"] },
+    });
+    if (listener.status !== 201) throw new Error(`fixture listener: ${listener.status} ${listener.text}`);
   }
   emulator.settle();
   return { emulator, cwd, home, env };

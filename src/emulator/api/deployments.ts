@@ -3,11 +3,14 @@
 // needs state, then make one change in the store and answer with the resulting view.
 
 import type { FieldIssue } from "../../errors.js";
+import { isTerminalRevisionStatus } from "../../model/enums.js";
 import type { RevisionT } from "../../model/responses.js";
 import { revisionTriggers } from "../../model/rules.js";
 import { trackedPackagesIssues } from "../../model/tracked-packages.js";
 import { validateCreateRequest, validatePatchRequest } from "../../model/validate.js";
 import { deploymentNotFound, HttpError, invalid, noContent, ok } from "../responses.js";
+import { revisionStateAt } from "../store/lifecycle.js";
+import type { StoredDeployment } from "../store/state.js";
 import { listingPage } from "./deployment-listing.js";
 import { type Core, deploymentRevision, tenantDeployment } from "./handler-parts.js";
 import {
@@ -39,6 +42,7 @@ function takeTrackedPackages(input: unknown): {
 
 export function addDeploymentRoutes(router: Router, core: Core): void {
   const { store } = core;
+  const findListener = (tenantId: string, id: string) => store.listener(tenantId, id);
 
   router.add("POST", "/v2/deployments", async (context) => {
     const tenantId = context.tenant();
@@ -47,7 +51,7 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
     if (!checked.ok || trackedIssues.length)
       throw invalid([...(checked.ok ? [] : checked.issues), ...trackedIssues]);
     const request = checked.value;
-    const stateIssues = checkCreateAgainstState(tenantId, request);
+    const stateIssues = checkCreateAgainstState(tenantId, request, findListener);
     if (stateIssues.length) throw invalid(stateIssues);
     if (store.nameTaken(tenantId, request.name)) {
       throw new HttpError(409, `A deployment named '${request.name}' already exists.`);
@@ -82,6 +86,16 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
     return ok(null);
   });
 
+  // The tenant's free deployments (service-facts "Newer endpoints"): deployment_type dev_free.
+  // Before the {deployment_id} route, which would take "free-count" for an ID.
+  router.add("GET", "/v2/deployments/free-count", (context) => {
+    const tenantId = context.tenant();
+    let count = 0;
+    for (const deployment of store.tenantDeployments(tenantId))
+      if (deployment.source_config.deployment_type === "dev_free") count++;
+    return ok({ count });
+  });
+
   router.add("GET", "/v2/deployments/{deployment_id}", (context) => ({
     status: 200,
     jsonText: deploymentJson(tenantDeployment(core, context), context.now, core.agentUrl),
@@ -97,15 +111,28 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
     if (!checked.ok || trackedIssues.length)
       throw invalid([...(checked.ok ? [] : checked.issues), ...trackedIssues]);
     const patch = checked.value;
-    const stateIssues = checkPatchAgainstState(deployment, patch, (path) => store.upload(path));
+    const stateIssues = checkPatchAgainstState(deployment, patch, (path) => store.upload(path), findListener);
     if (stateIssues.length) throw invalid(stateIssues);
     store.patchDeployment(deployment, patch, revisionTriggers(patch).length > 0, context.now, tracked);
     return ok(deploymentView(deployment, context.now, core.agentUrl));
   });
 
+  // `force=true`: the reference says force-deleting a deployment that is still active is
+  // refused with 400 (service-facts "Newer endpoints"). Active, here: a revision in progress
+  // (the service is building or deploying it); a deployment at rest is force-deleted as it is
+  // deleted without it (docs/emulator.md, "Deleting deployments").
   router.add("DELETE", "/v2/deployments/{deployment_id}", (context) => {
     const deployment = tenantDeployment(core, context);
-    store.deleteDeployment(deployment, parseDeleteOptions(context.query));
+    const options = parseDeleteOptions(context.query);
+    const working = options.force ? revisionInProgress(deployment, context.now) : null;
+    if (working) {
+      throw new HttpError(
+        400,
+        `Deployment ${deployment.id} is still active (revision ${working.id} is ${working.status}): ` +
+          "it cannot be force-deleted. Wait until the revision ends, or delete it without force.",
+      );
+    }
+    store.deleteDeployment(deployment, options);
     return noContent();
   });
 
@@ -141,4 +168,15 @@ export function addDeploymentRoutes(router: Router, core: Core): void {
     store.redeploy(deployment, from, context.now);
     return ok(deploymentView(deployment, context.now, core.agentUrl));
   });
+}
+
+/** The deployment's revision in progress (only the latest can be), with its status now; null when none is. */
+function revisionInProgress(
+  deployment: StoredDeployment,
+  now: number,
+): { id: string; status: string } | null {
+  const latest = deployment.revisions.at(-1);
+  if (!latest) return null;
+  const { status } = revisionStateAt(latest, now);
+  return isTerminalRevisionStatus(status) ? null : { id: latest.id, status };
 }

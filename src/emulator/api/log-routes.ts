@@ -6,7 +6,19 @@
 // deployment route (another tenant's deployment, or a revision that is not the deployment's,
 // is a 404 naming it), counted in the statistics and open to faults like the others. The
 // query, the body and the answer: logs/log-query.ts.
-import { type LogType, parseLogBody, parseLogQuery, readLog } from "../logs/log-query.js";
+//
+// GET /v2/deployment-logs (service-facts "Newer endpoints") reads the same entries across a
+// deployment's revisions (or one of them, `revision_id`): every revision's build log
+// (log_type=BUILD) or runtime log (DEPLOY, the default), merged in time order and paged with
+// `cursor`/`next_cursor`. Its deployment is named in the query: unknown to the tenant, a 404
+// naming it, as every deployment route answers (the document lists 200 and 422 only).
+import {
+  type LogType,
+  parseDeploymentLogQuery,
+  parseLogBody,
+  parseLogQuery,
+  readLog,
+} from "../logs/log-query.js";
 import {
   buildLog,
   deployLog,
@@ -15,7 +27,7 @@ import {
   revisionContext,
 } from "../logs/log-streams.js";
 import { summarizeTarball, type TarballSummary } from "../logs/tarball-summary.js";
-import { deploymentNotFound, ok } from "../responses.js";
+import { deploymentNotFound, ok, revisionNotFound } from "../responses.js";
 import type { StoredDeployment, StoredRevision } from "../store/state.js";
 import { type Core, deploymentRevision, tenantDeployment } from "./handler-parts.js";
 import type { RouteContext, Router } from "./router.js";
@@ -54,6 +66,21 @@ export function addLogRoutes(router: Router, core: Core): void {
     const revision = deploymentRevision(deployment, context);
     const { type, filter } = parseLogQuery(context.query, context.now);
     return ok(readLog(await revisionLog(deployment, revision, type), filter));
+  });
+
+  router.add("GET", "/v2/deployment-logs", async (context) => {
+    const tenantId = context.tenant();
+    const { deploymentId, revisionId, type, filter } = parseDeploymentLogQuery(context.query, context.now);
+    const deployment = store.find(tenantId, deploymentId);
+    if (!deployment) throw deploymentNotFound(deploymentId);
+    let revisions = deployment.revisions;
+    if (revisionId !== null) {
+      revisions = revisions.filter((r) => r.id === revisionId);
+      if (revisions.length === 0) throw revisionNotFound(revisionId);
+    }
+    const streams = (await Promise.all(revisions.map((r) => revisionLog(deployment, r, type)))).flat();
+    const page = readLog(streams, filter, { cursorAtEnd: false });
+    return ok({ items: page.logs, next_cursor: page.next_offset });
   });
 
   router.add("POST", "/v1/projects/{deployment_id}/revisions/{revision_id}/build_logs", async (context) => {

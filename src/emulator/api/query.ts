@@ -44,6 +44,8 @@ export interface RevisionFilters extends Page {
 export interface DeleteOptions {
   /** Also delete the tracing project created with the deployment (default false). */
   deleteTracingProject: boolean;
+  /** `force=true` (service-facts "Newer endpoints"): refused while the deployment is active. */
+  force: boolean;
 }
 
 export function parsePage(query: URLSearchParams, issues: FieldIssue[]): Page {
@@ -97,8 +99,9 @@ export function parseRevisionFilters(query: URLSearchParams): RevisionFilters {
 export function parseDeleteOptions(query: URLSearchParams): DeleteOptions {
   const issues: FieldIssue[] = [];
   const deleteTracingProject = boolean(query, "delete_tracing_project", issues) ?? false;
+  const force = boolean(query, "force", issues) ?? false;
   if (issues.length) throw invalid(issues);
-  return { deleteTracingProject };
+  return { deleteTracingProject, force };
 }
 
 /**

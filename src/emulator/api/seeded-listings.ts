@@ -1,20 +1,12 @@
-// Listeners (`GET /v2/listeners`), git integrations (the two `/v1/integrations/...` listings)
-// and the repositories each reaches: seeded per tenant (store/seed.ts), read-only,
-// authenticated like everything else.
+// Git integrations (the two `/v1/integrations/...` listings) and the repositories each reaches:
+// seeded per tenant (store/seed.ts), read-only, authenticated like everything else. (The
+// seeded listeners can be changed: listeners.ts.)
 import { HttpError, ok } from "../responses.js";
-import { altGitIntegrationsFor, gitIntegrationsFor, listenersFor, repositoriesFor } from "../store/seed.js";
+import { altGitIntegrationsFor, gitIntegrationsFor, repositoriesFor } from "../store/seed.js";
 import { type Core, uuidParam } from "./handler-parts.js";
-import { parseListenerPage } from "./query.js";
 import type { Router } from "./router.js";
 
 export function addListingRoutes(router: Router, _core: Core): void {
-  router.add("GET", "/v2/listeners", (context) => {
-    const tenantId = context.tenant();
-    const { limit, offset } = parseListenerPage(context.query);
-    const resources = listenersFor(tenantId).slice(offset, offset + limit);
-    return ok({ resources, offset: offset + resources.length });
-  });
-
   router.add("GET", "/v1/integrations/gitrepo/install", (context) =>
     ok(gitIntegrationsFor(context.tenant())),
   );

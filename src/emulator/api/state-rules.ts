@@ -6,11 +6,18 @@
 import type { FieldIssue } from "../../errors.js";
 import type { CreateRequest, PatchRequest, SourceConfigRequestT } from "../../model/schemas.js";
 import { fieldIssue } from "../responses.js";
-import { isTenantIntegration, tenantListener } from "../store/seed.js";
-import type { StoredDeployment, StoredUpload } from "../store/state.js";
+import { isTenantIntegration } from "../store/seed.js";
+import type { StoredDeployment, StoredListener, StoredUpload } from "../store/state.js";
 
-export function checkCreateAgainstState(tenantId: string, request: CreateRequest): FieldIssue[] {
-  const issues = checkSourceConfig(tenantId, request.source_config);
+/** The tenant's listener with this ID, if any (the store's: seeded, created, changed). */
+export type FindListener = (tenantId: string, id: string) => StoredListener | undefined;
+
+export function checkCreateAgainstState(
+  tenantId: string,
+  request: CreateRequest,
+  findListener: FindListener,
+): FieldIssue[] {
+  const issues = checkSourceConfig(tenantId, request.source_config, findListener);
   const path = request.source_revision_config.source_tarball_path;
   if (path != null) {
     // Upload paths are issued per deployment, and this one does not exist yet.
@@ -29,8 +36,11 @@ export function checkPatchAgainstState(
   deployment: StoredDeployment,
   patch: PatchRequest,
   findUpload: (objectPath: string) => StoredUpload | undefined,
+  findListener: FindListener,
 ): FieldIssue[] {
-  const issues = patch.source_config ? checkSourceConfig(deployment.tenant_id, patch.source_config) : [];
+  const issues = patch.source_config
+    ? checkSourceConfig(deployment.tenant_id, patch.source_config, findListener)
+    : [];
   const path = patch.source_revision_config?.source_tarball_path;
   if (path != null) {
     const problem = tarballPathProblem(deployment, findUpload(path));
@@ -49,7 +59,11 @@ function tarballPathProblem(deployment: StoredDeployment, upload: StoredUpload |
   return null;
 }
 
-function checkSourceConfig(tenantId: string, config: SourceConfigRequestT): FieldIssue[] {
+function checkSourceConfig(
+  tenantId: string,
+  config: SourceConfigRequestT,
+  findListener: FindListener,
+): FieldIssue[] {
   const issues: FieldIssue[] = [];
   if (config.integration_id != null && !isTenantIntegration(tenantId, config.integration_id)) {
     issues.push(
@@ -60,7 +74,7 @@ function checkSourceConfig(tenantId: string, config: SourceConfigRequestT): Fiel
     );
   }
   if (config.listener_id != null) {
-    const listener = tenantListener(tenantId, config.listener_id);
+    const listener = findListener(tenantId, config.listener_id);
     const namespace = config.listener_config?.k8s_namespace;
     if (!listener) {
       issues.push(
@@ -69,11 +83,11 @@ function checkSourceConfig(tenantId: string, config: SourceConfigRequestT): Fiel
           "is not one of your listeners: pick an id from GET /v2/listeners",
         ),
       );
-    } else if (namespace != null && !listener.compute_config.k8s_namespaces.includes(namespace)) {
+    } else if (namespace != null && !listener.k8s_namespaces.includes(namespace)) {
       issues.push(
         fieldIssue(
           ["body", "source_config", "listener_config", "k8s_namespace"],
-          `is not a namespace of listener ${listener.id}; it has: ${listener.compute_config.k8s_namespaces.join(", ")}`,
+          `is not a namespace of listener ${listener.id}; it has: ${listener.k8s_namespaces.join(", ") || "none"}`,
         ),
       );
     }

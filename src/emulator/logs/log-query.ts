@@ -12,6 +12,14 @@
 //   parameters are ignored, as the service's framework does. Each problem is a 422 at
 //   `loc: ["query", <name>]`.
 //
+// - the query of GET /v2/deployment-logs (service-facts "Newer endpoints"), which reads the same
+//   entries across a deployment's revisions under other names: `page_size` (1 to 100, default
+//   20) for limit, `sort_order` for order, `cursor` for offset, `log_type` (BUILD or DEPLOY,
+//   default DEPLOY) for type; `deployment_id` required and `revision_id` optional, both UUIDs.
+//   Its answer is {"items", "next_cursor"}, and next_cursor is null once nothing is left, in
+//   either order (a client pages while it is not null; to follow a log, repeat the last call
+//   with start_time).
+//
 //   limit       1 to LOG_LIMIT_MAX entries
 //   order       "asc" (oldest first) or "desc" (newest first)
 //   offset      the next_offset of the previous answer
@@ -31,7 +39,7 @@
 // only what was appended since. A page shorter than `limit` is the end for now. Newest first,
 // it is null at the end: nothing older will ever appear.
 import type { FieldIssue } from "../../errors.js";
-import { LOG_LEVELS, LOG_LIMIT_DEFAULT, LOG_LIMIT_MAX, LOG_LIMIT_MIN } from "../../model/enums.js";
+import { isUuid, LOG_LEVELS, LOG_LIMIT_DEFAULT, LOG_LIMIT_MAX, LOG_LIMIT_MIN } from "../../model/enums.js";
 import { fieldIssue, invalid } from "../responses.js";
 import { iso } from "../store/clock.js";
 import { compareKeys, type LogEntry, type LogFilter, type LogKey, type LogStream } from "./log-streams.js";
@@ -54,6 +62,10 @@ export type LogType = "build" | "deploy";
 /** The v2 endpoint's default page (the OpenAPI document's). */
 export const V2_LIMIT_DEFAULT = 50;
 
+/** GET /v2/deployment-logs: its page_size bounds and default (the OpenAPI document's). */
+export const DEPLOYMENT_LOGS_PAGE_MAX = 100;
+export const DEPLOYMENT_LOGS_PAGE_DEFAULT = 20;
+
 const FIELDS = ["limit", "order", "offset", "level", "query", "start_time", "end_time"];
 const LOG_TYPES: readonly LogType[] = ["build", "deploy"];
 const MAX_QUERY_LENGTH = 1000;
@@ -62,13 +74,41 @@ const MAX_QUERY_LENGTH = 1000;
 interface Rules {
   place: "body" | "query";
   limit: number;
+  maxLimit: number;
   order: "asc" | "desc";
   /** Enums exactly as written (the document's query), or in any case (the v1 body). */
   exactCase: boolean;
+  /** The names the fields go by where they differ (deployment-logs' page_size, sort_order, cursor). */
+  names?: Record<string, string>;
+  /** The answer's field that holds the cursor. */
+  cursorField: "next_offset" | "next_cursor";
 }
 
-const BODY_RULES: Rules = { place: "body", limit: LOG_LIMIT_DEFAULT, order: "desc", exactCase: false };
-const QUERY_RULES: Rules = { place: "query", limit: V2_LIMIT_DEFAULT, order: "asc", exactCase: true };
+const BODY_RULES: Rules = {
+  place: "body",
+  limit: LOG_LIMIT_DEFAULT,
+  maxLimit: LOG_LIMIT_MAX,
+  order: "desc",
+  exactCase: false,
+  cursorField: "next_offset",
+};
+const QUERY_RULES: Rules = {
+  place: "query",
+  limit: V2_LIMIT_DEFAULT,
+  maxLimit: LOG_LIMIT_MAX,
+  order: "asc",
+  exactCase: true,
+  cursorField: "next_offset",
+};
+const DEPLOYMENT_LOGS_RULES: Rules = {
+  place: "query",
+  limit: DEPLOYMENT_LOGS_PAGE_DEFAULT,
+  maxLimit: DEPLOYMENT_LOGS_PAGE_MAX,
+  order: "asc",
+  exactCase: true,
+  names: { limit: "page_size", order: "sort_order", offset: "cursor" },
+  cursorField: "next_cursor",
+};
 
 /** The filter a /v1 body asks for, as of `now` (no entry is later than now). Throws 422 listing every problem. */
 export function parseLogBody(input: unknown, now: number): LogFilter {
@@ -97,13 +137,7 @@ export function parseLogBody(input: unknown, now: number): LogFilter {
 /** The log type and filter the v2 query asks for, as of `now`. Throws 422 listing every problem. */
 export function parseLogQuery(query: URLSearchParams, now: number): { type: LogType; filter: LogFilter } {
   const issues: FieldIssue[] = [];
-  const fields: Record<string, unknown> = {};
-  for (const name of FIELDS) {
-    const value = query.get(name);
-    if (value) fields[name] = value;
-  }
-  if (typeof fields.limit === "string" && /^[+-]?\d{1,16}$/.test(fields.limit))
-    fields.limit = Number(fields.limit);
+  const fields = queryFields(query, QUERY_RULES);
   const type = query.get("type");
   if (!type) issues.push(fieldIssue(["query", "type"], "Field required", "missing"));
   else if (!(LOG_TYPES as readonly string[]).includes(type)) {
@@ -116,13 +150,56 @@ export function parseLogQuery(query: URLSearchParams, now: number): { type: LogT
   return { type: type as LogType, filter };
 }
 
+/** What GET /v2/deployment-logs asks for: whose log, which type, and the filter, as of `now`. Throws 422 listing every problem. */
+export function parseDeploymentLogQuery(
+  query: URLSearchParams,
+  now: number,
+): { deploymentId: string; revisionId: string | null; type: LogType; filter: LogFilter } {
+  const issues: FieldIssue[] = [];
+  const id = (name: string, required: boolean): string | null => {
+    const value = query.get(name);
+    if (!value) {
+      if (required) issues.push(fieldIssue(["query", name], "Field required", "missing"));
+      return null;
+    }
+    if (isUuid(value)) return value.toLowerCase();
+    issues.push(fieldIssue(["query", name], `must be a UUID, not ${quoted(value)}`, "uuid_parsing"));
+    return null;
+  };
+  const deploymentId = id("deployment_id", true);
+  const revisionId = id("revision_id", false);
+  let type: LogType = "deploy";
+  const logType = query.get("log_type");
+  if (logType === "BUILD" || logType === "DEPLOY") type = logType === "BUILD" ? "build" : "deploy";
+  else if (logType) {
+    issues.push(
+      fieldIssue(["query", "log_type"], `must be one of 'BUILD', 'DEPLOY', not ${quoted(logType)}`, "enum"),
+    );
+  }
+  const filter = parseFields(queryFields(query, DEPLOYMENT_LOGS_RULES), DEPLOYMENT_LOGS_RULES, now, issues);
+  if (issues.length) throw invalid(issues);
+  return { deploymentId: deploymentId!, revisionId, type, filter };
+}
+
+/** The fields a query gives, under the names `rules` gives them; a limit's digits as a number. */
+function queryFields(query: URLSearchParams, rules: Rules): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const name of FIELDS) {
+    const value = query.get(rules.names?.[name] ?? name);
+    if (value) fields[name] = value;
+  }
+  if (typeof fields.limit === "string" && /^[+-]?\d{1,16}$/.test(fields.limit))
+    fields.limit = Number(fields.limit);
+  return fields;
+}
+
 function parseFields(
   fields: Record<string, unknown>,
   rules: Rules,
   now: number,
   issues: FieldIssue[],
 ): LogFilter {
-  const at = (name: string) => [rules.place, name];
+  const at = (name: string) => [rules.place, rules.names?.[name] ?? name];
   const cased = (value: unknown, change: (text: string) => string) =>
     typeof value === "string" ? (rules.exactCase ? value : change(value)) : null;
 
@@ -132,11 +209,11 @@ function parseFields(
     if (typeof value !== "number" || !Number.isInteger(value)) {
       const type = rules.place === "query" ? "int_parsing" : "int_type";
       issues.push(fieldIssue(at("limit"), "must be an integer", type));
-    } else if (value < LOG_LIMIT_MIN || value > LOG_LIMIT_MAX) {
+    } else if (value < LOG_LIMIT_MIN || value > rules.maxLimit) {
       issues.push(
         fieldIssue(
           at("limit"),
-          `must be between ${LOG_LIMIT_MIN} and ${LOG_LIMIT_MAX}, not ${value}`,
+          `must be between ${LOG_LIMIT_MIN} and ${rules.maxLimit}, not ${value}`,
           value < LOG_LIMIT_MIN ? "greater_than_equal" : "less_than_equal",
         ),
       );
@@ -157,7 +234,7 @@ function parseFields(
       issues.push(
         fieldIssue(
           at("offset"),
-          "must be the next_offset of a previous answer (an opaque string), or null",
+          `must be the ${rules.cursorField} of a previous answer (an opaque string), or null`,
           "value_error",
         ),
       );
@@ -199,8 +276,16 @@ function parseFields(
 
 const quoted = (value: string) => JSON.stringify(value.slice(0, 40));
 
-/** One page of the entries of `streams` that pass `filter`. */
-export function readLog(streams: readonly LogStream[], filter: LogFilter): LogPage {
+/**
+ * One page of the entries of `streams` that pass `filter`. `cursorAtEnd`: oldest first, a
+ * cursor also when nothing is left (the revision log endpoints, which clients follow with it);
+ * false: null once nothing is left (GET /v2/deployment-logs).
+ */
+export function readLog(
+  streams: readonly LogStream[],
+  filter: LogFilter,
+  { cursorAtEnd = true }: { cursorAtEnd?: boolean } = {},
+): LogPage {
   // One more than the page from each stream: enough to know whether anything lies beyond it.
   const probe = { ...filter, limit: filter.limit + 1 };
   const direction = filter.order === "asc" ? 1 : -1;
@@ -213,7 +298,8 @@ export function readLog(streams: readonly LogStream[], filter: LogFilter): LogPa
   const position = last ?? filter.after;
   return {
     logs: page.map(view),
-    next_offset: position && (more || filter.order === "asc") ? encodeOffset(position) : null,
+    next_offset:
+      position && (more || (cursorAtEnd && filter.order === "asc")) ? encodeOffset(position) : null,
   };
 }
 

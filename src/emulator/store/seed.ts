@@ -1,5 +1,6 @@
-// What every tenant finds already in place: two k8s listeners, a few git integrations and the
-// repositories each can reach.
+// What every tenant finds already in place: two k8s listeners (which it may then change or
+// delete: listeners.ts keeps what it did), a few git integrations and the repositories each
+// can reach.
 // They are derived from the tenant ID (no storage), so they exist for any tenant from its
 // first request, come out the same on every start, and differ between tenants, which lets a
 // test check that one tenant cannot use another's listener or integration.
@@ -47,11 +48,6 @@ function integration(kind: string, tenantId: string, name: string): GitIntegrati
 export function isTenantIntegration(tenantId: string, integrationId: string): boolean {
   const id = integrationId.toLowerCase();
   return [...gitIntegrationsFor(tenantId), ...altGitIntegrationsFor(tenantId)].some((i) => i.id === id);
-}
-
-export function tenantListener(tenantId: string, listenerId: string): ListenerT | undefined {
-  const id = listenerId.toLowerCase();
-  return listenersFor(tenantId).find((l) => l.id === id);
 }
 
 /** The repositories each integration reaches: the same names for every one, under its own owner. */

@@ -99,6 +99,25 @@ export interface TracingProject {
   created_at: number;
 }
 
+/**
+ * A listener the tenant created, or a seeded one (seed.ts) it changed or deleted: seeded
+ * listeners are derived, not stored, until a tenant changes one.
+ */
+export interface StoredListener {
+  id: string;
+  tenant_id: string;
+  /** Creation order (the listing's, after the seeded ones). */
+  seq: number;
+  compute_type: "k8s";
+  compute_id: string;
+  k8s_namespaces: string[];
+  version: string | null;
+  created_at: number;
+  updated_at: number;
+  /** A seeded listener the tenant deleted: no longer listed. */
+  removed?: true;
+}
+
 export interface EmulatorState {
   format: typeof STATE_FORMAT;
   version: typeof STATE_VERSION;
@@ -112,6 +131,8 @@ export interface EmulatorState {
   uploads: StoredUpload[];
   tracing_projects: TracingProject[];
   fail_next: FailRule[];
+  /** Absent in files written before listeners could be changed: none then. */
+  listeners?: StoredListener[];
 }
 
 export function emptyState(): EmulatorState {
@@ -125,6 +146,7 @@ export function emptyState(): EmulatorState {
     uploads: [],
     tracing_projects: [],
     fail_next: [],
+    listeners: [],
   };
 }
 
@@ -147,6 +169,7 @@ export function checkStateShape(value: unknown): string | null {
   for (const field of ["deployments", "uploads", "tracing_projects", "fail_next"]) {
     if (!Array.isArray(state[field])) return `"${field}" is not an array`;
   }
+  if (state.listeners !== undefined && !Array.isArray(state.listeners)) return `"listeners" is not an array`;
   for (const [index, item] of (state.deployments as unknown[]).entries()) {
     const d = item as Partial<StoredDeployment> | null;
     if (

@@ -5,11 +5,13 @@
 
 import type { FailRule } from "../../model/emulator-controls.js";
 import { type RevisionStatus, revisionStages, type Source } from "../../model/enums.js";
+import type { ListenerCreate, ListenerPatch } from "../../model/listeners.js";
 import { withResourceDefaults } from "../../model/resource-spec.js";
 import { REVISION_FIELD_SOURCES, SOURCE_CONFIG_FIELD_SOURCES } from "../../model/rules.js";
 import type { CreateRequest, PatchRequest, ResourceSpecRequestT } from "../../model/schemas.js";
 import { newCommitSha, newId } from "./ids.js";
 import { supersede } from "./lifecycle.js";
+import { ListenerRecords } from "./listeners.js";
 import {
   type EmulatorState,
   emptyState,
@@ -17,6 +19,7 @@ import {
   STATE_FORMAT,
   STATE_VERSION,
   type StoredDeployment,
+  type StoredListener,
   type StoredRevision,
   type StoredUpload,
   type TracingProject,
@@ -77,6 +80,7 @@ export class Store {
   private readonly deployments = new DeploymentIndex();
   private readonly uploads = new UploadIndex();
   private readonly projects = new TracingProjectIndex();
+  private readonly listenerRecords = new ListenerRecords();
 
   constructor(
     state: EmulatorState | null,
@@ -90,6 +94,7 @@ export class Store {
     for (const deployment of initial.deployments) this.deployments.add(deployment);
     for (const upload of initial.uploads) this.uploads.add(upload);
     for (const project of initial.tracing_projects) this.projects.add(project);
+    for (const listener of initial.listeners ?? []) this.listenerRecords.set(listener);
   }
 
   get signingKey(): string {
@@ -112,6 +117,7 @@ export class Store {
       uploads: [...this.uploads.all()],
       tracing_projects: [...this.projects.all()],
       fail_next: this.failNext,
+      listeners: [...this.listenerRecords.all()],
     };
   }
 
@@ -176,6 +182,16 @@ export class Store {
 
   failRules(): readonly FailRule[] {
     return this.failNext;
+  }
+
+  /** The tenant's listeners: the seeded ones as the tenant left them, then those it created. */
+  listeners(tenantId: string): StoredListener[] {
+    return this.listenerRecords.ofTenant(tenantId);
+  }
+
+  /** A listener of this tenant; another tenant's is as good as absent. */
+  listener(tenantId: string, id: string): StoredListener | undefined {
+    return this.listenerRecords.find(tenantId, id);
   }
 
   // --- changes ---
@@ -338,6 +354,47 @@ export class Store {
     return gone;
   }
 
+  createListener(tenantId: string, request: ListenerCreate, now: number): StoredListener {
+    const listener: StoredListener = {
+      id: newId(),
+      tenant_id: tenantId,
+      seq: this.nextSeq(),
+      compute_type: request.compute_type,
+      compute_id: request.compute_id,
+      k8s_namespaces: [...(request.compute_config.k8s_namespaces ?? [])],
+      version: request.version ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.listenerRecords.set(listener);
+    this.commit();
+    return listener;
+  }
+
+  /** Null leaves a field as it is; a namespace list given is the whole list. */
+  patchListener(listener: StoredListener, patch: ListenerPatch, now: number): StoredListener {
+    const namespaces = patch.compute_config?.k8s_namespaces;
+    const patched: StoredListener = {
+      ...listener,
+      k8s_namespaces: namespaces == null ? [...listener.k8s_namespaces] : [...namespaces],
+      version: patch.version ?? listener.version,
+      updated_at: now,
+    };
+    this.listenerRecords.set(patched);
+    this.commit();
+    return patched;
+  }
+
+  deleteListener(listener: StoredListener, now: number): void {
+    if (this.listenerRecords.isSeeded(listener.tenant_id, listener.id)) {
+      const removed: StoredListener = { ...listener, updated_at: now, removed: true };
+      this.listenerRecords.set(removed);
+    } else {
+      this.listenerRecords.remove(listener.id);
+    }
+    this.commit();
+  }
+
   /** A new object path and URL for `deployment`, valid until `expiresAt`. */
   issueUpload(deployment: StoredDeployment, now: number, expiresAt: number): StoredUpload {
     // URLs that expired unused are worth nothing: drop them, so the state does not grow
@@ -413,6 +470,7 @@ export class Store {
     this.deployments.clear();
     this.uploads.clear();
     this.projects.clear();
+    this.listenerRecords.clear();
     this.commit();
     for (const upload of uploads) this.options.tarballs.remove(upload.id);
     this.options.images?.reset();

@@ -1,6 +1,7 @@
-// Deleting many deployments with the bulk DELETE /v2/deployments (api/endpoints.ts
-// deleteDeployments): BULK_DELETE_MAX IDs a call, one batch after the other, and a truthful
-// account when it stops part-way.
+// Deleting many deployments (deploy delete with several, deploy prune): one call after the
+// other, each the bulk DELETE /v2/deployments (api/endpoints.ts deleteDeployments) of at most
+// BULK_DELETE_MAX IDs, or with `force` the single DELETE /v2/deployments/{id}?force=true of
+// one (the only call that takes force), and a truthful account when it stops part-way.
 //
 // The bulk call deletes all of its IDs or none: one that is unknown makes it a 404 that deletes
 // nothing. A 404 thus says only that one of them is gone, deleted by someone else since they
@@ -12,12 +13,12 @@
 // so that the account says which were deleted and which were not; when even the look-up
 // fails, the batch in flight is said as uncertain.
 import type { ApiClient } from "../api/client.js";
-import { deleteDeployments, listDeployments } from "../api/endpoints.js";
+import { deleteDeployment, deleteDeployments, listDeployments } from "../api/endpoints.js";
 import { ApiError, InterruptedError } from "../errors.js";
 import { BULK_DELETE_MAX } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
 
-/** A bulk DELETE of one batch, sent again at most this often after a 404 (the batch shrinks each time). */
+/** A call of one batch, sent again at most this often after a 404 (the batch shrinks each time). */
 const ATTEMPTS_AFTER_404 = 3;
 
 export interface BatchReport {
@@ -32,6 +33,8 @@ export interface PartialDeletion extends BatchReport {
   notDeleted: DeploymentT[];
   uncertain: DeploymentT[];
   error: unknown;
+  /** The call that failed: its place (from 1) among `of` calls, and how many deployments it carried. */
+  failedCall: { number: number; of: number; size: number };
 }
 
 export class DeletionStopped extends Error {
@@ -40,24 +43,46 @@ export class DeletionStopped extends Error {
   }
 }
 
-/** Deletes them all, a batch at a time; DeletionStopped when a batch fails. */
+export interface BatchOptions {
+  /** `force=true`: one deployment a call, with the single DELETE (the bulk call takes no force). */
+  force?: boolean;
+  /** After each call: how many are deleted so far, of how many. */
+  onBatch?: (deleted: number, total: number) => void;
+}
+
+/** Deletes them all, a call at a time; DeletionStopped when a call fails. */
 export async function deleteInBatches(
   api: ApiClient,
   deployments: readonly DeploymentT[],
-  onBatch: (deleted: number, total: number) => void = () => {},
+  { force = false, onBatch = () => {} }: BatchOptions = {},
 ): Promise<BatchReport> {
+  const size = force ? 1 : BULK_DELETE_MAX;
+  const send = force
+    ? (batch: readonly DeploymentT[]) => deleteDeployment(api, batch[0]!.id, { force: true })
+    : (batch: readonly DeploymentT[]) =>
+        deleteDeployments(
+          api,
+          batch.map((d) => d.id),
+        );
   const report: BatchReport = { deleted: [], gone: [] };
-  for (let at = 0; at < deployments.length; at += BULK_DELETE_MAX) {
-    const batch = deployments.slice(at, at + BULK_DELETE_MAX);
+  const calls = Math.ceil(deployments.length / size);
+  for (let at = 0; at < deployments.length; at += size) {
+    const batch = deployments.slice(at, at + size);
     try {
-      await deleteBatch(api, batch, report);
+      await deleteBatch(api, batch, report, send);
     } catch (error) {
-      const rest = deployments.slice(at + BULK_DELETE_MAX);
+      const rest = deployments.slice(at + size);
       const done = new Set(report.deleted.map((d) => d.id));
       const pending = batch.filter((d) => !done.has(d.id));
       const left =
         error instanceof InterruptedError ? null : await stillThere(api, pending).catch(() => null);
-      const partial: PartialDeletion = { ...report, notDeleted: [...rest], uncertain: [], error };
+      const partial: PartialDeletion = {
+        ...report,
+        notDeleted: [...rest],
+        uncertain: [],
+        error,
+        failedCall: { number: at / size + 1, of: calls, size: batch.length },
+      };
       if (left === null) partial.uncertain.push(...pending);
       else {
         partial.deleted.push(...pending.filter((d) => !left.has(d.id.toLowerCase())));
@@ -74,14 +99,12 @@ async function deleteBatch(
   api: ApiClient,
   batch: readonly DeploymentT[],
   report: BatchReport,
+  send: (batch: readonly DeploymentT[]) => Promise<void>,
 ): Promise<void> {
   let pending = [...batch];
   for (let attempt = 1; ; attempt++) {
     try {
-      await deleteDeployments(
-        api,
-        pending.map((d) => d.id),
-      );
+      await send(pending);
       report.deleted.push(...pending);
       return;
     } catch (error) {
@@ -106,4 +129,45 @@ async function stillThere(api: ApiClient, deployments: readonly DeploymentT[]): 
     { limit: BULK_DELETE_MAX },
   );
   return new Set(page.resources.map((d) => d.id.toLowerCase()));
+}
+
+/**
+ * A deletion that stopped part-way, said truthfully for a person: which call failed, what was
+ * deleted, what was not, and what cannot be known and why (the API layer's retry rule).
+ */
+export function partialLines(partial: PartialDeletion): string[] {
+  const names = (deployments: DeploymentT[]) => deployments.map((d) => d.name).join(", ") || "none";
+  const { number, of, size } = partial.failedCall;
+  const before =
+    number === 1
+      ? ""
+      : number === 2
+        ? "; the one before it was carried out"
+        : `; the ${number - 1} before it were carried out`;
+  const after =
+    number === of ? "" : `; the ${of - number} after it ${of - number === 1 ? "was" : "were"} not sent`;
+  const lines = [
+    `call ${number} of ${of} (${size} deployment${size === 1 ? "" : "s"}) failed${before}${after}`,
+    `deleted: ${names(partial.deleted)}`,
+    `not deleted: ${names(partial.notDeleted)}`,
+  ];
+  if (partial.uncertain.length > 0) {
+    lines.push(
+      `not known: ${names(partial.uncertain)}: the failed call may have been carried out (a DELETE ` +
+        "whose answer is lost is sent again, and an earlier attempt may have deleted them), and " +
+        "looking them up afterwards failed too",
+    );
+  }
+  return lines;
+}
+
+/** The same account for JSON output (the error's details). */
+export function partialDetails(partial: PartialDeletion): Record<string, unknown> {
+  const names = (deployments: DeploymentT[]) => deployments.map((d) => d.name);
+  return {
+    deleted: names(partial.deleted),
+    not_deleted: names(partial.notDeleted),
+    uncertain: names(partial.uncertain),
+    failed_call: partial.failedCall,
+  };
 }
