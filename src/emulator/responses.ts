@@ -1,7 +1,7 @@
 // What handlers return and throw. Handlers never touch the socket: they return a value (or
 // throw an HttpError), and the server writes it. That keeps faults (latency, drops, truncated
 // bodies) in one place, applied to an answer that is already complete.
-import type { FieldIssue } from "../errors.js";
+import type { FieldIssue } from "../model/issue-path.js";
 import { visibleLines } from "../util/visible-text.js";
 
 export interface EmulatorResponse {
