@@ -29,6 +29,7 @@ import type {
   EmulatorStats,
   FailRule,
   FaultRequest,
+  HealthControlAnswer,
   TracingProjectView,
 } from "../model/emulator-controls.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, type RevisionStatus } from "../model/enums.js";
@@ -136,6 +137,8 @@ export interface RunningEmulator {
 
   /** The emulator's time, in ms since the epoch. */
   now(): number;
+  /** The emulator's time, as `GET /_emulator/clock` answers it. */
+  clock(): EmulatorClock;
   advanceClock(ms: number): EmulatorClock;
   addFault(fault: FaultRequest): EmulatorFault;
   /** Faults with uses left. */
@@ -152,7 +155,7 @@ export interface RunningEmulator {
    * for `revisionId`, or without one for the next revision to start (`healthy` true without
    * one: every revision of the deployment, and the next).
    */
-  setHealth(deploymentId: string, healthy: boolean, revisionId?: string): void;
+  setHealth(deploymentId: string, healthy: boolean, revisionId?: string): HealthControlAnswer;
   /** Simulates a push (throws HttpError 409 with the reason when it builds nothing). */
   push(deploymentId: string, options?: { branch?: string; sha?: string }): RevisionT;
   tracingProjects(tenantId?: string): TracingProjectView[];
@@ -337,6 +340,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         server.closeAllConnections();
       }),
     now: () => clock.now(),
+    clock: () => controls.clock(),
     advanceClock: (ms) => controls.advanceClock(ms),
     addFault: (fault) => controls.addFault(fault),
     faults: () => controls.faults(),
