@@ -7,6 +7,7 @@
 //
 // The rooms, one concern each; imports go down the list (never up), and all of them may use
 // src/model:
+//   public                what users import (`cpctl/emulator`): startEmulator for tests, typed controls
 //   server                startEmulator (`cpctl emulator` flags -> its options: commands/emulator/run-args.ts)
 //   registry/             the image registry on a second port, and push tokens (registry/server.ts)
 //   agents/               the stand-in agent servers on a third port: every deployment's address
