@@ -248,6 +248,7 @@ try {
 }
 
 writeRootHelp();
+await (await import("./build-emulator.mjs")).buildEmulator({ root, outdir });
 
 /**
  * The bundle may load nothing from outside itself but Node builtins (the package has no

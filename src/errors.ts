@@ -1,12 +1,6 @@
 // Typed errors. Commands and libraries throw these; only src/main.ts turns them into a
-// message, a JSON error object and an exit code (see exitCodeOf in src/exit-codes.ts).
-
-/** One problem found by validation, in the API's own 422 shape. */
-export interface FieldIssue {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
+// message, a JSON error object and an exit code (see exitCodeOf in src/exit-codes.ts). The
+// model's refusal of a request body, with its issues, is model/validation-error.ts's.
 
 export abstract class CliError extends Error {
   /** Stable machine-readable code used in `{"error":{"code",...}}`. */
@@ -32,17 +26,6 @@ export class UsageError extends CliError {
   constructor(message: string, details: unknown = null) {
     super(message);
     this.details = details;
-  }
-}
-
-/** The model refused a request body before it was sent. Exit 2. */
-export class ValidationError extends UsageError {
-  override readonly code = "validation";
-  constructor(
-    message: string,
-    readonly issues: FieldIssue[],
-  ) {
-    super(message, issues);
   }
 }
 

@@ -9,27 +9,30 @@
 // back. First the address is asked whether it is an emulator (EmulatorTarget.check: one GET
 // with no credential, answered as only an emulator answers), and only an EmulatorTarget takes
 // a control: the hosted control plane or some other server never sees the key, the token or a
-// control. Then each answer is read only once it has its control's shape (model/emulator-controls.ts).
+// control. Then each answer is read only once it has its control's shape
+// (model/emulator-control-answers.ts).
 import type * as z from "zod/mini";
 import { ApiError, NetworkError, OperationError, UsageError } from "../errors.js";
 import {
-  EMULATOR_SERVICE,
-  type EmulatorClock,
   EmulatorClockAnswer,
-  type EmulatorFault,
   EmulatorFaultAnswer,
   EmulatorFaultList,
-  type EmulatorHealth,
   EmulatorHealthAnswer,
-  type EmulatorStats,
   EmulatorStatsAnswer,
-  type FailRule,
   FailRuleAnswer,
   FailRuleList,
-  type FaultRequest,
-  type HealthControlAnswer,
   HealthControlAnswerShape,
   TracingProjectList,
+} from "../model/emulator-control-answers.js";
+import {
+  EMULATOR_SERVICE,
+  type EmulatorClock,
+  type EmulatorFault,
+  type EmulatorHealth,
+  type EmulatorStats,
+  type FailRule,
+  type FaultRequest,
+  type HealthControlAnswer,
   type TracingProjectView,
 } from "../model/emulator-controls.js";
 import { formatPath } from "../model/issue-path.js";

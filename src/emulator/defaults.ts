@@ -10,7 +10,7 @@ export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
 export const DEFAULT_MEMORY_UPLOAD_QUOTA_BYTES = 256 * 1024 * 1024;
 /**
  * The variables that hold the emulator's secrets, so that they need not be on the command line
- * (where `ps` shows them to every user of the machine); a flag wins over its variable (cli-args.ts).
+ * (where `ps` shows them to every user of the machine); a flag wins over its variable (commands/emulator/run-args.ts).
  * `cpctl emulator clock|faults|stats|reset` send the control token from the same variable.
  */
 export const API_KEYS_ENV = "CPCTL_EMULATOR_API_KEYS";

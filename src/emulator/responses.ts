@@ -1,8 +1,8 @@
 // What handlers return and throw. Handlers never touch the socket: they return a value (or
 // throw an HttpError), and the server writes it. That keeps faults (latency, drops, truncated
 // bodies) in one place, applied to an answer that is already complete.
-import type { FieldIssue } from "../errors.js";
-import { writeText } from "../output/safe-text.js";
+import type { FieldIssue } from "../model/issue-path.js";
+import { visibleLines } from "../util/visible-text.js";
 
 export interface EmulatorResponse {
   status: number;
@@ -64,8 +64,8 @@ export function revisionNotFound(id: string): HttpError {
 
 /**
  * A line for whoever runs the emulator, on its stderr: what it quotes (a path, an error's
- * message) is shown, never acted on (output/safe-text.ts).
+ * message) is shown, never acted on (util/visible-text.ts).
  */
 export function tellOperator(message: string): void {
-  writeText(process.stderr, `cpctl emulator: ${message}\n`);
+  process.stderr.write(visibleLines(`cpctl emulator: ${message}\n`));
 }

@@ -7,7 +7,8 @@
 //
 // The rooms, one concern each; imports go down the list (never up), and all of them may use
 // src/model:
-//   server, cli-args      startEmulator; `cpctl emulator` flags -> its options
+//   public                what users import (`cpctl/emulator`): startEmulator for tests, typed controls
+//   server                startEmulator (`cpctl emulator` flags -> its options: commands/emulator/run-args.ts)
 //   registry/             the image registry on a second port, and push tokens (registry/server.ts)
 //   agents/               the stand-in agent servers on a third port: every deployment's address
 //   controls/             the /_emulator/ controls and their routes (docs/emulator.md, "Emulator controls")
@@ -29,6 +30,7 @@ import type {
   EmulatorStats,
   FailRule,
   FaultRequest,
+  HealthControlAnswer,
   TracingProjectView,
 } from "../model/emulator-controls.js";
 import { DEFAULT_MAX_UPLOAD_BYTES, type RevisionStatus } from "../model/enums.js";
@@ -137,6 +139,8 @@ export interface RunningEmulator {
 
   /** The emulator's time, in ms since the epoch. */
   now(): number;
+  /** The emulator's time, as `GET /_emulator/clock` answers it. */
+  clock(): EmulatorClock;
   advanceClock(ms: number): EmulatorClock;
   addFault(fault: FaultRequest): EmulatorFault;
   /** Faults with uses left. */
@@ -153,7 +157,7 @@ export interface RunningEmulator {
    * for `revisionId`, or without one for the next revision to start (`healthy` true without
    * one: every revision of the deployment, and the next).
    */
-  setHealth(deploymentId: string, healthy: boolean, revisionId?: string): void;
+  setHealth(deploymentId: string, healthy: boolean, revisionId?: string): HealthControlAnswer;
   /** Simulates a push (throws HttpError 409 with the reason when it builds nothing). */
   push(deploymentId: string, options?: { branch?: string; sha?: string }): RevisionT;
   tracingProjects(tenantId?: string): TracingProjectView[];
@@ -338,6 +342,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         server.closeAllConnections();
       }),
     now: () => clock.now(),
+    clock: () => controls.clock(),
     advanceClock: (ms) => controls.advanceClock(ms),
     addFault: (fault) => controls.addFault(fault),
     faults: () => controls.faults(),

@@ -1,14 +1,16 @@
 // Why `cpctl emulator` (or startEmulator) could not start: the state file is locked by
 // another emulator, unusable, or in a directory that cannot be written; the port is taken.
-// These are the user's situation to resolve, not bugs: a typed error, so that main.ts prints
-// the message as it is (exit 1) instead of "internal error ... report it".
+// These are the user's situation to resolve, not bugs: a typed error, the emulator's own (it
+// imports nothing of the CLI), which `cpctl emulator` turns into one the CLI prints as it is
+// (exit 1) instead of "internal error ... report it" (commands/emulator/run.ts).
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { OperationError } from "../errors.js";
 
-export class EmulatorStartError extends OperationError {
+export class EmulatorStartError extends Error {
+  /** Stable and machine-readable: the `code` of `cpctl emulator`'s JSON error object. */
+  readonly code = "emulator_start";
   constructor(message: string) {
-    super(message, "emulator_start");
+    super(message);
     this.name = "EmulatorStartError";
   }
 }

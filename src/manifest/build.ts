@@ -1,10 +1,12 @@
 // Turns a deployment file and flags into a request body, remembering where each value came
 // from so that a validation problem names the flag or the file line to fix.
 // Precedence: file < named field flags < --set < secret flags (which merge by name).
-import { type FieldIssue, UsageError, ValidationError } from "../errors.js";
+import { UsageError } from "../errors.js";
+import type { FieldIssue } from "../model/issue-path.js";
 import { formatPath, pathOfLoc } from "../model/issue-path.js";
 import type { DeploymentT } from "../model/responses.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schemas.js";
+import { ValidationError } from "../model/validation-error.js";
 import type { RunContext } from "../run-context.js";
 import { looksMasked, MASK } from "../secrets.js";
 import { attributeName, FIELD_FLAGS } from "./fields.js";

@@ -1,7 +1,8 @@
 // What the local control plane's controls (/_emulator/, docs/emulator.md) take and answer:
-// one definition for the emulator that serves them and the client of `cpctl emulator ...`.
-import * as z from "zod/mini";
-import { REVISION_STATUSES, type RevisionStatus } from "./enums.js";
+// one definition for the emulator that serves them, the client of `cpctl emulator ...` and
+// the users of `cpctl/emulator` (whose type declarations include this file: plain types, no
+// zod; the client's checks of the answers are emulator-control-answers.ts's).
+import type { RevisionStatus } from "./enums.js";
 
 /** An injected fault with uses left (emulator/api/faults.ts says what each effect does). */
 export interface EmulatorFault {
@@ -70,11 +71,6 @@ export interface HealthControlAnswer {
   url: string;
 }
 
-// --- The answers' shapes, checked by the client of the controls ---------------------------
-// A control's answer is read only once it has this shape: an address that is not an emulator,
-// or an emulator of another version, gets a clean error instead of a crash on a missing list.
-// Loose objects: an emulator may add fields.
-
 /** What `GET /_emulator/health` says an emulator is: its answer's `service`. */
 export const EMULATOR_SERVICE = "cpctl-emulator";
 
@@ -89,62 +85,3 @@ export interface EmulatorHealth {
   /** http://HOST:PORT of the stand-in agent servers (every deployment's address), null before they listen. */
   agents?: string | null;
 }
-
-const text = z.string();
-const nullableText = z.nullable(text);
-const count = z.int().check(z.gte(0));
-
-export const EmulatorHealthAnswer: z.ZodMiniType<EmulatorHealth> = z.looseObject({
-  status: z.literal("ok"),
-  service: z.literal(EMULATOR_SERVICE),
-  now: z.iso.datetime(),
-  registry: nullableText,
-  agents: z.optional(nullableText),
-});
-
-export const EmulatorClockAnswer: z.ZodMiniType<EmulatorClock> = z.looseObject({
-  now: text,
-  now_ms: z.number(),
-  offset_ms: z.nullable(z.number()),
-});
-
-export const EmulatorFaultAnswer: z.ZodMiniType<EmulatorFault> = z.looseObject({
-  id: z.int(),
-  method: nullableText,
-  path: text,
-  remaining: count,
-  status: z.nullable(z.int()),
-  retry_after: z.nullable(z.number()),
-  latency_ms: z.number(),
-  drop: z.nullable(z.enum(["before", "after"])),
-  body: z.nullable(z.enum(["html", "truncated"])),
-});
-
-export const EmulatorFaultList = z.looseObject({ faults: z.array(EmulatorFaultAnswer) });
-
-export const FailRuleAnswer: z.ZodMiniType<FailRule> = z.looseObject({
-  deployment_id: nullableText,
-  tenant_id: nullableText,
-  stage: z.enum(REVISION_STATUSES),
-  message: nullableText,
-});
-
-export const FailRuleList = z.looseObject({ rules: z.array(FailRuleAnswer) });
-
-export const EmulatorStatsAnswer: z.ZodMiniType<EmulatorStats> = z.looseObject({
-  requests: z.record(text, count),
-  total: count,
-});
-
-export const TracingProjectList = z.looseObject({
-  resources: z.array(
-    z.looseObject({ id: text, name: text, tenant_id: text, deployment_id: text, created_at: text }),
-  ),
-});
-
-export const HealthControlAnswerShape: z.ZodMiniType<HealthControlAnswer> = z.looseObject({
-  deployment_id: text,
-  revision_id: nullableText,
-  state: z.enum(["failing", "ok"]),
-  url: text,
-});

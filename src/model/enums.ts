@@ -133,7 +133,7 @@ export const LOG_LIMIT_DEFAULT = 100;
  * The largest gzipped source tarball: the emulator's cap, and cpctl's default --max-size (the
  * service documents none; a real one may refuse less, with 413).
  */
-export const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+export const DEFAULT_MAX_UPLOAD_BYTES: number = 100 * 1024 * 1024;
 
 /** The output formats of CLI.md ("Output"): -o, CPCTL_OUTPUT and a profile's `output` name one. */
 export const OUTPUT_FORMATS = ["table", "json", "yaml", "ndjson", "id"] as const;

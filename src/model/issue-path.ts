@@ -1,7 +1,14 @@
-// How the place of a field is written in messages: `source_config.secrets[0].value`, the
-// leading "body" of a 422 `loc` left out. The CLI's own checks, the server's 422 answers and
-// the manifest's origins all say it this way. No zod here: the API client loads it on every
-// request.
+// One problem with a request body, and how the place of a field is written in messages:
+// `source_config.secrets[0].value`, the leading "body" of a 422 `loc` left out. The CLI's own
+// checks, the server's 422 answers (the emulator's among them) and the manifest's origins all
+// say it this way. No zod here: the API client loads it on every request.
+
+/** One problem found by validation, in the API's own 422 shape. */
+export interface FieldIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
 
 /** ["secrets", 0, "value"] -> "secrets[0].value". */
 export function formatPath(path: readonly unknown[]): string {

@@ -7,8 +7,8 @@
 // `secret_references`) list in its file is the whole set, and it sends only what differs
 // (patch sends what the user named even when equal: a repeated image_uri starts a revision).
 
-import type { FieldIssue } from "../errors.js";
 import { type Change, changesBetween } from "./changes.js";
+import type { FieldIssue } from "./issue-path.js";
 import { type DeploymentState, mergeChange, type PartialChange, predictPatched, sameValue } from "./merge.js";
 import type { DeploymentT } from "./responses.js";
 import { NON_CHANGEABLE_FIELDS, revisionTriggers } from "./rules.js";

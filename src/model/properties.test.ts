@@ -2,7 +2,6 @@
 // robustness of validation and defaults over generated input.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { FieldIssue } from "../errors.js";
 import {
   Deployment,
   type DeploymentT,
@@ -15,6 +14,7 @@ import {
   validatePatchRequest,
   withResourceDefaults,
 } from "./index.js";
+import type { FieldIssue } from "./issue-path.js";
 
 const RUNS = { numRuns: 300 } as const;
 

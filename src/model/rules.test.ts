@@ -1,7 +1,6 @@
 // Cross-field rules of spec 2.2, 2.3, 2.4 and 7, exercised through the public entry points
 // validateCreateRequest / validatePatchRequest, with exact `loc` paths and actionable messages.
 import { describe, expect, it } from "vitest";
-import type { FieldIssue } from "../errors.js";
 import {
   BUILDABLE_SOURCES,
   Deployment,
@@ -22,6 +21,7 @@ import {
   validateCreateRequest,
   validatePatchRequest,
 } from "./index.js";
+import type { FieldIssue } from "./issue-path.js";
 
 // --- fixtures -------------------------------------------------------------------------------
 

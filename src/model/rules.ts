@@ -1,8 +1,8 @@
 // The cross-field rules of spec sections 2.2, 2.3, 2.4 and 7, each written once. The CLI runs
 // them before sending and the emulator on receipt, so both refuse the same bodies with the
 // same field paths and messages.
-import type { FieldIssue } from "../errors.js";
 import { BUILDABLE_SOURCES, CONTAINER_SOURCES, isUuid, type Source } from "./enums.js";
+import type { FieldIssue } from "./issue-path.js";
 import { roundCpu, withResourceDefaults } from "./resource-spec.js";
 import type { DeploymentT } from "./responses.js";
 import type {

@@ -1,7 +1,6 @@
 // Shapes, per-field bounds and the wording of schema problems (validate.ts over schemas.ts).
 import { describe, expect, it } from "vitest";
 import { toJSONSchema } from "zod/mini";
-import type { FieldIssue } from "../errors.js";
 import { closest } from "../util/did-you-mean.js";
 import {
   Deployment,
@@ -17,6 +16,7 @@ import {
   validatePatchRequest,
   validatePatchShape,
 } from "./index.js";
+import type { FieldIssue } from "./issue-path.js";
 
 type Json = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // create may carry, `"<package-name>:<version>"` strings, the name one the service knows. The
 // service validates each entry strictly; the emulator does the same with this, and
 // `deploy push` checks what it detected with it before sending.
-import type { FieldIssue } from "../errors.js";
+import type { FieldIssue } from "./issue-path.js";
 
 /** The packages the service tracks (the public clients' list; the service may add more). */
 export const TRACKED_PACKAGES = ["google-adk"] as const;

@@ -2,9 +2,9 @@
 // rules. Problems come back in the API's own 422 shape, `{loc, msg, type}`, with `loc`
 // starting at "body" as the service's does.
 import type * as z from "zod/mini";
-import type { FieldIssue } from "../errors.js";
 import { closest } from "../util/did-you-mean.js";
 import { SOURCES } from "./enums.js";
+import type { FieldIssue } from "./issue-path.js";
 import { formatPath, issueLine } from "./issue-path.js";
 import type { DeploymentT } from "./responses.js";
 import { checkCreateRules, checkPatchRules } from "./rules.js";

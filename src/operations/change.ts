@@ -17,11 +17,13 @@
 import type { ApiClient } from "../api/client.js";
 import { getDeployment, listRevisions, patchDeployment } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
-import { type FieldIssue, InterruptedError, OperationError, ValidationError } from "../errors.js";
+import { InterruptedError, OperationError } from "../errors.js";
 import { type Change, changesBetween } from "../model/changes.js";
+import type { FieldIssue } from "../model/issue-path.js";
 import type { PatchPlan } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
 import { describeIssue } from "../model/validate.js";
+import { ValidationError } from "../model/validation-error.js";
 import { type FinishOptions, finishChange, type Showing } from "./after-change.js";
 import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";

@@ -12,15 +12,9 @@
 import { createListener, deleteListener, getListener, patchListener } from "../api/endpoints.js";
 import { mayHaveBeenApplied } from "../api/retry.js";
 import type { Ctx } from "../context.js";
-import {
-  ApiError,
-  type CliError,
-  type FieldIssue,
-  OperationError,
-  UsageError,
-  ValidationError,
-} from "../errors.js";
+import { ApiError, type CliError, OperationError, UsageError } from "../errors.js";
 import type { Change } from "../model/changes.js";
+import type { FieldIssue } from "../model/issue-path.js";
 import {
   type ListenerCreate,
   type ListenerPatch,
@@ -29,6 +23,7 @@ import {
   validateListenerPatch,
 } from "../model/listeners.js";
 import type { ListenerT } from "../model/responses.js";
+import { ValidationError } from "../model/validation-error.js";
 import { changeAsJson, changeLines } from "../output/changes.js";
 import { jsonText } from "../output/encode.js";
 import { isMachineFormat } from "../output/format.js";

@@ -55,7 +55,8 @@ describe("writeText, the one way text for a person is written", () => {
 
 /**
  * The modules that may write to the process's streams themselves: the writer, the CLI's entry
- * (which makes the streams), and the emulator's one line for its operator (through the writer).
+ * (which makes the streams), and the emulator's one line for its operator (escaped by the same
+ * rule, util/visible-text.ts).
  * Results on stdout go through output/printer.ts (its own stream, `this.out`); GitHub workflow
  * commands through output/workflow-commands.ts, which escapes them for the runner.
  */

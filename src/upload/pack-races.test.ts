@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { failure } from "../../test/helpers/failure.js";
 import { tarballBytes } from "../../test/helpers/tarball.js";
+import { readTarGz } from "../util/untar.js";
 import { SourceError } from "./errors.js";
 import { packWalk } from "./pack.js";
-import { readTarGz } from "./untar.js";
 import { walkSource } from "./walk.js";
 
 // Longer than the file it stands in for: a reader that stops at the listed size still gets some.

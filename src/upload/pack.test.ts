@@ -17,11 +17,11 @@ import { describe, expect, it } from "vitest";
 import { failure } from "../../test/helpers/failure.js";
 import { tarballBytes } from "../../test/helpers/tarball.js";
 import { UsageError } from "../errors.js";
+import { readTarGz } from "../util/untar.js";
 import { NothingToPackError, SourceError, TooLargeError } from "./errors.js";
 import { packDirectory, readTarball } from "./pack.js";
 import { prepareSource } from "./source.js";
 import { FIXED_MTIME } from "./tar.js";
-import { readTarGz } from "./untar.js";
 import { walkSource } from "./walk.js";
 
 function tree(files: Record<string, string | Buffer>): string {

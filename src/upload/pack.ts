@@ -10,11 +10,12 @@
 import { closeSync, readSync, realpathSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { InterruptedError } from "../errors.js";
+import { BLOCK } from "../util/tar-fields.js";
 import { keepYoungGenerationSmall } from "../util/young-generation.js";
 import { NothingToPackError, SourceError, TooLargeError } from "./errors.js";
 import { gzipBound, ParallelGzip } from "./gzip-members.js";
 import { Spool, type Tarball } from "./spool.js";
-import { BLOCK, entryHeader } from "./tar.js";
+import { entryHeader } from "./tar.js";
 import { type WalkOptions, type WalkResult, walkSource } from "./walk.js";
 import { openWalkedFile, type SourceFile } from "./walked-file.js";
 

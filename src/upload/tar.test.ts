@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { BLOCK, endOfArchive, entryHeader, FIXED_MTIME, padding, splitName, type TarEntry } from "./tar.js";
-import { readTar } from "./untar.js";
+import { BLOCK } from "../util/tar-fields.js";
+import { readTar } from "../util/untar.js";
+import { endOfArchive, entryHeader, FIXED_MTIME, padding, splitName, type TarEntry } from "./tar.js";
 
 /** An archive of in-memory files, as pack.ts lays it out. */
 function archive(files: { entry: TarEntry; content?: Buffer }[]): Buffer {

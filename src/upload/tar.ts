@@ -10,8 +10,7 @@
 //   the same bytes on every machine.
 //
 // The functions here only produce header bytes; pack.ts streams file contents between them.
-
-export const BLOCK = 512;
+import { BLOCK } from "../util/tar-fields.js";
 
 /** 1985-10-26T08:15:00Z, the fixed mtime npm gives the files of its tarballs. */
 export const FIXED_MTIME = 499_162_500;

@@ -1,6 +1,9 @@
 // Reading the fields of a tar header block, one rule for both readers: the emulator's
-// (upload/untar.ts, the headers of uploaded tarballs) and image archives' (image/archive/
+// (util/untar.ts, the headers of uploaded tarballs) and image archives' (image/archive/
 // tar-index.ts). Each stops at what it cannot read; nothing here can loop on hostile bytes.
+
+/** A tar archive is made of blocks of this many bytes: headers, contents padded, the end. */
+export const BLOCK = 512;
 
 /** A header block's checksum is right: the sum of its bytes, the checksum field read as spaces. */
 export function checksumMatches(header: Buffer): boolean {

@@ -4,7 +4,7 @@
 import { linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readTarGz } from "../../src/upload/untar.js";
+import { readTarGz } from "../../src/util/untar.js";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { frontOf } from "../helpers/front.js";
 import { cliEnv, freshDir, instantClock, previewOf, runCli } from "../helpers/run-cli.js";

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readTarGz } from "../../src/upload/untar.js";
+import { readTarGz } from "../../src/util/untar.js";
 import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { cliEnv, freshDir, instantClock, runCli } from "../helpers/run-cli.js";
 

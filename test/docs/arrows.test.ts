@@ -2,7 +2,9 @@
 // its top), they draw no circle but through the arrows that docs/development.md lists under
 // "Arrows that run back up", each with its reason; and no two files of src/ import each other,
 // however indirectly; below the commands and operations, no file imports context.ts. An import
-// that closes a circle fails here until it is removed or listed.
+// that closes a circle fails here until it is removed or listed. And the emulator stands on its
+// own (users import it: `cpctl/emulator`): it, and all it imports, stays within src/emulator,
+// src/model and src/util, loading nothing but Node's builtins and zod.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { expect, test } from "vitest";
@@ -32,6 +34,14 @@ function importsOf(files: readonly string[]): Map<string, Set<string>> {
     graph.set(file, targets);
   }
   return graph;
+}
+
+/** The packages a file imports (bare specifiers: `node:fs`, `zod/mini`), static or import(). */
+function packagesOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const pattern =
+    /(?:^\s*(?:import|export)\b[^;]*?\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["']([^"'.][^"']*)["']/gm;
+  return [...text.matchAll(pattern)].map(([, spec]) => spec!);
 }
 
 /** The groups of nodes that reach each other (Tarjan), those of two nodes or more. */
@@ -112,4 +122,25 @@ test(`between the rooms of src/, no circle but through the arrows ${DOC} lists`,
     `listed in ${DOC} but no longer in the code`,
   ).toEqual([]);
   expect(circles(rooms), `circles of rooms: list the arrow that runs back up, or remove it`).toEqual([]);
+});
+
+test("src/emulator, and all it imports, stays within src/emulator, src/model and src/util (Node and zod aside)", () => {
+  const within = /^src\/(emulator|model|util)\//;
+  const libraries = /^(node:[a-z_/]+|zod(\/mini)?)$/;
+  const emulator = files.filter((file) => file.startsWith("src/emulator/"));
+  expect(emulator.length).toBeGreaterThan(50);
+  const reached = new Set(emulator);
+  const outside: string[] = [];
+  for (const file of reached) {
+    for (const target of fileGraph.get(file)!) {
+      if (!within.test(target)) outside.push(`${file} -> ${target}`);
+      else reached.add(target);
+    }
+    for (const spec of packagesOf(file)) if (!libraries.test(spec)) outside.push(`${file} -> ${spec}`);
+  }
+  expect(
+    outside,
+    "the emulator imports only src/emulator, src/model, src/util, Node and zod: move what it shares with the CLI there",
+  ).toEqual([]);
+  expect([...reached].some((file) => file.startsWith("src/model/"))).toBe(true);
 });

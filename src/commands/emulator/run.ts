@@ -1,12 +1,13 @@
 // `cpctl emulator`: the local control plane in the foreground until Ctrl-C or SIGTERM.
 import { parseKeyGrant } from "../../emulator/api/key-grants.js";
-import { emulatorKeySource, parseEmulatorArgs } from "../../emulator/cli-args.js";
 import { API_KEYS_ENV, CONTROL_TOKEN_ENV, DEFAULT_PORT, DEFAULT_STAGE_MS } from "../../emulator/defaults.js";
-import { startEmulator } from "../../emulator/server.js";
+import { EmulatorStartError, startEmulator } from "../../emulator/server.js";
+import { OperationError } from "../../errors.js";
 import type { TerminalJob } from "../../io.js";
 import { writeText } from "../../output/safe-text.js";
 import { collect, examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
+import { emulatorKeySource, parseEmulatorArgs } from "./run-args.js";
 
 export default defineCommand({
   configure: (command) =>
@@ -82,7 +83,10 @@ ${examples(
       ctx.rememberSecret(typeof grant === "string" ? spec : grant.key);
     }
     if (settings.controlToken) ctx.rememberSecret(settings.controlToken);
-    const emulator = await startEmulator(settings);
+    const emulator = await startEmulator(settings).catch((error: unknown) => {
+      // The emulator's own error, for the CLI to print as it is (exit 1): not a bug of ours.
+      throw error instanceof EmulatorStartError ? new OperationError(error.message, error.code) : error;
+    });
     writeText(
       ctx.io.stdout,
       `listening on ${emulator.url}\nregistry listening on ${emulator.registry.url}\nagent servers listening on ${emulator.agents.url}\n`,

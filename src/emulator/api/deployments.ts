@@ -2,8 +2,8 @@
 // authenticate, validate with the model (the one statement of the spec's rules), check what
 // needs state, then make one change in the store and answer with the resulting view.
 
-import type { FieldIssue } from "../../errors.js";
 import { isTerminalRevisionStatus } from "../../model/enums.js";
+import type { FieldIssue } from "../../model/issue-path.js";
 import type { RevisionT } from "../../model/responses.js";
 import { revisionTriggers } from "../../model/rules.js";
 import { trackedPackagesIssues } from "../../model/tracked-packages.js";

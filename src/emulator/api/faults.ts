@@ -11,8 +11,8 @@
 //                   so a client that times out finds the work done when it looks.
 //   retry_after     adds a Retry-After header (seconds) to the answer.
 import { STATUS_CODES } from "node:http";
-import type { FieldIssue } from "../../errors.js";
 import type { EmulatorFault } from "../../model/emulator-controls.js";
+import type { FieldIssue } from "../../model/issue-path.js";
 import { fieldIssue, invalid } from "../responses.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];

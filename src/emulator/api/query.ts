@@ -1,7 +1,6 @@
 // Query parameters of the list endpoints (spec 4.2 with the names from service-facts).
 // Bad values are refused with 422 at `loc: ["query", <name>]`, every problem at once, as
 // the service's framework does. An empty value (`?status=`) counts as absent.
-import type { FieldIssue } from "../../errors.js";
 import {
   BULK_DELETE_MAX,
   DEPLOYMENT_STATUSES,
@@ -15,6 +14,7 @@ import {
   REVISION_STATUSES,
   type RevisionStatus,
 } from "../../model/enums.js";
+import type { FieldIssue } from "../../model/issue-path.js";
 import { fieldIssue, invalid } from "../responses.js";
 
 export interface Page {

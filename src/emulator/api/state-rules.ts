@@ -3,7 +3,7 @@
 // listener's, a tarball path one the upload-url endpoint issued for this very deployment and
 // that was uploaded. They run after the model has accepted the body, and answer in the same
 // 422 shape, with `loc` starting at "body".
-import type { FieldIssue } from "../../errors.js";
+import type { FieldIssue } from "../../model/issue-path.js";
 import type { CreateRequest, PatchRequest, SourceConfigRequestT } from "../../model/schemas.js";
 import { fieldIssue } from "../responses.js";
 import { isTenantIntegration } from "../store/seed.js";

@@ -1,7 +1,7 @@
 // The /_emulator/ controls not covered elsewhere: clock, stats, reset, health.
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestEmulators, startTestEmulator } from "../../../test/helpers/emulator.js";
-import { EmulatorHealthAnswer } from "../../model/emulator-controls.js";
+import { EmulatorHealthAnswer } from "../../model/emulator-control-answers.js";
 import { startEmulator } from "../server.js";
 
 afterEach(closeTestEmulators);

@@ -38,9 +38,11 @@ export class Controls {
 
   clock(): EmulatorClock {
     const { clock } = this.core;
+    // Read once: the default clock moves between two reads, and both fields name one instant.
+    const now = clock.now();
     return {
-      now: iso(clock.now()),
-      now_ms: clock.now(),
+      now: iso(now),
+      now_ms: now,
       offset_ms: clock instanceof OffsetClock ? clock.offsetMs : null,
     };
   }

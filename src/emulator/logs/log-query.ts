@@ -38,8 +38,8 @@
 // last entry given, or with no entry, the cursor the call was given, so that the next call gets
 // only what was appended since. A page shorter than `limit` is the end for now. Newest first,
 // it is null at the end: nothing older will ever appear.
-import type { FieldIssue } from "../../errors.js";
 import { isUuid, LOG_LEVELS, LOG_LIMIT_DEFAULT, LOG_LIMIT_MAX, LOG_LIMIT_MIN } from "../../model/enums.js";
+import type { FieldIssue } from "../../model/issue-path.js";
 import { fieldIssue, invalid } from "../responses.js";
 import { iso } from "../store/clock.js";
 import { compareKeys, type LogEntry, type LogFilter, type LogKey, type LogStream } from "./log-streams.js";

@@ -6,8 +6,8 @@
 // Summaries are remembered by the tarball's SHA-256: objects are write-once, so the same
 // digest is always the same listing, and a log read again does not inflate the tarball again.
 import { createGunzip } from "node:zlib";
-import { BLOCK } from "../../upload/tar.js";
-import { walkTar } from "../../upload/untar.js";
+import { BLOCK } from "../../util/tar-fields.js";
+import { walkTar } from "../../util/untar.js";
 
 /** Inflate at most this much of a tarball to list it: file headers come first. */
 const MAX_INFLATED_BYTES = 32 * 1024 * 1024;

@@ -4,9 +4,15 @@
 // long names, as `docker save`, `podman save`, buildx and skopeo write them. Bounded: a hostile
 // or damaged file stops the reading with an error, never a hang.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { checksumMatches, cString, headerNumber, headerText, parsePax } from "../../util/tar-fields.js";
+import {
+  BLOCK,
+  checksumMatches,
+  cString,
+  headerNumber,
+  headerText,
+  parsePax,
+} from "../../util/tar-fields.js";
 
-const BLOCK = 512;
 /** More entries than any image archive has: a bound on the work a damaged file can cause. */
 const MAX_ENTRIES = 200_000;
 /** The largest PAX or GNU long-name record read. */

@@ -1,10 +1,9 @@
 // A minimal tar reader: ustar headers, the prefix field and PAX `path`/`size` records. The
-// tests of the writer (tar.ts) read whole archives with it; the emulator walks the headers of
+// tests of the writer (upload/tar.ts) read whole archives with it; the emulator walks the headers of
 // uploaded tarballs to name their files in build logs, so it must not hang on hostile input
 // (it throws, or stops, at the first entry it cannot read).
 import { gunzipSync } from "node:zlib";
-import { checksumMatches, headerNumber, headerText, parsePax } from "../util/tar-fields.js";
-import { BLOCK } from "./tar.js";
+import { BLOCK, checksumMatches, headerNumber, headerText, parsePax } from "./tar-fields.js";
 
 interface TarHeader {
   path: string;

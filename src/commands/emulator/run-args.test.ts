@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../errors.js";
-import { emulatorKeySource, parseEmulatorArgs } from "./cli-args.js";
+import { UsageError } from "../../errors.js";
+import { emulatorKeySource, parseEmulatorArgs } from "./run-args.js";
 
 describe("parseEmulatorArgs", () => {
   it("defaults to port 8124 and passes the rest through", () => {

@@ -2,10 +2,11 @@
 // that may stand in for the secret ones -> startEmulator options. Pure: no I/O, the environment
 // is what the caller passes (the run's, never process.env); a bad value throws a UsageError
 // naming the flag or variable, which main.ts maps to exit 2, and never quotes a key or token.
-import { UsageError } from "../errors.js";
-import { parseKeyGrant } from "./api/key-grants.js";
-import { API_KEYS_ENV, CONTROL_TOKEN_ENV, DEFAULT_PORT } from "./defaults.js";
-import type { EmulatorOptions } from "./server.js";
+// The command's own (run.ts): the emulator takes options, and knows nothing of flags.
+import { parseKeyGrant } from "../../emulator/api/key-grants.js";
+import { API_KEYS_ENV, CONTROL_TOKEN_ENV, DEFAULT_PORT } from "../../emulator/defaults.js";
+import type { EmulatorOptions } from "../../emulator/server.js";
+import { UsageError } from "../../errors.js";
 
 export interface EmulatorArgs {
   port?: string;
