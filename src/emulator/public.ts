@@ -45,9 +45,9 @@ export interface StartEmulatorOptions {
    */
   apiKeys?: string[];
   /**
-   * Keep the state in this file (with `FILE.journal`, `FILE.lock/`, `FILE.uploads/` and
-   * `FILE.registry/` beside it), so that a second emulator started with it finds what the
-   * first left. One emulator per file at a time. Default: in memory, gone at `close()`.
+   * Keep the state in this file, written whole at every change (with `FILE.lock/`,
+   * `FILE.uploads/` and `FILE.registry/` beside it), so that a second emulator started with it
+   * finds what the first left. One emulator per file at a time. Default: in memory, gone at `close()`.
    */
   statePath?: string;
   /**
@@ -81,8 +81,8 @@ export interface Emulator {
   /** Typed calls that act on this emulator directly: fail the next revision, the clock, health, reset. */
   readonly controls: EmulatorControls;
   /**
-   * Stops listening and cuts open connections; with `statePath`, folds the journal into the
-   * file and frees it for the next emulator. Calling it again does nothing more.
+   * Stops listening and cuts open connections; with `statePath`, frees the file for the next
+   * emulator (every change is in it already). Calling it again does nothing more.
    */
   close(): Promise<void>;
 }
