@@ -211,10 +211,10 @@ complete -c cpctl -n '__cpctl_at deploy push' -l name -d 'the deployment, by exa
 complete -c cpctl -n '__cpctl_at deploy push' -l preview -d 'ship to NAME-pr-N, pull request N\'s preview (created when missing; NAME is not touched); N found in a pull request\'s CI run when not given' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l comment -d 'with --preview on GitHub Actions: create or update the pull request\'s comment about the preview (needs GITHUB_TOKEN)'
 complete -c cpctl -n '__cpctl_at deploy push' -l agent-config-path -d 'the agent configuration, relative to DIR (default: the first of agent.json, langgraph.json)' -r -F
-complete -c cpctl -n '__cpctl_at deploy push' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable); the others stay' -x
-complete -c cpctl -n '__cpctl_at deploy push' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines); the others stay' -r -F
-complete -c cpctl -n '__cpctl_at deploy push' -l unset-secret -d 'remove this secret (repeatable); the others stay' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines; - for stdin)' -r -F
 complete -c cpctl -n '__cpctl_at deploy push' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
+complete -c cpctl -n '__cpctl_at deploy push' -l unset-secret -d 'remove this secret (repeatable); the others stay' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB (default 100MiB)' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l include-credentials -d 'pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)'
 complete -c cpctl -n '__cpctl_at deploy push' -l image -d 'ship this image from the local docker or podman store (internal_container)' -x

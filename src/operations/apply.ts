@@ -2,8 +2,8 @@
 // otherwise send the smallest patch that makes it match the file (or nothing).
 import type { Ctx } from "../context.js";
 import { ApiError } from "../errors.js";
-import type { BodyOptions } from "../manifest/build.js";
-import { type FinishOptions, finishChange } from "./after-change.js";
+import type { BodyFlags } from "../manifest/build.js";
+import { type FinishFlags, finishChange } from "./after-change.js";
 import { patchAndFinish } from "./change.js";
 import { createWithPreview } from "./create.js";
 import {
@@ -13,9 +13,8 @@ import {
   planFromFile,
 } from "./plan-from-file.js";
 
-export interface ApplyInput extends BodyOptions, FinishOptions {
-  dryRun?: boolean;
-}
+/** `deploy apply`'s options: what its flags parse to (the command checks that they match). */
+export type ApplyInput = BodyFlags<"create"> & FinishFlags & { dryRun?: boolean };
 
 export async function runApply(ctx: Ctx, input: ApplyInput): Promise<void> {
   const planned = await planFromFile(ctx, input);

@@ -6,37 +6,37 @@
 import type { ApiClient } from "../api/client.js";
 import type { Ctx } from "../context.js";
 import type { EngineName } from "../image/engine/find.js";
+import type { SecretFlags } from "../manifest/build.js";
 import type { Change } from "../model/changes.js";
 import type { DeploymentT } from "../model/responses.js";
 import type { SecretT } from "../model/schemas.js";
-import type { FinishOptions } from "./after-change.js";
+import type { FinishFlags, FinishOptions } from "./after-change.js";
 import type { CommentPlan } from "./preview-comment.js";
 import type { PushReport } from "./push-report.js";
 
-export interface PushInput extends FinishOptions {
-  name?: string;
-  /** --preview [N]: ship to NAME-pr-N (true: N found in the CI run). */
-  preview?: boolean | string;
-  /** --comment: create or update the pull request's comment about the preview (GitHub Actions). */
-  comment?: boolean;
-  secret?: string[];
-  secretsFile?: string;
-  unsetSecret?: string[];
-  allowEmptySecrets?: boolean;
-  /** Push even when the active revision already runs what would be shipped, with these settings. */
-  force?: boolean;
-  dryRun?: boolean;
-  // A project directory (internal_source):
-  agentConfigPath?: string;
-  /** Default: DEFAULT_MAX_UPLOAD_BYTES. */
-  maxSize?: number;
-  includeCredentials?: boolean;
-  // An image (internal_container):
-  image?: string;
-  imageArchive?: string;
-  engine?: EngineName;
-  tag?: string;
-}
+/** `deploy push`'s options: what its flags parse to (the command checks that they match). */
+export type PushInput = FinishFlags &
+  SecretFlags & {
+    name?: string;
+    /** --preview [N]: ship to NAME-pr-N (true: N found in the CI run). */
+    preview?: boolean | string;
+    /** --comment: create or update the pull request's comment about the preview (GitHub Actions). */
+    comment?: boolean;
+    unsetSecret?: string[];
+    /** Push even when the active revision already runs what would be shipped, with these settings. */
+    force?: boolean;
+    dryRun?: boolean;
+    // A project directory (internal_source):
+    agentConfigPath?: string;
+    /** Default: DEFAULT_MAX_UPLOAD_BYTES. */
+    maxSize?: number;
+    includeCredentials?: boolean;
+    // An image (internal_container):
+    image?: string;
+    imageArchive?: string;
+    engine?: EngineName;
+    tag?: string;
+  };
 
 /** The PATCH fields that point the deployment at what was shipped. */
 export interface ShippedFields {
