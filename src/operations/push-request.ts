@@ -5,16 +5,62 @@ import { basename } from "node:path";
 import { type PullRequest, pullRequestOf } from "../ci/pull-request.js";
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
-import { buildBody } from "../manifest/build.js";
+import { buildBody, type SecretFlags } from "../manifest/build.js";
 import { PLATFORM_VARIABLES } from "../model/platform-variables.js";
 import { previewName, previewNameProblem } from "../model/preview-name.js";
 import type { SecretT } from "../model/schemas.js";
 import { projectDirectory } from "../project/directory.js";
-import { planComment } from "./preview-comment.js";
-import type { Preview, PushInput, PushOptions, Shipment } from "./push-payload.js";
-import type { PushReport } from "./push-report.js";
-import { sourcePayload } from "./push-source.js";
+import type { FinishFlags, FinishOptions } from "./after-change.js";
+import { type CommentPlan, planComment } from "./preview-comment.js";
+import type { ImageFlags } from "./push-image.js";
+import type { Payload, PushReport } from "./push-payload.js";
+import { type SourceFlags, sourcePayload } from "./push-source.js";
 import { refuseWithoutWait } from "./verify.js";
+
+/** `deploy push`'s options: what its flags parse to (the command checks that they match). */
+export type PushInput = FinishFlags &
+  SecretFlags &
+  SourceFlags &
+  ImageFlags & {
+    name?: string;
+    /** --preview [N]: ship to NAME-pr-N (true: N found in the CI run). */
+    preview?: boolean | string;
+    /** --comment: create or update the pull request's comment about the preview (GitHub Actions). */
+    comment?: boolean;
+    unsetSecret?: string[];
+    /** Push even when the active revision already runs what would be shipped, with these settings. */
+    force?: boolean;
+    dryRun?: boolean;
+  };
+
+/** What a push does besides shipping, decided from its flags once. */
+export interface PushOptions extends FinishOptions {
+  dryRun?: boolean;
+  force?: boolean;
+  unsetSecret?: string[];
+}
+
+/** A preview (--preview): the deployment it previews, and the pull request's. */
+export interface Preview {
+  /** NAME, whose preview NAME-pr-N is the deployment pushed to (NAME itself is never touched). */
+  of: string;
+  number: number;
+  /** Where the number came from: --preview, GITHUB_EVENT_PATH, GITHUB_REF, CI_MERGE_REQUEST_IID. */
+  from: string;
+}
+
+/** What a push sends and how, all of it known before any request. */
+export interface Shipment {
+  options: PushOptions;
+  /** The deployment pushed to (with --preview: NAME-pr-N). */
+  name: string;
+  preview: Preview | null;
+  /** --comment: where the pull request's comment goes; null when none is posted. */
+  comment: CommentPlan | null;
+  /** The secrets given (platform variables left out); undefined when none were. */
+  secrets: SecretT[] | undefined;
+  payload: Payload;
+}
 
 const SOURCE_ONLY: [keyof PushInput, string][] = [
   ["agentConfigPath", "--agent-config-path"],

@@ -26,14 +26,13 @@ import { guardedCreate } from "./create-guard.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
 import { postPreviewComment } from "./preview-comment.js";
-import type { PushInput, RunningRevision, Shipment, ShippedFields } from "./push-payload.js";
-import { PushReport } from "./push-report.js";
-import { preparePush } from "./push-request.js";
+import { PushReport, type RunningRevision, type ShippedFields } from "./push-payload.js";
+import { type PushInput, preparePush, type Shipment } from "./push-request.js";
 import { deploymentsNamed } from "./resolve.js";
 import { stateCommand } from "./suggest.js";
 import { verifies } from "./verify.js";
 
-export type { PushInput } from "./push-payload.js";
+export type { PushInput } from "./push-request.js";
 
 /** `dir`: the project directory of a source push (default "."); none with --image or --image-archive. */
 export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<void> {
@@ -294,7 +293,7 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** The push's result on stdout (push-report.ts), for each way a push ends. */
+/** The push's result on stdout (push-payload.ts's PushReport), for each way a push ends. */
 function resultShown(
   ctx: Ctx,
   report: PushReport,
