@@ -208,6 +208,7 @@ complete -c cpctl -n '__cpctl_at emulator' -l tenant-header -d 'header that carr
 
 # cpctl deploy push
 complete -c cpctl -n '__cpctl_at deploy push' -l name -d 'the deployment, by exact name: updated when it exists, created when not' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l create -d 'create NAME when missing even if another deployment\'s name is a near miss of it (case, or one character; not digits): asked on a terminal, else exit 2'
 complete -c cpctl -n '__cpctl_at deploy push' -l preview -d 'ship to NAME-pr-N, pull request N\'s preview (created when missing; NAME is not touched); N found in a pull request\'s CI run when not given' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l comment -d 'with --preview on GitHub Actions: create or update the pull request\'s comment about the preview (needs GITHUB_TOKEN)'
 complete -c cpctl -n '__cpctl_at deploy push' -l agent-config-path -d 'the agent configuration, relative to DIR (default: the first of agent.json, langgraph.json)' -r -F
@@ -371,6 +372,7 @@ complete -c cpctl -n '__cpctl_at deploy apply' -l secrets-file -d 'secrets from 
 complete -c cpctl -n '__cpctl_at deploy apply' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy apply' -l dry-run -d 'show what would change and be sent (secret values masked); send nothing'
+complete -c cpctl -n '__cpctl_at deploy apply' -l create -d 'create the file\'s deployment when missing even if another deployment\'s name is a near miss of it (case, or one character; not digits): asked on a terminal, else exit 2'
 complete -c cpctl -n '__cpctl_at deploy apply' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy apply' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x

@@ -6,6 +6,7 @@ import type { BodyFlags } from "../manifest/build.js";
 import { type FinishFlags, finishChange } from "./after-change.js";
 import { patchAndFinish } from "./change.js";
 import { createWithPreview } from "./create.js";
+import { guardNearMiss } from "./near-miss.js";
 import {
   type FilePlan,
   immutableChangesError,
@@ -14,7 +15,12 @@ import {
 } from "./plan-from-file.js";
 
 /** `deploy apply`'s options: what its flags parse to (the command checks that they match). */
-export type ApplyInput = BodyFlags<"create"> & FinishFlags & { dryRun?: boolean };
+export type ApplyInput = BodyFlags<"create"> &
+  FinishFlags & {
+    dryRun?: boolean;
+    /** Create the file's deployment even when another's name is a near miss of it (near-miss.ts). */
+    create?: boolean;
+  };
 
 export async function runApply(ctx: Ctx, input: ApplyInput): Promise<void> {
   const planned = await planFromFile(ctx, input);
@@ -22,6 +28,13 @@ export async function runApply(ctx: Ctx, input: ApplyInput): Promise<void> {
   ctx.log.info(
     `no deployment is named ${JSON.stringify(planned.desired.name)}: ${input.dryRun ? "would create" : "creating"} it`,
   );
+  await guardNearMiss(ctx, planned.desired.name, {
+    create: input.create,
+    useInstead: (existing) =>
+      input.name !== undefined
+        ? `pass --name ${existing} to apply the file to it`
+        : `write name: ${existing} in ${input.file === "-" ? "the file" : input.file} to apply it there`,
+  });
   try {
     await createWithPreview(ctx, planned.desired, input, planned.plan.changes);
   } catch (error) {

@@ -30,6 +30,8 @@ export type PushInput = FinishFlags &
     unsetSecret?: string[];
     /** Push even when the active revision already runs what would be shipped, with these settings. */
     force?: boolean;
+    /** Create NAME even when another deployment's name is a near miss of it (near-miss.ts). */
+    create?: boolean;
     dryRun?: boolean;
   };
 
@@ -37,6 +39,7 @@ export type PushInput = FinishFlags &
 export interface PushOptions extends FinishOptions {
   dryRun?: boolean;
   force?: boolean;
+  create?: boolean;
   unsetSecret?: string[];
 }
 
@@ -208,6 +211,7 @@ async function pushOptions(ctx: Ctx, input: PushInput): Promise<PushOptions> {
   return {
     dryRun: input.dryRun,
     force: input.force,
+    create: input.create,
     unsetSecret: input.unsetSecret,
     wait,
     verify: input.verify,

@@ -23,6 +23,7 @@ import { type Ending, finishChange, type Showing } from "./after-change.js";
 import { invalidPlan, patchAndFinish } from "./change.js";
 import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
+import { guardNearMiss } from "./near-miss.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
 import { postPreviewComment } from "./preview-comment.js";
@@ -47,11 +48,22 @@ export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInpu
       ctx.log.info(
         `no deployment is named ${JSON.stringify(shipment.name)}: ${shipment.options.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
       );
+      await guardNearMiss(ctx, shipment.name, {
+        create: shipment.options.create,
+        useInstead: (existing) =>
+          `pass --name ${nameToPush(shipment, existing)} to push to ${shipment.preview ? "its preview" : "it"}`,
+      });
       await pushToNew(ctx, shipment, report);
     }
   } finally {
     shipment.payload.release();
   }
+}
+
+/** What --name pushes to `existing`: its own name, or for a preview NAME-pr-N, its NAME. */
+function nameToPush(shipment: Shipment, existing: string): string {
+  const suffix = shipment.preview ? `-pr-${shipment.preview.number}` : "";
+  return suffix && existing.endsWith(suffix) ? existing.slice(0, -suffix.length) : existing;
 }
 
 /** The deployment of that exact name, null when none; one of another source is a usage error. */

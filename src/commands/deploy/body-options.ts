@@ -125,3 +125,14 @@ export function addMergeOptions<A extends unknown[], O extends OptionValues, G e
       "the resource fields given are the whole resource_spec: every other field is removed",
     );
 }
+
+/** --create, of push and apply: a new name beside a near miss of it (operations/near-miss.ts). */
+export function addCreateOption<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+  what: string,
+) {
+  return command.option(
+    "--create",
+    `create ${what} when missing even if another deployment's name is a near miss of it (case, or one character; not digits): asked on a terminal, else exit 2`,
+  );
+}

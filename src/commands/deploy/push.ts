@@ -3,7 +3,7 @@ import { ENGINES } from "../../image/engine/find.js";
 import { type PushInput, runPush } from "../../operations/push.js";
 import { examples, oneOf, size } from "../parsers.js";
 import { defineCommand, optionsAre } from "../spec.js";
-import { addSecretOptions, addUnsetSecretOption } from "./body-options.js";
+import { addCreateOption, addSecretOptions, addUnsetSecretOption } from "./body-options.js";
 import {
   addReleaseOptions,
   dotenvReportOption,
@@ -14,12 +14,15 @@ import {
 
 /** What is pushed, and where to: DIR, the deployment's name, a preview of it. */
 const target = (command: Command) =>
-  command
-    .argument(
-      "[dir]",
-      "the project directory to ship (default: the current one); none with --image or --image-archive",
-    )
-    .option("--name <name>", "the deployment, by exact name: updated when it exists, created when not")
+  addCreateOption(
+    command
+      .argument(
+        "[dir]",
+        "the project directory to ship (default: the current one); none with --image or --image-archive",
+      )
+      .option("--name <name>", "the deployment, by exact name: updated when it exists, created when not"),
+    "NAME",
+  )
     .option(
       "--preview [n]",
       "ship to NAME-pr-N, pull request N's preview (created when missing; NAME is not touched); N found in a pull request's CI run when not given",
@@ -93,7 +96,10 @@ internal_source, with agent_config_path and the secrets given), uploads the tarb
 source_tarball_path in (with the secrets merged: the deployment's others stay) and waits for
 the new revision, streaming its build log on a terminal. Everything local is checked first: a
 missing directory or agent configuration, or a tarball over --max-size, is exit 2 before any
-request.
+request. Before it creates NAME, push reads the tenant's names (every page): one that is a near
+miss of NAME (Weather or weathr beside weather; never a difference only in digits, as
+agent-1 and agent-2) is named, and on a terminal push asks whether to create NAME anyway
+(default no); elsewhere it is exit 2 unless --create.
 
 Nothing is sent when the active revision was built from the same tarball (its sha256, as the
 server reports it), it is the deployment's latest revision (none newer failed or is still on
@@ -148,8 +154,8 @@ pushed, patched, status, done; the result adds image_uri.${examples(
           "CI_MERGE_REQUEST_IID=7 cpctl deploy push ./agent --name my-agent --preview  # N from the CI run",
           "cpctl deploy push ./agent --name my-agent --preview 7 --comment --verify  # on GitHub Actions: and comment",
           "cpctl deploy push ./agent --name my-agent -o ndjson | jq -c 'select(.event == \"status\")'",
-          "cpctl deploy push --image my-app:latest --name my-app      # through docker (or podman)",
-          "cpctl deploy push --image-archive image.tar --name my-app  # docker save, podman save, an OCI layout",
+          "cpctl deploy push --image my-app:latest --name my-container  # through docker (or podman)",
+          "cpctl deploy push --image-archive image.tar --name my-container  # docker save, podman save, an OCI layout",
         )}`,
       ),
     run: (ctx, [dir], options) => runPush(ctx, dir, options),
