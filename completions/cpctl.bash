@@ -156,7 +156,7 @@ _cpctl_args() {
     'deploy push') if [[ "$2" -eq 0 ]]; then _cpctl_files "$3"; return; fi ;;
     'deploy upload') if [[ "$2" -eq 1 ]]; then _cpctl_files "$3"; return; fi ;;
     'secrets import') if [[ "$2" -eq 1 ]]; then _cpctl_files "$3"; return; fi ;;
-    'config get') if [[ "$2" -eq 0 ]]; then _cpctl_words 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile' "$3"; return; fi ;;
+    'config get') if [[ "$2" -eq 0 ]]; then _cpctl_words 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile deployment' "$3"; return; fi ;;
     'config set') if [[ "$2" -eq 0 ]]; then _cpctl_words 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories' "$3"; return; fi ;;
     'completion') if [[ "$2" -eq 0 ]]; then _cpctl_words 'bash zsh fish' "$3"; return; fi ;;
     'emulator clock') if [[ "$2" -eq 0 ]]; then _cpctl_words 'advance' "$3"; return; fi ;;

@@ -207,7 +207,7 @@ complete -c cpctl -n '__cpctl_at emulator' -l control-token -d 'the token the em
 complete -c cpctl -n '__cpctl_at emulator' -l tenant-header -d 'header that carries the tenant ID (default X-Tenant-Id)' -x
 
 # cpctl deploy push
-complete -c cpctl -n '__cpctl_at deploy push' -l name -d 'the deployment, by exact name: updated when it exists, created when not' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l name -d 'the deployment, by exact name: updated when it exists, created when not (default: the one DIR\'s project file remembers)' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l create -d 'create NAME when missing even if another deployment\'s name is a near miss of it (case, or one character; not digits): asked on a terminal, else exit 2'
 complete -c cpctl -n '__cpctl_at deploy push' -l preview -d 'ship to NAME-pr-N, pull request N\'s preview (created when missing; NAME is not touched); N found in a pull request\'s CI run when not given' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l comment -d 'with --preview on GitHub Actions: create or update the pull request\'s comment about the preview (needs GITHUB_TOKEN)'
@@ -531,7 +531,7 @@ complete -c cpctl -n '__cpctl_at integrations repos' -l alt -d 'an integration o
 # cpctl config list
 
 # cpctl config get
-complete -c cpctl -n '__cpctl_arg \'config get\' 0' -a 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile'
+complete -c cpctl -n '__cpctl_arg \'config get\' 0' -a 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile deployment'
 
 # cpctl config set
 complete -c cpctl -n '__cpctl_arg \'config set\' 0' -a 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories'

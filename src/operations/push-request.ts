@@ -15,6 +15,7 @@ import { type CommentPlan, planComment } from "./preview-comment.js";
 import type { ImageFlags } from "./push-image.js";
 import type { Payload, PushReport } from "./push-payload.js";
 import { type SourceFlags, sourcePayload } from "./push-source.js";
+import { type Memory, readMemory, rememberedName } from "./remembered-name.js";
 import { refuseWithoutWait } from "./verify.js";
 
 /** `deploy push`'s options: what its flags parse to (the command checks that they match). */
@@ -63,6 +64,8 @@ export interface Shipment {
   /** The secrets given (platform variables left out); undefined when none were. */
   secrets: SecretT[] | undefined;
   payload: Payload;
+  /** A directory that does not remember its deployment: once pushed, offer to (a terminal's push only). */
+  remember: Memory | null;
 }
 
 const SOURCE_ONLY: [keyof PushInput, string][] = [
@@ -140,14 +143,20 @@ export async function preparePush(
     : null;
   try {
     const directory = imagePayload ? null : await projectDirectory(ctx.cwd, dir ?? ".");
-    const given = await deploymentName(ctx, input, directory?.name, pullRequest);
+    // A directory's own project file may remember its deployment (remembered-name.ts): read
+    // when it names the deployment (no --name) or when a push from a terminal may offer to.
+    const offers = ctx.interactive && !ctx.flags.yes && !input.dryRun;
+    const memory =
+      directory && (input.name === undefined || offers) ? await readMemory(ctx, directory) : null;
+    const given = await deploymentName(ctx, input, directory?.name, pullRequest, memory);
     const preview = pullRequest ? previewOf(ctx, given, pullRequest) : null;
     const name = preview ? previewName(preview.of, preview.number) : given;
     const secrets = await secretsToSend(ctx, input);
     const options = { ...(await pushOptions(ctx, input)), previewNumber: preview?.number };
     const comment = preview ? planComment(ctx, input.comment, input.dryRun) : null;
     const payload = imagePayload ?? (await sourcePayload(ctx, directory!, input, report));
-    return { name, preview, comment, secrets, payload, options };
+    const remember = offers && memory && !memory.own?.deployment ? memory : null;
+    return { name, preview, comment, secrets, payload, options, remember };
   } catch (error) {
     imagePayload?.release();
     throw error;
@@ -226,24 +235,33 @@ async function pushOptions(ctx: Ctx, input: PushInput): Promise<PushOptions> {
 }
 
 /**
- * --name, or on a terminal the answer to a question (offered: the directory's or image's name).
- * With --preview, the name of the deployment previewed (NAME of NAME-pr-N).
+ * --name, or the name the directory remembers, or on a terminal the answer to a question
+ * (offered: the directory's or image's name). With --preview, the name of the deployment
+ * previewed (NAME of NAME-pr-N).
  */
 async function deploymentName(
   ctx: Ctx,
   input: PushInput,
   directoryName: string | undefined,
   pullRequest: PullRequest | null,
+  memory: Memory | null,
 ): Promise<string> {
   const given = input.name;
   if (given !== undefined) {
     if (given.trim() === "") throw new UsageError("--name is empty: give the deployment's name");
+    const remembered = memory?.own?.deployment;
+    if (remembered && remembered !== given)
+      ctx.log.info(`--name ${given}: the directory's project file names ${remembered}, not used here`);
     return given;
   }
+  const remembered = memory ? rememberedName(ctx, memory) : null;
+  if (remembered !== null) return remembered;
   if (!ctx.interactive) {
     throw new UsageError(
       "--name is required here: pass --name NAME, the deployment to create or update (found by its exact name)",
-    ).withHint("cpctl asks for it only when stdin and stdout are a terminal (and CI is not set).");
+    ).withHint(
+      `cpctl asks for it only when stdin and stdout are a terminal (and CI is not set); a directory's project file can name it: deployment: NAME in its .cpctlrc.yaml.`,
+    );
   }
   const offered = directoryName ?? offeredImageName(input);
   const { terminalPrompter } = await import("../prompt/prompter.js");

@@ -29,6 +29,7 @@ import { showPreview } from "./preview.js";
 import { postPreviewComment } from "./preview-comment.js";
 import { PushReport, type RunningRevision, type ShippedFields } from "./push-payload.js";
 import { type PushInput, preparePush, type Shipment } from "./push-request.js";
+import { offerToRemember } from "./remembered-name.js";
 import { deploymentsNamed } from "./resolve.js";
 import { stateCommand } from "./suggest.js";
 import { verifies } from "./verify.js";
@@ -58,6 +59,7 @@ export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInpu
   } finally {
     shipment.payload.release();
   }
+  if (shipment.remember) await offerToRemember(ctx, shipment.remember, shipment.preview?.of ?? shipment.name);
 }
 
 /** What --name pushes to `existing`: its own name, or for a preview NAME-pr-N, its NAME. */

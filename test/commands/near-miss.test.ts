@@ -87,7 +87,8 @@ describe("deploy push: a near-miss name", () => {
     expect(no.stderr).toContain("Pass --name weather to push to it.");
     expect(await names(em)).toEqual(["weather"]);
 
-    const yes = await push(em, [dir, "--name", "Weather", "--no-wait"], {
+    // --yes: no offer to remember the name after the push, whose question would wait for stdin.
+    const yes = await push(em, [dir, "--name", "Weather", "--no-wait", "--yes"], {
       env: { NO_COLOR: "1" },
       tty: true,
       stdin: "y\n",

@@ -20,7 +20,10 @@ const target = (command: Command) =>
         "[dir]",
         "the project directory to ship (default: the current one); none with --image or --image-archive",
       )
-      .option("--name <name>", "the deployment, by exact name: updated when it exists, created when not"),
+      .option(
+        "--name <name>",
+        "the deployment, by exact name: updated when it exists, created when not (default: the one DIR's project file remembers)",
+      ),
     "NAME",
   )
     .option(
@@ -90,13 +93,18 @@ export default optionsAre<PushInput>()(
         "after",
         `
 For internal_source deployments: packs DIR as \`deploy upload\` does (.gitignore and the root's
-.dockerignore honoured, .git/ and node_modules/ and credential files left out, reproducible
-bytes), finds the deployment by its exact name across every page or creates it (as
+.dockerignore honoured, .git/, node_modules/, credential files and cpctl's own project files
+left out, reproducible bytes), finds the deployment by its exact name across every page or creates it (as
 internal_source, with agent_config_path and the secrets given), uploads the tarball, patches
 source_tarball_path in (with the secrets merged: the deployment's others stay) and waits for
 the new revision, streaming its build log on a terminal. Everything local is checked first: a
 missing directory or agent configuration, or a tarball over --max-size, is exit 2 before any
-request. Before it creates NAME, push reads the tenant's names (every page): one that is a near
+request.
+
+Without --name, the name is the deployment DIR's own project file remembers (deployment: NAME
+in its .cpctlrc.yaml; stderr says so), else asked on a terminal (exit 2 elsewhere). After a
+push from a terminal to a name DIR does not remember, push offers to write it there (default
+yes; never in CI, with --no-input, --yes or --dry-run). Before it creates NAME, push reads the tenant's names (every page): one that is a near
 miss of NAME (Weather or weathr beside weather; never a difference only in digits, as
 agent-1 and agent-2) is named, and on a terminal push asks whether to create NAME anyway
 (default no); elsewhere it is exit 2 unless --create.

@@ -39,7 +39,8 @@ export default optionsAre<UploadInput>()(
         `
 A directory is packed into a gzipped tarball of its regular files: .gitignore files (the
 root's and nested ones) and the root's .dockerignore (as docker reads it: anchored patterns,
-! lines) are honoured, .git/ and node_modules/ are always left out, and
+! lines) are honoured, .git/ and node_modules/ are always left out (and cpctl's own project
+files at the root: .cpctlrc, .cpctlrc.yaml, .cpctlrc.yml, .cpctlrc.json, cpctl.config.mjs), and
 symbolic links are skipped with a warning; a file is read without following a link, and only
 if it is still the file listed (one replaced while packing stops it). Files that usually hold
 credentials are left out, with a warning naming them, unless --include-credentials (names
