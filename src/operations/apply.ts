@@ -25,9 +25,6 @@ export type ApplyInput = BodyFlags<"create"> &
 export async function runApply(ctx: Ctx, input: ApplyInput): Promise<void> {
   const planned = await planFromFile(ctx, input);
   if (planned.current) return applyToExisting(ctx, planned, input);
-  ctx.log.info(
-    `no deployment is named ${JSON.stringify(planned.desired.name)}: ${input.dryRun ? "would create" : "creating"} it`,
-  );
   await guardNearMiss(ctx, planned.desired.name, {
     create: input.create,
     useInstead: (existing) =>
@@ -35,6 +32,9 @@ export async function runApply(ctx: Ctx, input: ApplyInput): Promise<void> {
         ? `pass --name ${existing} to apply the file to it`
         : `write name: ${existing} in ${input.file === "-" ? "the file" : input.file} to apply it there`,
   });
+  ctx.log.info(
+    `no deployment is named ${JSON.stringify(planned.desired.name)}: ${input.dryRun ? "would create" : "creating"} it`,
+  );
   try {
     await createWithPreview(ctx, planned.desired, input, planned.plan.changes);
   } catch (error) {

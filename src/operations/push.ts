@@ -46,14 +46,14 @@ export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInpu
       await report.step("found", `Found deployment ${found.name} (${found.id})`, { deployment: found });
       await pushToExisting(ctx, shipment, found, report);
     } else {
-      ctx.log.info(
-        `no deployment is named ${JSON.stringify(shipment.name)}: ${shipment.options.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
-      );
       await guardNearMiss(ctx, shipment.name, {
         create: shipment.options.create,
         useInstead: (existing) =>
           `pass --name ${nameToPush(shipment, existing)} to push to ${shipment.preview ? "its preview" : "it"}`,
       });
+      ctx.log.info(
+        `no deployment is named ${JSON.stringify(shipment.name)}: ${shipment.options.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
+      );
       await pushToNew(ctx, shipment, report);
     }
   } finally {
