@@ -146,8 +146,19 @@ export async function preparePush(
     // A directory's own project file may remember its deployment (remembered-name.ts): read
     // when it names the deployment (no --name) or when a push from a terminal may offer to.
     const offers = ctx.interactive && !ctx.flags.yes && !input.dryRun;
-    const memory =
-      directory && (input.name === undefined || offers) ? await readMemory(ctx, directory) : null;
+    const memory = !directory
+      ? null
+      : input.name === undefined
+        ? await readMemory(ctx, directory)
+        : offers
+          ? await readMemory(ctx, directory).catch((error: unknown) => {
+              // Only for the offer: a project file cpctl cannot read there does not stop a push
+              // that named its deployment.
+              if (!(error instanceof UsageError)) throw error;
+              ctx.log.info(`not offering to remember the deployment: ${error.message.split("\n")[0]}`);
+              return null;
+            })
+          : null;
     const given = await deploymentName(ctx, input, directory?.name, pullRequest, memory);
     const preview = pullRequest ? previewOf(ctx, given, pullRequest) : null;
     const name = preview ? previewName(preview.of, preview.number) : given;

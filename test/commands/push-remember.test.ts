@@ -136,6 +136,19 @@ describe("deploy push remembers the directory's deployment", () => {
     expect(existsSync(join(below, ".cpctlrc.yaml"))).toBe(false);
   });
 
+  it("a project file it cannot read does not stop a push that names its deployment, only the offer", async () => {
+    const em = await startTestEmulator({ stageMs: 0 });
+    const dir = project({ ".cpctlrc.yaml": "profiles: [\n" });
+    const r = await push(em, [dir, "--name", "weather"], { tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /not offering to remember the deployment: .*\.cpctlrc\.yaml: cannot read this config file/,
+    );
+    const nameless = await push(em, [dir], { env: { CI: "true" } });
+    expect(nameless.code).toBe(2);
+    expect(nameless.stderr).toContain(".cpctlrc.yaml: cannot read this config file");
+  });
+
   it("without --name or a remembered name off a terminal: exit 2 naming both ways", async () => {
     const em = await startTestEmulator({ stageMs: 0 });
     const r = await push(em, [project()], { env: { CI: "true" } });
