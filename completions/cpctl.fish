@@ -215,14 +215,15 @@ complete -c cpctl -n '__cpctl_at emulator' -l control-token -d 'the token the em
 complete -c cpctl -n '__cpctl_at emulator' -l tenant-header -d 'header that carries the tenant ID (default X-Tenant-Id)' -x
 
 # cpctl deploy push
-complete -c cpctl -n '__cpctl_at deploy push' -l name -d 'the deployment, by exact name: updated when it exists, created when not' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l name -d 'the deployment, by exact name: updated when it exists, created when not (default: the one DIR\'s project file remembers)' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l create -d 'create NAME when missing even if another deployment\'s name is a near miss of it (case, or one character; not digits): asked on a terminal, else exit 2'
 complete -c cpctl -n '__cpctl_at deploy push' -l preview -d 'ship to NAME-pr-N, pull request N\'s preview (created when missing; NAME is not touched); N found in a pull request\'s CI run when not given' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l comment -d 'with --preview on GitHub Actions: create or update the pull request\'s comment about the preview (needs GITHUB_TOKEN)'
 complete -c cpctl -n '__cpctl_at deploy push' -l agent-config-path -d 'the agent configuration, relative to DIR (default: the first of agent.json, langgraph.json)' -r -F
-complete -c cpctl -n '__cpctl_at deploy push' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable); the others stay' -x
-complete -c cpctl -n '__cpctl_at deploy push' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines); the others stay' -r -F
-complete -c cpctl -n '__cpctl_at deploy push' -l unset-secret -d 'remove this secret (repeatable); the others stay' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l secret -d 'secret from the environment variable NAME, or NAME=VALUE (repeatable)' -x
+complete -c cpctl -n '__cpctl_at deploy push' -l secrets-file -d 'secrets from a dotenv file (NAME=VALUE lines; - for stdin)' -r -F
 complete -c cpctl -n '__cpctl_at deploy push' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
+complete -c cpctl -n '__cpctl_at deploy push' -l unset-secret -d 'remove this secret (repeatable); the others stay' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l max-size -d 'refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB (default 100MiB)' -x
 complete -c cpctl -n '__cpctl_at deploy push' -l include-credentials -d 'pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)'
 complete -c cpctl -n '__cpctl_at deploy push' -l image -d 'ship this image from the local docker or podman store (internal_container)' -x
@@ -379,6 +380,7 @@ complete -c cpctl -n '__cpctl_at deploy apply' -l secrets-file -d 'secrets from 
 complete -c cpctl -n '__cpctl_at deploy apply' -l secret-ref -d 'environment variable from an existing orchestrator secret (repeatable; external_container)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l allow-empty-secrets -d 'send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into \'\')'
 complete -c cpctl -n '__cpctl_at deploy apply' -l dry-run -d 'show what would change and be sent (secret values masked); send nothing'
+complete -c cpctl -n '__cpctl_at deploy apply' -l create -d 'create the file\'s deployment when missing even if another deployment\'s name is a near miss of it (case, or one character; not digits): asked on a terminal, else exit 2'
 complete -c cpctl -n '__cpctl_at deploy apply' -l wait -d 'then wait for the new revision (as `deploy wait`)'
 complete -c cpctl -n '__cpctl_at deploy apply' -l timeout -d 'give up waiting after this long (exit 6)' -x
 complete -c cpctl -n '__cpctl_at deploy apply' -l interval -d 'gap between polls; longer only while the server fails or asks to slow down (Retry-After, 429)' -x
@@ -554,7 +556,7 @@ complete -c cpctl -n '__cpctl_at listeners delete' -l dry-run -d 'show what woul
 # cpctl config list
 
 # cpctl config get
-complete -c cpctl -n '__cpctl_arg \'config get\' 0' -a 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile'
+complete -c cpctl -n '__cpctl_arg \'config get\' 0' -a 'profile baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile deployment'
 
 # cpctl config set
 complete -c cpctl -n '__cpctl_arg \'config set\' 0' -a 'baseUrl apiKey bearerToken tenantId tenantHeader output confirm caFile trustedHosts trustedDirectories'

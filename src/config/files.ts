@@ -110,19 +110,48 @@ async function readConfigFiles(locations: ConfigLocations): Promise<ConfigFiles>
     const user = await loadFile(userPath);
     files.user = parseConfig(user?.config, userPath, "user", "", null);
   }
-  const trusted = files.user?.trustedDirectories ?? [];
-  files.projectPath = null;
-  for (const path of locations.candidates) {
-    if (isCode(path) && !isTrustedDirectory(dirname(path), trusted))
+  files.project = await firstProjectFile(
+    locations.candidates,
+    files.user?.trustedDirectories ?? [],
+    (path) => {
       throw new ConfigError(untrustedCodeConfig(path, dirname(path), userPath), locations, files);
+    },
+  );
+  files.projectPath = files.project?.path ?? null;
+  return files;
+}
+
+/**
+ * The first of `candidates` (project file places, nearest first) that holds something, read
+ * and parsed; null when none does. A cpctl.config.mjs outside `trusted` is not run: `untrusted`
+ * throws.
+ */
+async function firstProjectFile(
+  candidates: readonly string[],
+  trusted: readonly string[],
+  untrusted: (path: string) => never,
+): Promise<ConfigFile | null> {
+  for (const path of candidates) {
+    if (isCode(path) && !isTrustedDirectory(dirname(path), trusted)) untrusted(path);
     const loaded = await loadFile(path, { passOverUnreadable: true });
     if (loaded === null) continue; // empty, holds nothing, or gone: the search goes on up
     const isPackage = basename(path) === "package.json";
-    files.projectPath = path;
-    files.project = parseConfig(loaded.config, path, "project", isPackage ? "cpctl." : "", loaded.sourceText);
-    return files;
+    return parseConfig(loaded.config, path, "project", isPackage ? "cpctl." : "", loaded.sourceText);
   }
-  return files;
+  return null;
+}
+
+/**
+ * The project file a run in `dir` reads (the nearest from `dir` up, as loadConfigLayers finds
+ * it from the working directory), or null. `files`: this run's, for the user file's trust and
+ * to reuse what was read when `dir` is the working directory.
+ */
+export async function projectFileOf(dir: string, files: ConfigFiles): Promise<ConfigFile | null> {
+  if (resolve(dir) === resolve(files.cwd)) return files.project;
+  const trusted = files.user?.trustedDirectories ?? [];
+  return firstProjectFile(projectFileCandidates(dir, files.homeDir), trusted, (path) => {
+    throw untrustedCodeConfig(path, dirname(path), files.userPath);
+  });
 }
 
 /** What the search passes over, as cosmiconfig's does: a place gone or not to be read. */

@@ -14,6 +14,14 @@ export const PROJECT_FILE_NAMES = [
   "package.json",
 ] as const;
 
+/**
+ * The project files that are cpctl's alone (all but package.json): never part of what a
+ * project ships (upload/walk.ts leaves them out of a tarball's root).
+ */
+export const CPCTL_PROJECT_FILES: readonly string[] = PROJECT_FILE_NAMES.filter(
+  (name) => name !== "package.json",
+);
+
 /** The field of package.json that holds the config. */
 export const PACKAGE_FIELD = "cpctl";
 

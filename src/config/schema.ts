@@ -1,5 +1,6 @@
 // The shape of a config file, checked by hand (zod would cost ~90 ms of start-up):
 //
+//   deployment: my-agent            # project file only: deploy push's name here (no --name)
 //   defaultProfile: prod            # optional
 //   trustedHosts: [cp.example.com]  # user file only (config/trust.ts)
 //   trustedDirectories: [/home/me/src/app]
@@ -32,13 +33,21 @@ export interface ConfigFile {
   trustedHosts: string[];
   /** Directories whose cpctl.config.mjs may run (user file only). */
   trustedDirectories: string[];
+  /**
+   * The deployment `deploy push` ships this file's directory to when --name is absent
+   * (project file only; operations/remembered-name.ts).
+   */
+  deployment: string | null;
 }
 
 /** Lists only the user's own file may hold: a project file cannot vouch for itself. */
 export const TRUST_KEYS = ["trustedHosts", "trustedDirectories"] as const;
 export type TrustKey = (typeof TRUST_KEYS)[number];
 
-const TOP_KEYS = ["defaultProfile", "profiles", ...TRUST_KEYS];
+/** The key of a project file that remembers its directory's deployment. */
+export const DEPLOYMENT_KEY = "deployment";
+
+const TOP_KEYS = [DEPLOYMENT_KEY, "defaultProfile", "profiles", ...TRUST_KEYS];
 
 export function parseConfig(
   raw: unknown,
@@ -61,6 +70,7 @@ export function parseConfig(
     sourceText,
     trustedHosts: [],
     trustedDirectories: [],
+    deployment: null,
   };
   if (raw === undefined || raw === null) return file;
   if (!isPlainObject(raw)) {
@@ -87,7 +97,17 @@ export function parseConfig(
       );
     file[key] = parseTrustList(raw[key], key, fail);
   }
-  const { defaultProfile, profiles } = raw;
+  const { defaultProfile, profiles, deployment } = raw;
+  if (deployment !== undefined && deployment !== null) {
+    if (scope === "user")
+      fail(
+        DEPLOYMENT_KEY,
+        "a deployment belongs to a project's own file (in the directory deploy push ships), not to your user config: remove it here",
+      );
+    if (typeof deployment !== "string" || deployment.trim() === "")
+      fail(DEPLOYMENT_KEY, `must be a deployment name, not ${describe(deployment)}`);
+    file.deployment = deployment as string;
+  }
   if (defaultProfile !== undefined && defaultProfile !== null) {
     if (typeof defaultProfile !== "string" || defaultProfile === "")
       fail("defaultProfile", `must be a profile name, not ${describe(defaultProfile)}`);

@@ -1,5 +1,6 @@
 // `cpctl config set`: changes one key of one profile in the user config file and keeps the
-// rest of the file (other keys, comments, order) as it was. The new text goes to a temporary
+// rest of the file (other keys, comments, order) as it was; and `deploy push` writes the
+// `deployment` a project file remembers (setProjectDeployment), the same way. The new text goes to a temporary
 // file beside it that is then renamed over it, so a crash never leaves a torn file. A new
 // file (and its directory) is created readable by its owner only. The read, the edit and the
 // rename happen under the file's lock (lock.ts), so that two writers at once never start
@@ -10,7 +11,7 @@ import { basename, dirname, join } from "node:path";
 import type { Document } from "yaml";
 import { OperationError, UsageError } from "../errors.js";
 import { withFileLock } from "./lock.js";
-import type { TrustKey } from "./schema.js";
+import { DEPLOYMENT_KEY, type TrustKey } from "./schema.js";
 import type { SettingKey } from "./settings.js";
 
 interface WriteResult {
@@ -89,23 +90,96 @@ export async function addToTrustList(
   return { ...result, added };
 }
 
+/**
+ * Writes `deployment: NAME` into a project file (operations/remembered-name.ts): a YAML one
+ * (`.cpctlrc`, `.cpctlrc.yaml`, `.cpctlrc.yml`) keeps its comments and other keys, a
+ * `.cpctlrc.json` its other keys, their order and its indentation. A missing file is created,
+ * readable by all (it holds no credential). `changed` is false when it said NAME already.
+ */
+export async function setProjectDeployment(
+  path: string,
+  name: string,
+): Promise<WriteResult & { changed: boolean }> {
+  let changed = false;
+  const edit: TextEdit = path.endsWith(".json")
+    ? async (text, target) => {
+        const json = jsonObject(text, target);
+        if (json.value.deployment === name) return null;
+        changed = true;
+        const { deployment: _old, ...rest } = json.value;
+        return `${JSON.stringify({ [DEPLOYMENT_KEY]: name, ...rest }, null, json.indent)}\n`;
+      }
+    : yamlEdit((doc) => {
+        if (doc.get(DEPLOYMENT_KEY) === name) return false;
+        if (!doc.has(DEPLOYMENT_KEY) && doc.contents && "items" in doc.contents) {
+          (doc.contents.items as unknown[]).unshift(doc.createPair(DEPLOYMENT_KEY, name));
+        } else doc.set(DEPLOYMENT_KEY, name);
+        changed = true;
+        return true;
+      });
+  const result = await editConfigFile(path, 0o644, edit);
+  return { ...result, changed };
+}
+
+/** A JSON config file's object, and the indentation its lines have (two spaces when new or flat). */
+function jsonObject(text: string | null, target: string): { value: Record<string, unknown>; indent: string } {
+  if (text === null || text.trim() === "") return { value: {}, indent: "  " };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `${target}: the file is not valid JSON (${(error as Error).message}); fix it by hand: cpctl will not rewrite a broken one`,
+    );
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new UsageError(`${target}: the file must hold a JSON object; fix it by hand`);
+  return { value: value as Record<string, unknown>, indent: /\n([ \t]+)"/.exec(text)?.[1] ?? "  " };
+}
+
 type YamlModule = typeof import("yaml");
 
-/**
- * Reads the user file (following a symbolic link), lets \`edit\` change its document, and
- * writes it back atomically when \`edit\` says it changed something. A file that is not
- * valid YAML, or not a mapping, is left alone.
- */
-async function editUserFile(
+/** A change to a config file's text: the new text, or null when there is nothing to write. */
+type TextEdit = (text: string | null, target: string) => Promise<string | null>;
+
+/** A TextEdit that lets `edit` change the file's YAML document; a file that is not valid YAML, or not a mapping, is left alone. */
+function yamlEdit(edit: (doc: Document, target: string, yaml: YamlModule) => boolean): TextEdit {
+  return async (text, target) => {
+    const yaml = await import("yaml");
+    const doc: Document = yaml.parseDocument(text ?? "");
+    const error = doc.errors[0];
+    if (error) {
+      const line = error.linePos?.[0]?.line;
+      throw new UsageError(
+        `${target}${line ? `:${line}` : ""}: the file is not valid YAML (${error.message.split("\n")[0]}); fix it by hand: cpctl keeps the rest of the file and will not rewrite a broken one`,
+      );
+    }
+    if (doc.contents === null || (yaml.isScalar(doc.contents) && doc.contents.value === null))
+      doc.contents = doc.createNode({});
+    if (!yaml.isMap(doc.contents))
+      throw new UsageError(`${target}: the file must be a mapping of keys (profiles, ...); fix it by hand`);
+    return edit(doc, target, yaml) ? doc.toString({ lineWidth: 0 }) : null;
+  };
+}
+
+/** The user file (following a symbolic link), changed by `edit` and written back when it changed something. */
+function editUserFile(
   path: string,
   edit: (doc: Document, target: string, yaml: YamlModule) => boolean,
 ): Promise<WriteResult> {
+  return editConfigFile(path, 0o600, yamlEdit(edit));
+}
+
+/**
+ * Reads a config file (following a symbolic link), lets `edit` change its text, and writes it
+ * back atomically when it did; a new file gets `newMode`.
+ */
+async function editConfigFile(path: string, newMode: number, edit: TextEdit): Promise<WriteResult> {
   const target = await followLink(path);
-  const yaml = await import("yaml");
   // The lock is lost only when another process judged this one dead (frozen for seconds):
   // then the file may have changed since it was read, so it is read and edited again.
   for (let attempt = 1; ; attempt++) {
-    const result = await withFileLock(target, (stillHeld) => editOnce(target, edit, yaml, stillHeld));
+    const result = await withFileLock(target, (stillHeld) => editOnce(target, edit, newMode, stillHeld));
     if (result !== LOST) return result;
     if (attempt === 3)
       throw new OperationError(
@@ -118,29 +192,14 @@ const LOST = Symbol("lock lost");
 
 async function editOnce(
   target: string,
-  edit: (doc: Document, target: string, yaml: YamlModule) => boolean,
-  yaml: YamlModule,
+  edit: TextEdit,
+  newMode: number,
   stillHeld: () => boolean,
 ): Promise<WriteResult | typeof LOST> {
   const existing = await readExisting(target);
-  const doc: Document = yaml.parseDocument(existing?.text ?? "");
-  const error = doc.errors[0];
-  if (error) {
-    const line = error.linePos?.[0]?.line;
-    throw new UsageError(
-      `${target}${line ? `:${line}` : ""}: the file is not valid YAML (${error.message.split("\n")[0]}); fix it by hand: config set keeps the rest of the file and will not rewrite a broken one`,
-    );
-  }
-  if (doc.contents === null || (yaml.isScalar(doc.contents) && doc.contents.value === null))
-    doc.contents = doc.createNode({});
-  if (!yaml.isMap(doc.contents))
-    throw new UsageError(`${target}: the file must be a mapping with a 'profiles' key; fix it by hand`);
-  const mode = existing?.mode ?? 0o600;
-  if (
-    edit(doc, target, yaml) &&
-    !(await writeAtomically(target, doc.toString({ lineWidth: 0 }), mode, stillHeld))
-  )
-    return LOST;
+  const text = await edit(existing?.text ?? null, target);
+  const mode = existing?.mode ?? newMode;
+  if (text !== null && !(await writeAtomically(target, text, mode, stillHeld))) return LOST;
   return { path: target, created: existing === null, mode };
 }
 

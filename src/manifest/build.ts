@@ -9,7 +9,7 @@ import { DeploymentCreateRequest, DeploymentPatchRequest } from "../model/schema
 import { ValidationError } from "../model/validation-error.js";
 import type { RunContext } from "../run-context.js";
 import { looksMasked, MASK } from "../secrets.js";
-import { attributeName, FIELD_FLAGS } from "./fields.js";
+import { attributeName, FIELD_FLAGS, type FieldFlagValues } from "./fields.js";
 import { type DeploymentFile, loadDeploymentFile } from "./file.js";
 import { checkIdsMatch, readOnlyNote } from "./read-only.js";
 import {
@@ -22,26 +22,33 @@ import {
 } from "./secrets.js";
 import { deleteAt, getAt, type Path, parseAssignment, setAt, typedSetValue } from "./set-path.js";
 
-type BodyKind = "create" | "patch";
+export type BodyKind = "create" | "patch";
 
 /** What building a body uses of a run: where files are read from, and the sink for secret values. */
 export type BodyContext = Pick<RunContext, "io" | "env" | "cwd" | "signal" | "log" | "rememberSecret">;
 
-/** The body-building options shared by create, patch, apply and diff. */
-export interface BodyOptions {
-  file?: string;
-  set?: string[];
+/** The flags of the secrets a body carries (create, patch, apply, diff, push, `cpctl secrets`). */
+export type SecretFlags = {
   secret?: string[];
   secretsFile?: string;
-  secretRef?: string[];
   /** Send a secret whose value is empty (refused otherwise: see checkSecretValues). */
   allowEmptySecrets?: boolean;
+};
+
+/** The flags a body is built from: create's, patch's (`kind`), apply's and diff's. */
+export type BodyFlags<Kind extends BodyKind = BodyKind> = SecretFlags & {
+  file?: string;
+  set?: string[];
+  secretRef?: string[];
+} & FieldFlagValues<Kind>;
+
+/** The body-building options: the flags, and what a command that takes other words adds. */
+export type BodyOptions = BodyFlags & {
   /** Secret names never sent from --secret and --secrets-file (those the platform sets itself). */
   leaveOutSecrets?: ReadonlySet<string>;
   /** How messages name --secret and --secrets-file (`cpctl secrets` gives them as arguments). */
   secretNaming?: SecretNaming;
-  [field: string]: unknown;
-}
+};
 
 export interface BuiltBody {
   body: Record<string, unknown>;
@@ -114,7 +121,8 @@ export async function buildBody(
 
   for (const field of FIELD_FLAGS) {
     if (!field.on.includes(kind)) continue;
-    const value = options[attributeName(field.flag)];
+    // Read by name: the table that adds the flags (body-options.ts) types them (fields.ts).
+    const value = (options as Record<string, unknown>)[attributeName(field.flag)];
     if (value !== undefined) put([...field.path], value, `--${field.flag}`);
   }
 

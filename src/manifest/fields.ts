@@ -21,7 +21,7 @@ const SC = "source_config";
 const SRC = "source_revision_config";
 const RS = [SC, "resource_spec"] as const;
 
-export const FIELD_FLAGS: readonly FieldFlag[] = [
+const TABLE = [
   {
     flag: "name",
     path: ["name"],
@@ -179,7 +179,32 @@ export const FIELD_FLAGS: readonly FieldFlag[] = [
     description: "memory limit (MB; default 2 x memory-mb)",
     on: BOTH,
   },
-];
+] as const satisfies readonly FieldFlag[];
+
+export const FIELD_FLAGS: readonly FieldFlag[] = TABLE;
+
+type FieldFlagRow = (typeof TABLE)[number];
+
+/** commander's attribute name for a flag, as a type: "repo-url" -> "repoUrl". */
+type AttributeName<S extends string> = S extends `${infer Word}-${infer Rest}`
+  ? AttributeName<`${Word}${Capitalize<Rest>}`>
+  : S;
+
+type ValueOf<F extends FieldFlagRow> = F extends { kind: "boolean" }
+  ? boolean
+  : F extends { kind: "integer" | "number" }
+    ? number
+    : F extends { values: readonly (infer Value)[] }
+      ? Value
+      : string;
+
+/**
+ * What the field flags of `kind` parse to (body-options.ts adds them from this table): one
+ * statement of their names and types, read by the body builder (build.ts) by name.
+ */
+export type FieldFlagValues<Kind extends "create" | "patch"> = {
+  [F in FieldFlagRow as Kind extends F["on"][number] ? AttributeName<F["flag"]> : never]?: ValueOf<F>;
+};
 
 /** commander's attribute name for a flag: "repo-url" -> "repoUrl". */
 export function attributeName(flag: string): string {

@@ -32,10 +32,17 @@ import { resolveDeployment, resolveDeploymentId, resolveRevisionId } from "./res
 import { type ReleaseFlags, type Verification, verifies } from "./verify.js";
 import { assertDeployed, type WaitEvents, type WaitFlags, waitForRevision } from "./wait.js";
 
-export interface FinishOptions extends WaitFlags, ReleaseFlags {
+/** The flags of waiting after a change: --wait and its companions. */
+export interface WaitingFlags extends WaitFlags {
   wait?: boolean;
   /** --dotenv-report FILE: the CI outputs as a dotenv file. */
   dotenvReport?: string;
+}
+
+/** The flags of what follows a change: waiting, and --verify and its companions. */
+export interface FinishFlags extends WaitingFlags, ReleaseFlags {}
+
+export interface FinishOptions extends FinishFlags {
   /** deploy push --preview: the pull request's number, a CI output (preview_number). */
   previewNumber?: number;
 }

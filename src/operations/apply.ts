@@ -2,10 +2,11 @@
 // otherwise send the smallest patch that makes it match the file (or nothing).
 import type { Ctx } from "../context.js";
 import { ApiError } from "../errors.js";
-import type { BodyOptions } from "../manifest/build.js";
-import { type FinishOptions, finishChange } from "./after-change.js";
+import type { BodyFlags } from "../manifest/build.js";
+import { type FinishFlags, finishChange } from "./after-change.js";
 import { patchAndFinish } from "./change.js";
 import { createWithPreview } from "./create.js";
+import { guardNearMiss } from "./near-miss.js";
 import {
   type FilePlan,
   immutableChangesError,
@@ -13,13 +14,24 @@ import {
   planFromFile,
 } from "./plan-from-file.js";
 
-export interface ApplyInput extends BodyOptions, FinishOptions {
-  dryRun?: boolean;
-}
+/** `deploy apply`'s options: what its flags parse to (the command checks that they match). */
+export type ApplyInput = BodyFlags<"create"> &
+  FinishFlags & {
+    dryRun?: boolean;
+    /** Create the file's deployment even when another's name is a near miss of it (near-miss.ts). */
+    create?: boolean;
+  };
 
 export async function runApply(ctx: Ctx, input: ApplyInput): Promise<void> {
   const planned = await planFromFile(ctx, input);
   if (planned.current) return applyToExisting(ctx, planned, input);
+  await guardNearMiss(ctx, planned.desired.name, {
+    create: input.create,
+    useInstead: (existing) =>
+      input.name !== undefined
+        ? `pass --name ${existing} to apply the file to it`
+        : `write name: ${existing} in ${input.file === "-" ? "the file" : input.file} to apply it there`,
+  });
   ctx.log.info(
     `no deployment is named ${JSON.stringify(planned.desired.name)}: ${input.dryRun ? "would create" : "creating"} it`,
   );

@@ -68,15 +68,18 @@ export async function guardMutation(ctx: Ctx, action: string, options: GuardOpti
   return true;
 }
 
+const terminalConfirm: ConfirmPrompt = (ctx, message) => askYesNo(ctx, message, false);
+
 /**
- * The shared terminal prompter (stderr when it is a terminal, else stdout; plain under
- * --no-color; Ctrl-C is InterruptedError). Captured streams with no real stream behind them
- * (in-process tests that claim a terminal) get the same prompt written through them.
+ * A yes/no question on the terminal, through the shared terminal prompter (stderr when it is a
+ * terminal, else stdout; plain under --no-color; Ctrl-C is InterruptedError); Enter answers
+ * `defaultAnswer`. Captured streams with no real stream behind them (in-process tests that
+ * claim a terminal) get the same prompt written through them. Only for an interactive run.
  */
-const terminalConfirm: ConfirmPrompt = async (ctx, message) => {
+export async function askYesNo(ctx: Ctx, message: string, defaultAnswer: boolean): Promise<boolean> {
   const out = ctx.io.stderr.isTTY ? ctx.io.stderr : ctx.io.stdout;
   const { terminalPrompter, promptError } = await import("../prompt/prompter.js");
-  if (out.stream) return (await terminalPrompter(ctx)).confirm({ message, default: false });
+  if (out.stream) return (await terminalPrompter(ctx)).confirm({ message, default: defaultAnswer });
   const [{ default: confirm }, { Writable }] = await Promise.all([
     import("@inquirer/confirm"),
     import("node:stream"),
@@ -90,13 +93,13 @@ const terminalConfirm: ConfirmPrompt = async (ctx, message) => {
   });
   try {
     return await confirm(
-      { message, default: false },
+      { message, default: defaultAnswer },
       { input: ctx.io.stdin.stream, output, signal: ctx.signal, clearPromptOnDone: false },
     );
   } catch (error) {
     throw promptError(error);
   }
-};
+}
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -3,19 +3,18 @@
 // preview (every field it adds), --dry-run, the confirmation, the create itself (never sent
 // twice; see create-guard.ts), then print and wait.
 import type { Ctx } from "../context.js";
-import { type BodyOptions, buildBody, rejectIssues } from "../manifest/build.js";
+import { type BodyFlags, buildBody, rejectIssues } from "../manifest/build.js";
 import type { Change } from "../model/changes.js";
 import { creationChanges } from "../model/plan.js";
 import type { CreateRequest } from "../model/schemas.js";
 import { validateCreateRequest } from "../model/validate.js";
 import { completeCreateBody } from "../prompt/complete-create.js";
-import type { FinishOptions } from "./after-change.js";
+import type { FinishOptions, WaitingFlags } from "./after-change.js";
 import { resolveIdFlags } from "./id-flags.js";
 import { showPreview } from "./preview.js";
 
-export interface CreateInput extends BodyOptions, FinishOptions {
-  dryRun?: boolean;
-}
+/** `deploy create`'s options: what its flags parse to (the command checks that they match). */
+export type CreateInput = BodyFlags<"create"> & WaitingFlags & { dryRun?: boolean };
 
 export async function runCreate(ctx: Ctx, input: CreateInput): Promise<void> {
   await resolveIdFlags(ctx, input);

@@ -7,7 +7,10 @@ import { isUuid } from "../model/enums.js";
 import { single } from "./one-match.js";
 
 /** Replaces (in `options`) a prefix by the whole ID of the one integration (of either listing) or listener it starts. */
-export async function resolveIdFlags(ctx: Ctx, options: Record<string, unknown>): Promise<void> {
+export async function resolveIdFlags(
+  ctx: Ctx,
+  options: { integrationId?: string; listenerId?: string },
+): Promise<void> {
   const { integrationId, listenerId } = options;
   const prefixed = (value: unknown): value is string => typeof value === "string" && !isUuid(value);
   if (!prefixed(integrationId) && !prefixed(listenerId)) return;

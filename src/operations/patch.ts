@@ -2,18 +2,20 @@
 // against the deployment as just read (model/plan.ts), then sent as every change is
 // (change.ts). It changes only what is named (CLI.md "Changing part of a deployment").
 import type { Ctx } from "../context.js";
-import { type BodyOptions, rejectIssues } from "../manifest/build.js";
+import { type BodyFlags, type BodyOptions, rejectIssues } from "../manifest/build.js";
 import { type MergeFlags, patchRequest } from "../manifest/patch.js";
 import { planPatch } from "../model/plan.js";
 import type { DeploymentT } from "../model/responses.js";
-import type { FinishOptions } from "./after-change.js";
+import type { FinishFlags } from "./after-change.js";
 import { patchAndFinish } from "./change.js";
 import { resolveIdFlags } from "./id-flags.js";
 import { resolveDeployment } from "./resolve.js";
 
-export interface PatchInput extends BodyOptions, MergeFlags, FinishOptions {
-  dryRun?: boolean;
-}
+/** `deploy patch`'s options: what its flags parse to (the command checks that they match). */
+export type PatchFlags = BodyFlags<"patch"> & MergeFlags & FinishFlags & { dryRun?: boolean };
+
+/** A patch: deploy patch's flags, or `cpctl secrets`'s arguments (named so in messages). */
+export type PatchInput = PatchFlags & Pick<BodyOptions, "secretNaming">;
 
 export async function runPatch(ctx: Ctx, ref: string, input: PatchInput): Promise<void> {
   const current = await resolveDeployment(ctx, ref);

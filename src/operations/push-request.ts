@@ -5,16 +5,68 @@ import { basename } from "node:path";
 import { type PullRequest, pullRequestOf } from "../ci/pull-request.js";
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
-import { buildBody } from "../manifest/build.js";
+import { buildBody, type SecretFlags } from "../manifest/build.js";
 import { PLATFORM_VARIABLES } from "../model/platform-variables.js";
 import { previewName, previewNameProblem } from "../model/preview-name.js";
 import type { SecretT } from "../model/schemas.js";
 import { projectDirectory } from "../project/directory.js";
-import { planComment } from "./preview-comment.js";
-import type { Preview, PushInput, PushOptions, Shipment } from "./push-payload.js";
-import type { PushReport } from "./push-report.js";
-import { sourcePayload } from "./push-source.js";
+import type { FinishFlags, FinishOptions } from "./after-change.js";
+import { type CommentPlan, planComment } from "./preview-comment.js";
+import type { ImageFlags } from "./push-image.js";
+import type { Payload, PushReport } from "./push-payload.js";
+import { type SourceFlags, sourcePayload } from "./push-source.js";
+import { type Memory, readMemory, rememberedName } from "./remembered-name.js";
 import { refuseWithoutWait } from "./verify.js";
+
+/** `deploy push`'s options: what its flags parse to (the command checks that they match). */
+export type PushInput = FinishFlags &
+  SecretFlags &
+  SourceFlags &
+  ImageFlags & {
+    name?: string;
+    /** --preview [N]: ship to NAME-pr-N (true: N found in the CI run). */
+    preview?: boolean | string;
+    /** --comment: create or update the pull request's comment about the preview (GitHub Actions). */
+    comment?: boolean;
+    unsetSecret?: string[];
+    /** Push even when the active revision already runs what would be shipped, with these settings. */
+    force?: boolean;
+    /** Create NAME even when another deployment's name is a near miss of it (near-miss.ts). */
+    create?: boolean;
+    dryRun?: boolean;
+  };
+
+/** What a push does besides shipping, decided from its flags once. */
+export interface PushOptions extends FinishOptions {
+  dryRun?: boolean;
+  force?: boolean;
+  create?: boolean;
+  unsetSecret?: string[];
+}
+
+/** A preview (--preview): the deployment it previews, and the pull request's. */
+export interface Preview {
+  /** NAME, whose preview NAME-pr-N is the deployment pushed to (NAME itself is never touched). */
+  of: string;
+  number: number;
+  /** Where the number came from: --preview, GITHUB_EVENT_PATH, GITHUB_REF, CI_MERGE_REQUEST_IID. */
+  from: string;
+}
+
+/** What a push sends and how, all of it known before any request. */
+export interface Shipment {
+  options: PushOptions;
+  /** The deployment pushed to (with --preview: NAME-pr-N). */
+  name: string;
+  preview: Preview | null;
+  /** --comment: where the pull request's comment goes; null when none is posted. */
+  comment: CommentPlan | null;
+  /** The secrets given (platform variables left out); undefined when none were. */
+  secrets: SecretT[] | undefined;
+  payload: Payload;
+  /** A directory that does not remember its deployment: once pushed, offer to (a terminal's push only). */
+  remember: Memory | null;
+}
 
 const SOURCE_ONLY: [keyof PushInput, string][] = [
   ["agentConfigPath", "--agent-config-path"],
@@ -91,14 +143,31 @@ export async function preparePush(
     : null;
   try {
     const directory = imagePayload ? null : await projectDirectory(ctx.cwd, dir ?? ".");
-    const given = await deploymentName(ctx, input, directory?.name, pullRequest);
+    // A directory's own project file may remember its deployment (remembered-name.ts): read
+    // when it names the deployment (no --name) or when a push from a terminal may offer to.
+    const offers = ctx.interactive && !ctx.flags.yes && !input.dryRun;
+    const memory = !directory
+      ? null
+      : input.name === undefined
+        ? await readMemory(ctx, directory)
+        : offers
+          ? await readMemory(ctx, directory).catch((error: unknown) => {
+              // Only for the offer: a project file cpctl cannot read there does not stop a push
+              // that named its deployment.
+              if (!(error instanceof UsageError)) throw error;
+              ctx.log.info(`not offering to remember the deployment: ${error.message.split("\n")[0]}`);
+              return null;
+            })
+          : null;
+    const given = await deploymentName(ctx, input, directory?.name, pullRequest, memory);
     const preview = pullRequest ? previewOf(ctx, given, pullRequest) : null;
     const name = preview ? previewName(preview.of, preview.number) : given;
     const secrets = await secretsToSend(ctx, input);
     const options = { ...(await pushOptions(ctx, input)), previewNumber: preview?.number };
     const comment = preview ? planComment(ctx, input.comment, input.dryRun) : null;
     const payload = imagePayload ?? (await sourcePayload(ctx, directory!, input, report));
-    return { name, preview, comment, secrets, payload, options };
+    const remember = offers && memory && !memory.own?.deployment ? memory : null;
+    return { name, preview, comment, secrets, payload, options, remember };
   } catch (error) {
     imagePayload?.release();
     throw error;
@@ -162,6 +231,7 @@ async function pushOptions(ctx: Ctx, input: PushInput): Promise<PushOptions> {
   return {
     dryRun: input.dryRun,
     force: input.force,
+    create: input.create,
     unsetSecret: input.unsetSecret,
     wait,
     verify: input.verify,
@@ -176,24 +246,33 @@ async function pushOptions(ctx: Ctx, input: PushInput): Promise<PushOptions> {
 }
 
 /**
- * --name, or on a terminal the answer to a question (offered: the directory's or image's name).
- * With --preview, the name of the deployment previewed (NAME of NAME-pr-N).
+ * --name, or the name the directory remembers, or on a terminal the answer to a question
+ * (offered: the directory's or image's name). With --preview, the name of the deployment
+ * previewed (NAME of NAME-pr-N).
  */
 async function deploymentName(
   ctx: Ctx,
   input: PushInput,
   directoryName: string | undefined,
   pullRequest: PullRequest | null,
+  memory: Memory | null,
 ): Promise<string> {
   const given = input.name;
   if (given !== undefined) {
     if (given.trim() === "") throw new UsageError("--name is empty: give the deployment's name");
+    const remembered = memory?.own?.deployment;
+    if (remembered && remembered !== given)
+      ctx.log.info(`--name ${given}: the directory's project file names ${remembered}, not used here`);
     return given;
   }
+  const remembered = memory ? rememberedName(ctx, memory) : null;
+  if (remembered !== null) return remembered;
   if (!ctx.interactive) {
     throw new UsageError(
       "--name is required here: pass --name NAME, the deployment to create or update (found by its exact name)",
-    ).withHint("cpctl asks for it only when stdin and stdout are a terminal (and CI is not set).");
+    ).withHint(
+      `cpctl asks for it only when stdin and stdout are a terminal (and CI is not set); a directory's project file can name it: deployment: NAME in its .cpctlrc.yaml.`,
+    );
   }
   const offered = directoryName ?? offeredImageName(input);
   const { terminalPrompter } = await import("../prompt/prompter.js");

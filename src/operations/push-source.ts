@@ -9,6 +9,7 @@ import type { ApiClient } from "../api/client.js";
 import { getRevision } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
 import { UsageError } from "../errors.js";
+import type { SecretFlags } from "../manifest/build.js";
 import type { Change } from "../model/changes.js";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
@@ -17,14 +18,21 @@ import type { ProjectDirectory } from "../project/directory.js";
 import { detectTrackedPackages } from "../project/tracked-packages.js";
 import { formatBytes } from "../upload/size.js";
 import { describeSource, leftOutMessages, prepareSource } from "../upload/source.js";
-import type { Payload, PushInput } from "./push-payload.js";
-import type { PushReport } from "./push-report.js";
+import type { Payload, PushReport } from "./push-payload.js";
 import { packedFiles, uploadSource } from "./upload.js";
+
+/** The flags of a directory push (push-request.ts refuses them with an image). */
+export type SourceFlags = {
+  agentConfigPath?: string;
+  /** Default: DEFAULT_MAX_UPLOAD_BYTES. */
+  maxSize?: number;
+  includeCredentials?: boolean;
+};
 
 export async function sourcePayload(
   ctx: Ctx,
   directory: ProjectDirectory,
-  input: PushInput,
+  input: SourceFlags & Pick<SecretFlags, "secretsFile">,
   report: PushReport,
 ): Promise<Payload> {
   const config = await findAgentConfig(directory.absolute, directory.shown, input.agentConfigPath);

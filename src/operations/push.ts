@@ -23,17 +23,18 @@ import { type Ending, finishChange, type Showing } from "./after-change.js";
 import { invalidPlan, patchAndFinish } from "./change.js";
 import { guardMutation } from "./confirm.js";
 import { guardedCreate } from "./create-guard.js";
+import { guardNearMiss } from "./near-miss.js";
 import { warnAbsentUnsets } from "./patch.js";
 import { showPreview } from "./preview.js";
 import { postPreviewComment } from "./preview-comment.js";
-import type { PushInput, RunningRevision, Shipment, ShippedFields } from "./push-payload.js";
-import { PushReport } from "./push-report.js";
-import { preparePush } from "./push-request.js";
+import { PushReport, type RunningRevision, type ShippedFields } from "./push-payload.js";
+import { type PushInput, preparePush, type Shipment } from "./push-request.js";
+import { offerToRemember } from "./remembered-name.js";
 import { deploymentsNamed } from "./resolve.js";
 import { stateCommand } from "./suggest.js";
 import { verifies } from "./verify.js";
 
-export type { PushInput } from "./push-payload.js";
+export type { PushInput } from "./push-request.js";
 
 /** `dir`: the project directory of a source push (default "."); none with --image or --image-archive. */
 export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInput): Promise<void> {
@@ -45,6 +46,11 @@ export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInpu
       await report.step("found", `Found deployment ${found.name} (${found.id})`, { deployment: found });
       await pushToExisting(ctx, shipment, found, report);
     } else {
+      await guardNearMiss(ctx, shipment.name, {
+        create: shipment.options.create,
+        useInstead: (existing) =>
+          `pass --name ${nameToPush(shipment, existing)} to push to ${shipment.preview ? "its preview" : "it"}`,
+      });
       ctx.log.info(
         `no deployment is named ${JSON.stringify(shipment.name)}: ${shipment.options.dryRun ? "it would be" : "it will be"} created as ${shipment.payload.source}`,
       );
@@ -53,6 +59,13 @@ export async function runPush(ctx: Ctx, dir: string | undefined, input: PushInpu
   } finally {
     shipment.payload.release();
   }
+  if (shipment.remember) await offerToRemember(ctx, shipment.remember, shipment.preview?.of ?? shipment.name);
+}
+
+/** What --name pushes to `existing`: its own name, or for a preview NAME-pr-N, its NAME. */
+function nameToPush(shipment: Shipment, existing: string): string {
+  const suffix = shipment.preview ? `-pr-${shipment.preview.number}` : "";
+  return suffix && existing.endsWith(suffix) ? existing.slice(0, -suffix.length) : existing;
 }
 
 /** The deployment of that exact name, null when none; one of another source is a usage error. */
@@ -294,7 +307,7 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** The push's result on stdout (push-report.ts), for each way a push ends. */
+/** The push's result on stdout (push-payload.ts's PushReport), for each way a push ends. */
 function resultShown(
   ctx: Ctx,
   report: PushReport,

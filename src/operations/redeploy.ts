@@ -10,16 +10,19 @@ import { isTerminalRevisionStatus, REVISION_SUCCESS } from "../model/enums.js";
 import { sameValue } from "../model/merge.js";
 import type { DeploymentT, RevisionT } from "../model/responses.js";
 import { deploymentView, revisionView } from "../output/views.js";
-import { type FinishOptions, finishChange } from "./after-change.js";
+import { type FinishFlags, finishChange } from "./after-change.js";
 import { guardMutation } from "./confirm.js";
 import { showPreview } from "./preview.js";
 import { resolveDeployment, resolveRevisionId } from "./resolve.js";
 import { sendChange } from "./send-change.js";
 import { suggestCommand } from "./suggest.js";
 
-export interface RedeployOptions extends FinishOptions {
+export interface RedeployOptions extends FinishFlags {
   dryRun?: boolean;
 }
+
+/** `deploy rollback`'s options: what its flags parse to (the command checks that they match). */
+export type RollbackInput = RedeployOptions & { to?: string };
 
 /**
  * `deploy rollback`: to `--to`, or to the newest good revision before the active one. When the
@@ -27,11 +30,7 @@ export interface RedeployOptions extends FinishOptions {
  * came before the failure: rolling back further would undo it, so nothing is changed (the
  * deployment is shown, and `--to` is how to go further back).
  */
-export async function runRollback(
-  ctx: Ctx,
-  ref: string,
-  options: RedeployOptions & { to?: string },
-): Promise<void> {
+export async function runRollback(ctx: Ctx, ref: string, options: RollbackInput): Promise<void> {
   const deployment = await resolveDeployment(ctx, ref);
   if (options.to) {
     const target = await revisionOf(ctx, deployment, options.to);

@@ -24,7 +24,10 @@ export interface DeploymentStatusReport {
   latest_revision: { id: string; status: string } | null;
 }
 
-export async function runStatus(ctx: Ctx, ref: string, options: { check?: boolean }): Promise<void> {
+/** `deploy status`'s options: what its flags parse to (the command checks that they match). */
+export type StatusInput = { check?: boolean };
+
+export async function runStatus(ctx: Ctx, ref: string, options: StatusInput): Promise<void> {
   const deployment = await resolveDeployment(ctx, ref);
   const api = await ctx.api();
   const [recent, health] = await Promise.all([

@@ -8,10 +8,11 @@ import { NetworkError, UsageError } from "../errors.js";
 import type { DeploymentT } from "../model/responses.js";
 import { formatBytes } from "../upload/size.js";
 import { describeSource, leftOutMessages, type PreparedSource, prepareSource } from "../upload/source.js";
-import type { FinishOptions } from "./after-change.js";
+import type { WaitingFlags } from "./after-change.js";
 import { resolveDeployment } from "./resolve.js";
 
-export interface UploadInput extends FinishOptions {
+/** `deploy upload`'s options: what its flags parse to (the command checks that they match). */
+export interface UploadInput extends WaitingFlags {
   maxSize: number;
   includeCredentials?: boolean;
   patch?: boolean;

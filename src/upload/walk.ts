@@ -9,7 +9,10 @@
 //   takes back (`!build/`) is entered and its files judged on their own. Matching is
 //   case-sensitive (git's default on Linux, where the service builds).
 // - `.git`, `node_modules`, Python's `.venv`/`venv`, `__pycache__`, `.pytest_cache`,
-//   `.mypy_cache` and `*.pyc` are always left out, at any depth, whatever .gitignore says.
+//   `.mypy_cache` and `*.pyc` are always left out, at any depth, whatever .gitignore says; so
+//   are cpctl's own project files at the root (`.cpctlrc`, `.cpctlrc.yaml`, `.cpctlrc.yml`,
+//   `.cpctlrc.json`, `cpctl.config.mjs`): settings and the `deployment` deploy push remembers,
+//   which the build has no use for, and which must not make the next push a new tarball.
 // - Symbolic links and special files (sockets, FIFOs, devices) are skipped and reported:
 //   a link could point outside the directory, and the build sees only what the tarball holds.
 // - Files that usually hold credentials (CREDENTIAL_FILES: .env files, registry and cloud
@@ -42,6 +45,7 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, type Dirent, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { CPCTL_PROJECT_FILES } from "../config/paths.js";
 import { visible } from "../output/safe-text.js";
 import { credentialLinks, type UnpackedCredential } from "./credential-links.js";
 import { isCredentialFile } from "./credentials.js";
@@ -66,7 +70,7 @@ export interface WalkResult {
   entries: SourceFile[];
   /** Paths left out by a .gitignore rule (a directory counts once). */
   ignored: string[];
-  /** Paths left out by default (`.git`, `node_modules`, Python's environments and caches). */
+  /** Paths left out by default (`.git`, `node_modules`, Python's environments and caches, cpctl's files at the root). */
   excluded: string[];
   skipped: SkippedPath[];
   /** Files of CREDENTIAL_FILES (credentials.ts) left out, and hard links to them, in walk order. */
@@ -181,7 +185,7 @@ async function walkDirectory(
   for (const child of children) {
     const path = relative ? `${relative}/${child.name}` : child.name;
     const childAbsolute = join(absolute, child.name);
-    if (leftOutByDefault(child.name, child.kind.isDirectory())) {
+    if (leftOutByDefault(child.name, child.kind.isDirectory(), relative === "")) {
       result.excluded.push(child.kind.isDirectory() ? `${path}/` : path);
       continue;
     }
@@ -247,9 +251,10 @@ const DEFAULT_LEFT_OUT_DIRECTORIES = new Set([
   ".mypy_cache",
 ]);
 
-function leftOutByDefault(name: string, isDirectory: boolean): boolean {
+function leftOutByDefault(name: string, isDirectory: boolean, atRoot: boolean): boolean {
   if (name === ".git") return true;
-  return isDirectory ? DEFAULT_LEFT_OUT_DIRECTORIES.has(name) : name.endsWith(".pyc");
+  if (isDirectory) return DEFAULT_LEFT_OUT_DIRECTORIES.has(name);
+  return name.endsWith(".pyc") || (atRoot && CPCTL_PROJECT_FILES.includes(name));
 }
 
 function list(result: WalkResult, entry: SourceFile, options: WalkOptions): void {

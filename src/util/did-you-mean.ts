@@ -28,3 +28,28 @@ function editDistance(a: string, b: string): number {
   }
   return row[b.length]!;
 }
+
+/**
+ * Whether `name` is a near miss of `other`, another name that was likely meant: one that
+ * differs only in case, or by one character inserted, removed or replaced, case aside. A
+ * difference only in digits is not one (agent-1 and agent-2, NAME-pr-1 and NAME-pr-12 are
+ * different on purpose), nor is the same name.
+ */
+export function isNearMiss(name: string, other: string): boolean {
+  if (name === other) return false;
+  const a = name.toLowerCase();
+  const b = other.toLowerCase();
+  if (a === b) return true;
+  const changed = singleEdit(a, b);
+  return changed !== null && !changed.every((character) => character >= "0" && character <= "9");
+}
+
+/** The characters one edit inserts, removes or replaces to turn `a` into `b`; null unless one edit does. */
+function singleEdit(a: string, b: string): string[] | null {
+  if (Math.abs(a.length - b.length) > 1) return null;
+  let at = 0;
+  while (at < a.length && at < b.length && a[at] === b[at]) at++;
+  if (a.length === b.length) return a.slice(at + 1) === b.slice(at + 1) ? [a[at]!, b[at]!] : null;
+  const [longer, shorter] = a.length > b.length ? [a, b] : [b, a];
+  return longer.slice(at + 1) === shorter.slice(at) ? [longer[at]!] : null;
+}

@@ -47,6 +47,7 @@ describe("config show", () => {
         "output\ttable\tbuilt-in default",
         `confirm\ttrue\tprofiles.prod.confirm in ${s.userFile}`,
         "caFile\t-\t-",
+        "deployment\t-\t-",
         "",
       ].join("\n"),
     );
@@ -74,6 +75,7 @@ describe("config show", () => {
       "output",
       "confirm",
       "caFile",
+      "deployment",
     ]);
     expect(masked.apiKey).toEqual({ value: "****", source: `profiles.prod.apiKey in ${s.userFile}` });
     expect(masked.bearerToken).toEqual({ value: null, source: null });

@@ -168,7 +168,9 @@ describe.skipIf(!HAS.bash)(`bash completes${needs("bash")}`, () => {
   test("log levels, and the keys of `config get` and `config set`", () => {
     expect(bashComplete("cpctl", "deploy", "logs", "my-agent", "--level", "")).toEqual(sorted(LOG_LEVELS));
     expect(bashComplete("cpctl", "deploy", "logs", "my-agent", "--level", "W")).toEqual(["WARNING"]);
-    expect(bashComplete("cpctl", "config", "get", "")).toEqual(sorted(["profile", ...SETTING_KEYS]));
+    expect(bashComplete("cpctl", "config", "get", "")).toEqual(
+      sorted(["profile", ...SETTING_KEYS, "deployment"]),
+    );
     expect(bashComplete("cpctl", "config", "set", "")).toEqual(sorted([...SETTING_KEYS, ...TRUST_KEYS]));
     expect(bashComplete("cpctl", "config", "set", "baseUrl", "")).toEqual([]);
   });
@@ -215,7 +217,7 @@ describe.skipIf(!HAS.fish)(`fish completes${needs("fish")}`, () => {
     expect(fishComplete("cpctl deploy list --status ")).toEqual(sorted(DEPLOYMENT_STATUSES));
     expect(fishComplete("cpctl completion ")).toEqual(sorted(SHELLS));
     expect(fishComplete("cpctl deploy logs x --level ")).toEqual(sorted(LOG_LEVELS));
-    expect(fishComplete("cpctl config get ")).toEqual(sorted(["profile", ...SETTING_KEYS]));
+    expect(fishComplete("cpctl config get ")).toEqual(sorted(["profile", ...SETTING_KEYS, "deployment"]));
     expect(fishComplete("cpctl deploy apply -f deploy.")).toEqual(["deploy.json", "deploy.yaml"]);
   });
 });

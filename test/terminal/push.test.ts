@@ -1,7 +1,7 @@
 // `deploy push` on a real terminal (the built binary on a pseudo-terminal): without --name it
 // asks, offering the directory's name; then numbered steps, the wait's spinner with its
 // elapsed time, and the outcome.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
@@ -26,7 +26,7 @@ function projectNamed(name: string): string {
 }
 
 describe("deploy push on a terminal", () => {
-  test("asks for the name (the directory's by default), then shows its steps and the outcome", async () => {
+  test("asks for the name (the directory's by default), shows its steps and the outcome, offers to remember the name", async () => {
     const dir = projectNamed("weather-bot");
     const t = runOnPty(["deploy", "push", "--interval", "100ms"], {
       cwd: dir,
@@ -34,6 +34,8 @@ describe("deploy push on a terminal", () => {
     });
     await t.waitFor("Deployment name");
     await t.waitFor("weather-bot");
+    t.type("\r");
+    await t.waitFor("Remember deployment weather-bot for . in ./.cpctlrc.yaml? (Y/n)");
     t.type("\r");
     const { code, output } = await t.finished();
     const screen = plain(output);
@@ -44,6 +46,18 @@ describe("deploy push on a terminal", () => {
     expect(screen).toMatch(/result\s+deployed after/);
     const list = await em.get("/v2/deployments?name=weather-bot");
     expect(list.json.resources).toHaveLength(1);
+    expect(readFileSync(join(dir, ".cpctlrc.yaml"), "utf8")).toBe("deployment: weather-bot\n");
+
+    // The next push asks nothing: the directory remembers its deployment, and nothing changed.
+    const again = runOnPty(["deploy", "push"], {
+      cwd: dir,
+      env: terminalEnv({ CPCTL_BASE_URL: em.url, CPCTL_API_KEY: em.apiKey }),
+    });
+    const next = await again.finished();
+    expect(next.code, plain(next.output)).toBe(0);
+    expect(plain(next.output)).toContain("deployment weather-bot (from ./.cpctlrc.yaml)");
+    expect(plain(next.output)).toContain("nothing to push");
+    expect(plain(next.output)).not.toContain("Deployment name");
   });
 
   test("a missing directory or archive is said before the name is asked", async () => {

@@ -25,7 +25,7 @@ defaults all apply), alone on a line for scripts. Credentials print as **** unle
   run: async (ctx, [name]) => {
     const key = checkShownKey(name);
     const settings = await ctx.settings();
-    if (key !== "profile") requireSet(settings, [key]);
+    if (key !== "profile" && key !== "deployment") requireSet(settings, [key]);
     const shown = shownValue(settings, key, Boolean(ctx.flags.showSecrets));
     if (shown.value === null) {
       const choice = describeChoice({ name: settings.profile, origin: settings.profileOrigin ?? null });

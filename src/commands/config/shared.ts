@@ -1,8 +1,10 @@
 // What the `cpctl config` commands share: the config state even when the settings cannot be
 // resolved (so that `config path`, `list` and `set` help fix a broken setup), a printer that
 // does not depend on the profile, and credential masking.
+import { dirname, resolve } from "node:path";
 import { ConfigError, type ConfigFiles, type ConfigLocations } from "../../config/files.js";
 import { NO_PROFILE } from "../../config/profiles.js";
+import { DEPLOYMENT_KEY } from "../../config/schema.js";
 import { CREDENTIAL_KEYS, SETTING_KEYS, type SettingKey, type Settings } from "../../config/settings.js";
 import { suggestKey } from "../../config/values.js";
 import type { Ctx } from "../../context.js";
@@ -46,8 +48,11 @@ export async function plainPrinter(ctx: Ctx, settings: Settings | null = null): 
   });
 }
 
-/** Keys `config show` and `config get` know: the profile in use, then every setting. */
-export const SHOWN_KEYS = ["profile", ...SETTING_KEYS] as const;
+/**
+ * Keys `config show` and `config get` know: the profile in use, every setting, and the
+ * deployment the working directory's own project file remembers for `deploy push`.
+ */
+export const SHOWN_KEYS = ["profile", ...SETTING_KEYS, DEPLOYMENT_KEY] as const;
 type ShownKey = (typeof SHOWN_KEYS)[number];
 
 export function checkShownKey(key: string): ShownKey {
@@ -76,6 +81,14 @@ export function shownValue(settings: Settings, key: ShownKey, showSecrets: boole
       value: settings.profile,
       source: settings.profile ? (settings.profileOrigin ?? null) : NO_PROFILE,
     };
+  if (key === DEPLOYMENT_KEY) {
+    // The working directory's own file only: deploy push reads no file above the directory.
+    const project = settings.config?.project;
+    const own = project && dirname(project.path) === resolve(settings.config!.cwd) ? project : null;
+    return own?.deployment
+      ? { value: own.deployment, source: `${own.keyPrefix}${DEPLOYMENT_KEY} in ${own.path}` }
+      : { value: null, source: null };
+  }
   const missing = settings.unset[key];
   if (missing) return { value: null, source: settings.origin[key] ?? missing.at, unset: missing.variable };
   const value = settings[key];

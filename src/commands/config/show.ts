@@ -26,7 +26,8 @@ flag > environment > project config > user config > built-in default. The first 
 profile in use and what chose it (--profile, CPCTL_PROFILE, the project file's or your
 defaultProfile). A setting a file gives as \${env:NAME} with NAME not set shows as not set,
 with the variable's name: only the commands that need it stop. Credentials are masked (****)
-unless --show-secrets is given. -o json: {"KEY": {"value", "source"[, "unset"]}, ...}.${examples(
+unless --show-secrets is given. The last row, deployment, is the one the working directory's
+own project file remembers for deploy push (used when --name is absent). -o json: {"KEY": {"value", "source"[, "unset"]}, ...}.${examples(
         "cpctl config show",
         "cpctl config show --profile prod",
         "cpctl config show -o json | jq -r .baseUrl.source",

@@ -1,37 +1,21 @@
-// The body flags of create, patch, apply and diff, generated from the field table so that a
-// flag, its parser and its path in the body are written once (src/manifest/fields.ts).
+// The body flags of create, patch, apply and diff (and the secret flags push and `cpctl
+// secrets` share with them). Each helper adds its flags with commander's own calls, so that
+// the options a command parses are inferred from the flags themselves; the field flags, added
+// in a loop from the field table, are typed by that same table (src/manifest/fields.ts).
 import { type Command, Option, type OptionValues } from "@commander-js/extra-typings";
-import type { BodyOptions } from "../../manifest/build.js";
-import { FIELD_FLAGS } from "../../manifest/fields.js";
-import type { MergeFlags } from "../../manifest/patch.js";
+import type { BodyKind } from "../../manifest/build.js";
+import { FIELD_FLAGS, type FieldFlagValues } from "../../manifest/fields.js";
 import { collect, finiteNumber, idOrPrefix, integerIn, oneOf } from "../parsers.js";
 
 const anyInteger = integerIn(Number.MIN_SAFE_INTEGER);
 
-// biome-ignore lint/suspicious/noExplicitAny: any typed commander command
-export type AnyCommand = Command<any, any, any>;
-
-/**
- * The command with these options added to what it parses. Commander's typings follow
- * `.option()` calls written out; these helpers add options in a loop or on the caller's
- * behalf, so they say what they add here, once, and the commands' handlers get typed options.
- */
-export type WithOptions<C, O extends OptionValues> =
-  C extends Command<infer A, infer P, infer G> ? Command<A, P & O, G> : never;
-
-/** The one place the helpers' promise is taken on trust: they added exactly `O`. */
-export function added<C extends AnyCommand, O extends OptionValues>(command: C): WithOptions<C, O> {
-  return command as unknown as WithOptions<C, O>;
-}
-
-/** What the field flags parse to: read back by name (manifest/build.ts), typed by the field table. */
-type FieldOptionValues = { [attribute: string]: unknown };
-
-/** Adds the field flags; they are read back by name (see manifest/build.ts), not by inferred type. */
-export function addFieldOptions<C extends AnyCommand>(
-  command: C,
-  kind: "create" | "patch",
-): WithOptions<C, FieldOptionValues> {
+/** Adds the field flags of `kind` from the field table, which types what they parse to. */
+export function addFieldOptions<
+  A extends unknown[],
+  O extends OptionValues,
+  G extends OptionValues,
+  K extends BodyKind,
+>(command: Command<A, O, G>, kind: K): Command<A, O & FieldFlagValues<K>, G> {
   for (const field of FIELD_FLAGS) {
     if (!field.on.includes(kind)) continue;
     const placeholder =
@@ -53,57 +37,82 @@ export function addFieldOptions<C extends AnyCommand>(
     if (field.kind === "number") option.argParser(finiteNumber);
     command.addOption(option as Option);
   }
-  return added<C, FieldOptionValues>(command);
+  // The loop and FieldFlagValues read the same table: the one cast of these helpers.
+  return command as unknown as Command<A, O & FieldFlagValues<K>, G>;
 }
 
-export function addFileOption<C extends AnyCommand>(
-  command: C,
+export function addFileOption<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
   required = false,
-): WithOptions<C, { file?: string }> {
+) {
   const option = new Option(
     "-f, --file <file>",
     "deployment file, YAML or JSON (- for stdin); flags override its values",
   );
   if (required) option.makeOptionMandatory();
-  command.addOption(option as Option);
-  return added<C, { file?: string }>(command);
+  return command.addOption(option);
 }
 
-/** --allow-empty-secrets's description (also on `cpctl secrets set` and `import`). */
-export const ALLOW_EMPTY_SECRETS =
-  "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')";
+/** --allow-empty-secrets: with the secret flags, and on `cpctl secrets set` and `import`. */
+export function addAllowEmptySecrets<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+) {
+  return command.option(
+    "--allow-empty-secrets",
+    "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')",
+  );
+}
 
-/** --set and the secret flags. */
-export function addExtraBodyOptions<C extends AnyCommand>(
-  command: C,
-): WithOptions<C, Pick<BodyOptions, "set" | "secret" | "secretsFile" | "secretRef" | "allowEmptySecrets">> {
-  command
-    .option(
-      "--set <path=value>",
-      "any field by path, typed by the schema (repeatable), e.g. source_config.resource_spec.queue_cpu=0.5",
-      collect,
-    )
+/** --secret and --secrets-file. */
+function addSecretSources<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+) {
+  return command
     .option(
       "--secret <name[=value]>",
       "secret from the environment variable NAME, or NAME=VALUE (repeatable)",
       collect,
     )
-    .option("--secrets-file <file>", "secrets from a dotenv file (NAME=VALUE lines; - for stdin)")
-    .option(
+    .option("--secrets-file <file>", "secrets from a dotenv file (NAME=VALUE lines; - for stdin)");
+}
+
+/** --secret, --secrets-file and --allow-empty-secrets (manifest/build.ts's SecretFlags), as push takes them. */
+export function addSecretOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+) {
+  return addAllowEmptySecrets(addSecretSources(command));
+}
+
+/** --set, the secret flags and --secret-ref (external_container's): create's, patch's, apply's, diff's. */
+export function addExtraBodyOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+) {
+  const withSet = command.option(
+    "--set <path=value>",
+    "any field by path, typed by the schema (repeatable), e.g. source_config.resource_spec.queue_cpu=0.5",
+    collect,
+  );
+  return addAllowEmptySecrets(
+    addSecretSources(withSet).option(
       "--secret-ref <name=secret:key>",
       "environment variable from an existing orchestrator secret (repeatable; external_container)",
       collect,
-    )
-    .option("--allow-empty-secrets", ALLOW_EMPTY_SECRETS);
-  return added<C, Pick<BodyOptions, "set" | "secret" | "secretsFile" | "secretRef" | "allowEmptySecrets">>(
-    command,
+    ),
   );
 }
 
+/** --unset-secret: a patch's, and push's. */
+export function addUnsetSecretOption<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+) {
+  return command.option("--unset-secret <name>", "remove this secret (repeatable); the others stay", collect);
+}
+
 /** How a patch treats what it does not name (CLI.md "Changing part of a deployment"). */
-export function addMergeOptions<C extends AnyCommand>(command: C): WithOptions<C, MergeOptions> {
-  command
-    .option("--unset-secret <name>", "remove this secret (repeatable); the others stay", collect)
+export function addMergeOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+) {
+  return addUnsetSecretOption(command)
     .option(
       "--unset-secret-ref <name>",
       "remove this secret reference (repeatable); the others stay",
@@ -115,8 +124,15 @@ export function addMergeOptions<C extends AnyCommand>(command: C): WithOptions<C
       "--replace-resource-spec",
       "the resource fields given are the whole resource_spec: every other field is removed",
     );
-  return added<C, MergeOptions>(command);
 }
 
-/** The options addMergeOptions adds. */
-export type MergeOptions = MergeFlags;
+/** --create, of push and apply: a new name beside a near miss of it (operations/near-miss.ts). */
+export function addCreateOption<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+  what: string,
+) {
+  return command.option(
+    "--create",
+    `create ${what} when missing even if another deployment's name is a near miss of it (case, or one character; not digits): asked on a terminal, else exit 2`,
+  );
+}

@@ -1,48 +1,58 @@
 import { InvalidArgumentError, Option } from "@commander-js/extra-typings";
 import { completes } from "../../completion/values.js";
 import { LOG_LEVELS } from "../../model/enums.js";
-import { DEFAULT_LIMIT, FOLLOW_INTERVAL_MS, runLogs, type TimeBound } from "../../operations/print-logs.js";
+import {
+  DEFAULT_LIMIT,
+  FOLLOW_INTERVAL_MS,
+  type LogsInput,
+  runLogs,
+  type TimeBound,
+} from "../../operations/print-logs.js";
 import { parseDuration } from "../../util/duration.js";
 import { examples, idOrPrefix, integerIn } from "../parsers.js";
-import { defineCommand } from "../spec.js";
+import { defineCommand, optionsAre } from "../spec.js";
 
-export default defineCommand({
-  configure: (command) =>
-    command
-      .argument("<deployment>", "deployment ID, or its exact name")
-      .option("--build", "the build log of a revision (default: the runtime log)")
-      .option(
-        "--revision <id>",
-        "this revision's log (default: the runtime log of the revision that serves; --build: the latest)",
-        idOrPrefix,
-      )
-      .option("-f, --follow", "keep printing new entries until Ctrl-C (a build log: until its revision ends)")
-      .option("--all", "the whole log (every entry that matches), oldest first, printed as it arrives")
-      .addOption(
-        completes(
-          new Option("--level <level>", `at least this level: ${LOG_LEVELS.join(", ")}`).argParser(level),
-          LOG_LEVELS,
-        ),
-      )
-      .addOption(
-        new Option("--since <time>", "entries from this time on: a duration (15m) or ISO 8601").argParser(
-          timeBound,
-        ),
-      )
-      .addOption(
-        new Option("--until <time>", "entries up to this time: a duration (5m) or ISO 8601").argParser(
-          timeBound,
-        ),
-      )
-      .option("--grep <text>", "only entries whose message contains this text")
-      .option(
-        "--limit <n>",
-        `at most this many entries (default ${DEFAULT_LIMIT}: the newest; with --since, the first after it)`,
-        integerIn(1, 100_000),
-      )
-      .addHelpText(
-        "after",
-        `
+export default optionsAre<LogsInput>()(
+  defineCommand({
+    configure: (command) =>
+      command
+        .argument("<deployment>", "deployment ID, or its exact name")
+        .option("--build", "the build log of a revision (default: the runtime log)")
+        .option(
+          "--revision <id>",
+          "this revision's log (default: the runtime log of the revision that serves; --build: the latest)",
+          idOrPrefix,
+        )
+        .option(
+          "-f, --follow",
+          "keep printing new entries until Ctrl-C (a build log: until its revision ends)",
+        )
+        .option("--all", "the whole log (every entry that matches), oldest first, printed as it arrives")
+        .addOption(
+          completes(
+            new Option("--level <level>", `at least this level: ${LOG_LEVELS.join(", ")}`).argParser(level),
+            LOG_LEVELS,
+          ),
+        )
+        .addOption(
+          new Option("--since <time>", "entries from this time on: a duration (15m) or ISO 8601").argParser(
+            timeBound,
+          ),
+        )
+        .addOption(
+          new Option("--until <time>", "entries up to this time: a duration (5m) or ISO 8601").argParser(
+            timeBound,
+          ),
+        )
+        .option("--grep <text>", "only entries whose message contains this text")
+        .option(
+          "--limit <n>",
+          `at most this many entries (default ${DEFAULT_LIMIT}: the newest; with --since, the first after it)`,
+          integerIn(1, 100_000),
+        )
+        .addHelpText(
+          "after",
+          `
 A log is one revision's: --revision's, else the runtime log of the revision that serves (the
 active one; the latest while none is), and with --build the latest revision's build log.
 It is read from GET /v2/deployments/{id}/revisions/{rid}/logs; a service that answers that
@@ -60,14 +70,15 @@ that is not one (the server's data) is shown as "(unreadable time)". A secret va
 knows (the API key; the deployment's secrets, which the command reads unless given --revision
 and a deployment ID) is shown as **** in every format; --show-secrets shows the lines as they
 came.${examples(
-          "cpctl deploy logs my-agent --since 15m --level WARNING",
-          "cpctl deploy logs my-agent --build            # why did the latest build fail?",
-          "cpctl deploy logs my-agent --all > agent.log",
-          "cpctl deploy logs my-agent --follow -o ndjson | jq -r .message",
-        )}`,
-      ),
-  run: (ctx, [ref], options) => runLogs(ctx, ref, options),
-});
+            "cpctl deploy logs my-agent --since 15m --level WARNING",
+            "cpctl deploy logs my-agent --build            # why did the latest build fail?",
+            "cpctl deploy logs my-agent --all > agent.log",
+            "cpctl deploy logs my-agent --follow -o ndjson | jq -r .message",
+          )}`,
+        ),
+    run: (ctx, [ref], options) => runLogs(ctx, ref, options),
+  }),
+);
 
 function level(value: string): string {
   const upper = value.trim().toUpperCase();

@@ -1,8 +1,9 @@
-import { Option } from "@commander-js/extra-typings";
+import { type Command, Option } from "@commander-js/extra-typings";
 import { ENGINES } from "../../image/engine/find.js";
-import { runPush } from "../../operations/push.js";
-import { collect, examples, oneOf, size } from "../parsers.js";
-import { defineCommand } from "../spec.js";
+import { type PushInput, runPush } from "../../operations/push.js";
+import { examples, oneOf, size } from "../parsers.js";
+import { defineCommand, optionsAre } from "../spec.js";
+import { addCreateOption, addSecretOptions, addUnsetSecretOption } from "./body-options.js";
 import {
   addReleaseOptions,
   dotenvReportOption,
@@ -11,94 +12,102 @@ import {
   timeoutOption,
 } from "./wait-options.js";
 
-export default defineCommand({
-  configure: (command) =>
-    addReleaseOptions(
-      command
-        .argument(
-          "[dir]",
-          "the project directory to ship (default: the current one); none with --image or --image-archive",
-        )
-        .option("--name <name>", "the deployment, by exact name: updated when it exists, created when not")
-        .option(
-          "--preview [n]",
-          "ship to NAME-pr-N, pull request N's preview (created when missing; NAME is not touched); N found in a pull request's CI run when not given",
-        )
-        .option(
-          "--comment",
-          "with --preview on GitHub Actions: create or update the pull request's comment about the preview (needs GITHUB_TOKEN)",
-        )
-        .option(
-          "--agent-config-path <path>",
-          "the agent configuration, relative to DIR (default: the first of agent.json, langgraph.json)",
-        )
-        .option(
-          "--secret <name[=value]>",
-          "secret from the environment variable NAME, or NAME=VALUE (repeatable); the others stay",
-          collect,
-        )
-        .option("--secrets-file <file>", "secrets from a dotenv file (NAME=VALUE lines); the others stay")
-        .option("--unset-secret <name>", "remove this secret (repeatable); the others stay", collect)
-        .option(
-          "--allow-empty-secrets",
-          "send a secret whose value is empty (refused otherwise: CI systems turn a missing secret into '')",
-        )
-        .addOption(
-          new Option(
-            "--max-size <size>",
-            "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB (default 100MiB)",
-          ).argParser(size),
-        )
-        .option(
-          "--include-credentials",
-          "pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)",
-        )
-        .option(
-          "--image <image>",
-          "ship this image from the local docker or podman store (internal_container)",
-        )
-        .option(
-          "--image-archive <file>",
-          "ship a saved image (internal_container): a docker save / podman save tarball, or an OCI layout (directory or tar)",
-        )
-        .addOption(
-          new Option(
-            "--engine <engine>",
-            "with --image: docker or podman (default: the first on PATH, docker first)",
+/** What is pushed, and where to: DIR, the deployment's name, a preview of it. */
+const target = (command: Command) =>
+  addCreateOption(
+    command
+      .argument(
+        "[dir]",
+        "the project directory to ship (default: the current one); none with --image or --image-archive",
+      )
+      .option(
+        "--name <name>",
+        "the deployment, by exact name: updated when it exists, created when not (default: the one DIR's project file remembers)",
+      ),
+    "NAME",
+  )
+    .option(
+      "--preview [n]",
+      "ship to NAME-pr-N, pull request N's preview (created when missing; NAME is not touched); N found in a pull request's CI run when not given",
+    )
+    .option(
+      "--comment",
+      "with --preview on GitHub Actions: create or update the pull request's comment about the preview (needs GITHUB_TOKEN)",
+    )
+    .option(
+      "--agent-config-path <path>",
+      "the agent configuration, relative to DIR (default: the first of agent.json, langgraph.json)",
+    );
+
+export default optionsAre<PushInput>()(
+  defineCommand({
+    configure: (command) =>
+      addReleaseOptions(
+        addUnsetSecretOption(addSecretOptions(target(command)))
+          .addOption(
+            new Option(
+              "--max-size <size>",
+              "refuse a gzipped tarball larger than this, e.g. 50MiB, 1GiB, 20MB (default 100MiB)",
+            ).argParser(size),
           )
-            .choices(ENGINES)
-            .argParser(oneOf(ENGINES)),
-        )
-        .option(
-          "--tag <tag>",
-          "with an image: the tag to push under (default: the time and the image's short ID)",
-        )
-        .option(
-          "--force",
-          "push even when the active revision already runs this source (or image) with these settings",
-        )
-        .option(
-          "--dry-run",
-          "pack or read and check everything, show what would be created or patched; send nothing",
-        )
-        .option("--wait", "wait for the new revision (the default)")
-        .option("--no-wait", "stop once the new revision has started")
-        .addOption(timeoutOption())
-        .addOption(intervalOption())
-        .option("--logs", "stream the build log to stderr while waiting (the default on a terminal)")
-        .option("--no-logs", "do not stream the build log (only the end of a failed one is shown)")
-        .addOption(dotenvReportOption()),
-    ).addHelpText(
-      "after",
-      `
+          .option(
+            "--include-credentials",
+            "pack files that usually hold credentials too (.env, .npmrc, *.pem, id_rsa, *.tfvars, ...: left out by default)",
+          )
+          .option(
+            "--image <image>",
+            "ship this image from the local docker or podman store (internal_container)",
+          )
+          .option(
+            "--image-archive <file>",
+            "ship a saved image (internal_container): a docker save / podman save tarball, or an OCI layout (directory or tar)",
+          )
+          .addOption(
+            new Option(
+              "--engine <engine>",
+              "with --image: docker or podman (default: the first on PATH, docker first)",
+            )
+              .choices(ENGINES)
+              .argParser(oneOf(ENGINES)),
+          )
+          .option(
+            "--tag <tag>",
+            "with an image: the tag to push under (default: the time and the image's short ID)",
+          )
+          .option(
+            "--force",
+            "push even when the active revision already runs this source (or image) with these settings",
+          )
+          .option(
+            "--dry-run",
+            "pack or read and check everything, show what would be created or patched; send nothing",
+          )
+          .option("--wait", "wait for the new revision (the default)")
+          .option("--no-wait", "stop once the new revision has started")
+          .addOption(timeoutOption())
+          .addOption(intervalOption())
+          .option("--logs", "stream the build log to stderr while waiting (the default on a terminal)")
+          .option("--no-logs", "do not stream the build log (only the end of a failed one is shown)")
+          .addOption(dotenvReportOption()),
+      ).addHelpText(
+        "after",
+        `
 For internal_source deployments: packs DIR as \`deploy upload\` does (.gitignore and the root's
-.dockerignore honoured, .git/ and node_modules/ and credential files left out, reproducible
-bytes), finds the deployment by its exact name across every page or creates it (as
+.dockerignore honoured, .git/, node_modules/, credential files and cpctl's own project files
+left out, reproducible bytes), finds the deployment by its exact name across every page or creates it (as
 internal_source, with agent_config_path and the secrets given), uploads the tarball, patches
 source_tarball_path in (with the secrets merged: the deployment's others stay) and waits for
 the new revision, streaming its build log on a terminal. Everything local is checked first: a
 missing directory or agent configuration, or a tarball over --max-size, is exit 2 before any
 request.
+
+Without --name, the name is the deployment DIR's own project file remembers (deployment: NAME
+in its .cpctlrc.yaml; stderr says so), else asked on a terminal (exit 2 elsewhere). After a
+push from a terminal to a name DIR does not remember, push offers to write it there (default
+yes; never in CI, with --no-input, --yes or --dry-run). Before it creates NAME, push reads the tenant's names (every page): one that is a near
+miss of NAME (Weather or weathr beside weather; never a difference only in digits, as
+agent-1 and agent-2) is named, and on a terminal push asks whether to create NAME anyway
+(default no); elsewhere it is exit 2 unless --create.
 
 Nothing is sent when the active revision was built from the same tarball (its sha256, as the
 server reports it), it is the deployment's latest revision (none newer failed or is still on
@@ -145,17 +154,18 @@ mid-push is replaced once (then exit 3); a failed upload is retried; the deploym
 only once the registry holds the whole image. An archive whose digest the active revision runs
 already sends nothing (--force pushes). -o ndjson's events are then image, found or created,
 pushed, patched, status, done; the result adds image_uri.${examples(
-        "cpctl deploy push ./agent --name my-agent                  # create or update, upload, wait",
-        "cpctl deploy push ./agent --name my-agent --dry-run        # what would be packed and sent",
-        "cpctl deploy push ./agent --name my-agent --secret OPENAI_API_KEY --no-wait",
-        "cpctl deploy push ./agent --name my-agent --verify --rollback-on-failure",
-        "cpctl deploy push ./agent --name my-agent --preview 7 -o json | jq -r .url  # to my-agent-pr-7",
-        "CI_MERGE_REQUEST_IID=7 cpctl deploy push ./agent --name my-agent --preview  # N from the CI run",
-        "cpctl deploy push ./agent --name my-agent --preview 7 --comment --verify  # on GitHub Actions: and comment",
-        "cpctl deploy push ./agent --name my-agent -o ndjson | jq -c 'select(.event == \"status\")'",
-        "cpctl deploy push --image my-app:latest --name my-app      # through docker (or podman)",
-        "cpctl deploy push --image-archive image.tar --name my-app  # docker save, podman save, an OCI layout",
-      )}`,
-    ),
-  run: (ctx, [dir], options) => runPush(ctx, dir, options),
-});
+          "cpctl deploy push ./agent --name my-agent                  # create or update, upload, wait",
+          "cpctl deploy push ./agent --name my-agent --dry-run        # what would be packed and sent",
+          "cpctl deploy push ./agent --name my-agent --secret OPENAI_API_KEY --no-wait",
+          "cpctl deploy push ./agent --name my-agent --verify --rollback-on-failure",
+          "cpctl deploy push ./agent --name my-agent --preview 7 -o json | jq -r .url  # to my-agent-pr-7",
+          "CI_MERGE_REQUEST_IID=7 cpctl deploy push ./agent --name my-agent --preview  # N from the CI run",
+          "cpctl deploy push ./agent --name my-agent --preview 7 --comment --verify  # on GitHub Actions: and comment",
+          "cpctl deploy push ./agent --name my-agent -o ndjson | jq -c 'select(.event == \"status\")'",
+          "cpctl deploy push --image my-app:latest --name my-container  # through docker (or podman)",
+          "cpctl deploy push --image-archive image.tar --name my-container  # docker save, podman save, an OCI layout",
+        )}`,
+      ),
+    run: (ctx, [dir], options) => runPush(ctx, dir, options),
+  }),
+);

@@ -1,8 +1,7 @@
 // The wait flags shared by wait, and by every command with --wait (create, patch, apply,
 // upload --patch, rollback, redeploy).
-import { Option } from "@commander-js/extra-typings";
+import { type Command, Option, type OptionValues } from "@commander-js/extra-typings";
 import { duration } from "../parsers.js";
-import { type AnyCommand, added, type WithOptions } from "./body-options.js";
 
 export const timeoutOption = () =>
   new Option("--timeout <duration>", "give up waiting after this long (exit 6)")
@@ -33,42 +32,26 @@ export const dotenvReportOption = () =>
   );
 
 /** --wait and its companions, for a command that changes a deployment. */
-export function addWaitOptions<C extends AnyCommand>(
-  command: C,
+export function addWaitOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
   description = "then wait for the new revision (as `deploy wait`)",
-): WithOptions<C, WaitOptionValues> {
-  command
+) {
+  return command
     .option("--wait", description)
     .addOption(timeoutOption())
     .addOption(intervalOption())
     .addOption(logsOption())
     .addOption(dotenvReportOption());
-  return added<C, WaitOptionValues>(command);
 }
-
-/** What addWaitOptions's flags parse to. */
-export type WaitOptionValues = {
-  wait?: boolean;
-  timeout: number;
-  interval: number;
-  logs?: boolean;
-  dotenvReport?: string;
-};
 
 export const WAIT_HELP =
   "\nWaiting ends with exit 0 (DEPLOYED), 5 (the revision failed: the end of its log is shown), 6 (timed out) or 130 (Ctrl-C; the command to resume is printed).\n";
 
-/** What addReleaseOptions's flags parse to: operations/verify.ts's ReleaseFlags. */
-export type ReleaseOptionValues = {
-  verify?: boolean;
-  verifyTimeout?: number;
-  verifyCmd?: string;
-  rollbackOnFailure?: boolean;
-};
-
 /** --verify and its companions (CLI.md "Releases"), for push, patch, apply, rollback and redeploy. */
-export function addReleaseOptions<C extends AnyCommand>(command: C): WithOptions<C, ReleaseOptionValues> {
-  command
+export function addReleaseOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+) {
+  return command
     .option(
       "--verify",
       "once the revision is DEPLOYED, check GET URL/ok (the deployment's custom_url, with the profile's credentials) until it answers {\"ok\": true}; implies --wait; exit 7 when it does not",
@@ -87,7 +70,6 @@ export function addReleaseOptions<C extends AnyCommand>(command: C): WithOptions
       "--rollback-on-failure",
       "when the new revision is unverified, or failed after it replaced the active one, start a revision from the one active before the change, wait for it and verify it; implies --wait",
     );
-  return added<C, ReleaseOptionValues>(command);
 }
 
 export const RELEASE_HELP = `

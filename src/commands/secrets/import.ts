@@ -1,13 +1,14 @@
 // `cpctl secrets import DEPLOYMENT FILE`: `deploy patch DEPLOYMENT --secrets-file FILE`.
 import { SECRET_ARGUMENTS } from "../../manifest/secrets.js";
 import { runPatch } from "../../operations/patch.js";
+import { addAllowEmptySecrets } from "../deploy/body-options.js";
 import { examples } from "../parsers.js";
 import { defineCommand } from "../spec.js";
-import { addAllowEmpty, addSecretChangeOptions, DEPLOYMENT_ARGUMENT, SECRET_CHANGE_HELP } from "./shared.js";
+import { addSecretChangeOptions, DEPLOYMENT_ARGUMENT, SECRET_CHANGE_HELP } from "./shared.js";
 
 export default defineCommand({
   configure: (command) =>
-    addAllowEmpty(
+    addAllowEmptySecrets(
       addSecretChangeOptions(
         command
           .argument("<deployment>", DEPLOYMENT_ARGUMENT)

@@ -2,22 +2,21 @@
 // secret flags, run by patch's own operation (operations/patch.ts runPatch): the preview, the
 // merge, the confirmation, --dry-run's output, the exit codes and the CI reports are patch's.
 // Here: the flags patch has for what follows a change, and the help that says so.
-import { ALLOW_EMPTY_SECRETS, type AnyCommand, added } from "../deploy/body-options.js";
+import type { Command, OptionValues } from "@commander-js/extra-typings";
 import { addReleaseOptions, addWaitOptions, RELEASE_HELP, WAIT_HELP } from "../deploy/wait-options.js";
 
 /** The deployment argument's description, as deploy patch has it. */
 export const DEPLOYMENT_ARGUMENT = "deployment ID, or its exact name";
 
 /** --dry-run, --wait and its companions, --verify and --rollback-on-failure. */
-export function addSecretChangeOptions<C extends AnyCommand>(command: C) {
-  command.option("--dry-run", "show the changes and the patch body (secret values masked); send nothing");
-  return addReleaseOptions(addWaitOptions(added<C, { dryRun?: boolean }>(command)));
-}
-
-/** --allow-empty-secrets, as `deploy patch` has it, for the commands that take values. */
-export function addAllowEmpty<C extends AnyCommand>(command: C) {
-  command.option("--allow-empty-secrets", ALLOW_EMPTY_SECRETS);
-  return added<C, { allowEmptySecrets?: boolean }>(command);
+export function addSecretChangeOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+) {
+  return addReleaseOptions(
+    addWaitOptions(
+      command.option("--dry-run", "show the changes and the patch body (secret values masked); send nothing"),
+    ),
+  );
 }
 
 /** After each command's own text: what it shares with `deploy patch`. */
