@@ -24,18 +24,17 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { coldNpxRows } from "./bench/cold-npx.mjs";
-import { withProjectConfig } from "./bench/config-file.mjs";
 import { seedDeployments, startEmulator } from "./bench/emulator.mjs";
 import { loadTest } from "./bench/load.mjs";
 import { alternate, benchEnv, capture, closeDevNull, command, median } from "./bench/measure.mjs";
-import { nodeVersionRows } from "./bench/node-versions.mjs";
 import { installTarball, npmEnv, pack, packWithoutRuntimeDependencies, scanBundle } from "./bench/pack.mjs";
 import { pagesRow } from "./bench/page-window.mjs";
 import { preparePeers } from "./bench/peers.mjs";
-import { proxyVariablesHere, startForwardProxy, throughProxy } from "./bench/proxy.mjs";
+import { proxyVariablesHere, startForwardProxy } from "./bench/proxy.mjs";
 import { releaseRows } from "./bench/releases.mjs";
 import { formatMb, formatMs, renderTable, summary } from "./bench/report.mjs";
 import { cleanupRss, peakRss, rssMethod } from "./bench/rss.mjs";
+import { startupGoal, startupNodes, startupRows } from "./bench/startup.mjs";
 import { storeRow } from "./bench/store.mjs";
 import { tableRows } from "./bench/table.mjs";
 import { uploadRows } from "./bench/upload.mjs";
@@ -107,83 +106,28 @@ try {
   const env = cliEnv("bench-10k");
   const cpctl = (label, argv, apiKey = "bench-10k") =>
     command(label, [NODE, BIN, ...argv], { env: cliEnv(apiKey), cwd });
-  const nodeE0 = command("node -e 0", [NODE, "-e", "0"], { env, cwd });
 
   if (wanted("startup")) {
-    // --- start-up figures -------------------------------------------------------------------
-    const version = cpctl("cpctl --version", ["--version"]);
-    const help = cpctl("cpctl --help", ["--help"]);
-    const dryRun = (file) =>
-      cpctl(`cpctl deploy create --dry-run -f ${file}`, ["deploy", "create", "--dry-run", "-f", file]);
-    const dryRunYaml = dryRun(files.deployment);
-    const dryRunJson = dryRun(files.deploymentJson);
-    const list = cpctl("cpctl deploy list -o json", ["deploy", "list", "-o", "json"]);
-    const bareList = command("node:http script, same request", [NODE, files.bareList], { env, cwd });
-    // The same commands without bin/cpctl.cjs's compile cache: what the first run after an
-    // install (which also writes the cache), or a run with CPCTL_COMPILE_CACHE=0, costs.
-    const uncached = (cmd) =>
-      command(`${cmd.label} (CPCTL_COMPILE_CACHE=0)`, cmd.argv, {
-        env: { ...cmd.env, CPCTL_COMPILE_CACHE: "0" },
-        cwd: cmd.cwd,
-      });
-    const listUncached = uncached(list);
-    const dryRunJsonUncached = uncached(dryRunJson);
-    // The same list with a project config file (cosmiconfig loaded), and through a proxy (undici).
-    const listWithConfig = withProjectConfig(list, {
-      work,
-      emulatorUrl: emulator.url,
-      apiKey: "bench-10k",
-    }).subject;
+    // --- start-up figures, on every supported Node (scripts/bench/startup.mjs) ----------------
     proxy = await startForwardProxy({ root: ROOT });
-    const listProxied = throughProxy(list, proxy.url);
-
-    checkOutput(version, (out) => out.trim() === pkg.version, `prints ${pkg.version}`);
-    checkOutput(help, (out) => out.startsWith("Usage: cpctl"), "prints the usage");
-    const sameBody = (out) => JSON.parse(out).name === "support-agent-prod";
-    checkOutput(dryRunYaml, sameBody, "prints the request body");
-    checkOutput(dryRunJson, sameBody, "prints the request body");
-    checkOutput(dryRunJsonUncached, sameBody, "prints the request body");
-    checkOutput(list, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-    checkOutput(listUncached, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-    checkOutput(listWithConfig, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-    checkOutput(listProxied, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-    if (!listProxied.check && (await proxy.count()).forwarded === 0)
-      listProxied.check = "the request did not go through the proxy";
-    checkOutput(bareList, (out) => JSON.parse(out).length === 20, "prints the first page (20)");
-
-    timedRows(nodeE0, [
-      { figure: "cpctl --version", subject: version, goal: 1.3 },
-      { figure: "cpctl --help", subject: help, goal: 1.5 },
-    ]);
-    timedRows(bareList, [
-      { figure: "deploy list -o json (1 request)", subject: list, goal: 1.5 },
-      { figure: "  deploy list -o json, compile cache off", subject: listUncached, goal: null },
-      { figure: "deploy list -o json, project config file", subject: listWithConfig, goal: 1.5 },
-      { figure: "  deploy list -o json, through HTTP_PROXY", subject: listProxied, goal: null },
-    ]);
+    for (const node of startupNodes(ROOT, rows)) {
+      await startupRows({
+        node,
+        bin: BIN,
+        env,
+        cwd,
+        work,
+        emulatorUrl: emulator.url,
+        apiKey: "bench-10k",
+        files,
+        version: pkg.version,
+        // The info row through a proxy (undici loaded), on the bench's own Node only.
+        proxy: node.node === NODE ? proxy : undefined,
+        timedRows,
+        checkOutput,
+      });
+    }
     await proxy.close();
-    timedRows(nodeE0, [
-      { figure: "deploy create --dry-run -f FILE.yaml", subject: dryRunYaml, goal: 2.0 },
-      { figure: "deploy create --dry-run -f FILE.json", subject: dryRunJson, goal: 2.0 },
-      {
-        figure: "  create --dry-run -f FILE.json, compile cache off",
-        subject: dryRunJsonUncached,
-        goal: null,
-      },
-    ]);
-
-    // --- the start-up figures on Node 22 and 24 ----------------------------------------------
-    nodeVersionRows({
-      root: ROOT,
-      bin: BIN,
-      env,
-      cwd,
-      bareList: files.bareList,
-      version: pkg.version,
-      timedRows,
-      checkOutput,
-      rows,
-    });
   }
 
   // --- deploy list --all -o ndjson: memory flat, time linear --------------------------------
@@ -719,7 +663,11 @@ function packRows(files) {
     });
   }
   timedRows(installedFloor, [
-    { figure: `installed bin/cpctl --version${label}`, subject: installedBin, goal: 1.3 },
+    {
+      figure: `installed bin/cpctl --version${label}`,
+      subject: installedBin,
+      goal: startupGoal(process.versions.node.split(".")[0]),
+    },
   ]);
 }
 
