@@ -1,8 +1,8 @@
 // Bundles the CLI into dist/, in two passes:
 //
 // 1. esbuild, ES modules with code splitting (into a staging directory), so that a command
-//    loads only the chunks it needs: prompts, spinners, YAML, the zod model, cosmiconfig,
-//    the HTTP client come in when used;
+//    loads only the chunks it needs: prompts, spinners, YAML, the zod model, the HTTP
+//    client come in when used;
 // 2. each file of pass 1 turned into a CommonJS module, one for one, in dist/ (with
 //    dist/package.json saying so). esbuild splits only ES modules, but Node loads CommonJS
 //    much faster: its ES module loader costs about 6 ms to start and 0.5 ms per module, where
@@ -26,8 +26,6 @@
 //   in a split chunk, exposes only `default`, so named imports came out undefined.
 // - commander loads node:child_process (with net and dgram, ~4 ms) only for executable
 //   subcommands, which cpctl does not use: that one require is made lazy.
-// - cosmiconfig's JS and TS loaders, which cpctl never calls, lose their import() calls, so
-//   that its chunk gets bin/cpctl.cjs's code cache (and node:crypto is loaded on first use).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
@@ -102,31 +100,6 @@ const picocolorsNoProbe = patchDependency(
   [['((p.stdout || {}).isTTY && env.TERM !== "dumb")', "false"]],
 );
 
-// cosmiconfig's loaders.js holds two import() calls, in loadJs and loadTs, and requires
-// node:crypto at load for loadTs alone. cpctl never calls either loader (config/files.ts gives
-// cosmiconfig its own: the JSON and YAML ones, and its .mjs loader, config/import-module.ts),
-// but an import() anywhere in a chunk makes bin/cpctl.cjs leave the whole chunk to Node's
-// compiler, outside its code cache: with node:crypto, about 12 ms of every run that reads a
-// config file. So the two calls throw instead, and crypto is required when first used.
-const cosmiconfigUnusedLoaders = patchDependency(
-  "cosmiconfig-unused-loaders",
-  /[\\/]cosmiconfig[\\/]dist[\\/]loaders\.js$/,
-  [
-    [
-      'const crypto_1 = require("crypto");',
-      'const crypto_1 = { randomUUID: () => require("crypto").randomUUID() };',
-    ],
-    [
-      "return (await import(href)).default;",
-      'throw new Error("cpctl never loads a config file with cosmiconfig\'s loadJs");',
-    ],
-    [
-      "typescript = (await import('typescript')).default;",
-      'throw new Error("cpctl never loads a config file with cosmiconfig\'s loadTs");',
-    ],
-  ],
-);
-
 // node:fs/promises costs start-up time (about 4 ms with its first call) and most commands
 // never use it, so our own imports of it are bound on first use. (The files users name, `-f
 // FILE`, --secrets-file and --api-key-file, are read synchronously when they are regular
@@ -161,8 +134,8 @@ const lazyBuiltins = {
   name: "lazy-builtins",
   setup(b) {
     b.onResolve({ filter: /^(node:)?fs\/promises$/ }, (args) => {
-      // Our own imports only: a library's (cosmiconfig's `require("fs/promises")`, through
-      // esModuleInterop) may use the module in ways these stand-ins do not cover.
+      // Our own imports only: a library's may use the module in ways these stand-ins do not
+      // cover.
       if (!args.importer.startsWith(join(root, "src"))) return undefined;
       const id = args.path.startsWith("node:") ? args.path : `node:${args.path}`;
       return LAZY_BUILTINS[id] ? { path: id, namespace: "lazy-builtin" } : undefined;
@@ -191,9 +164,6 @@ const PACK_FILE = "modules.pack";
 /** The licences of the libraries the bundle inlines (scripts/third-party-notices.mjs). */
 const NOTICES_FILE = "THIRD-PARTY-NOTICES.txt";
 
-/** Packages a library names but cpctl never makes it load: left out of the bundle. */
-const NEVER_LOADED = ["typescript"];
-
 // Pass 1: an ES module build with code splitting, into a staging directory.
 const stage = mkdtempSync(join(tmpdir(), "cpctl-build-"));
 try {
@@ -211,10 +181,7 @@ try {
     chunkNames: "chunks/[name]-[hash]",
     define: { __CPCTL_VERSION__: JSON.stringify(pkg.version) },
     banner: { js: IMPORT_CHUNK },
-    plugins: [yamlAsEsm, lazyChildProcess, picocolorsNoProbe, cosmiconfigUnusedLoaders, lazyBuiltins],
-    // cosmiconfig requires typescript only in its .ts loader, which cpctl never gives it (its
-    // loaders are config/files.ts's): the require stays in the bundle and is never run.
-    external: NEVER_LOADED,
+    plugins: [yamlAsEsm, lazyChildProcess, picocolorsNoProbe, lazyBuiltins],
     metafile: true,
     logLevel: "warning",
   });
@@ -257,11 +224,7 @@ function assertBuiltinsOnly(metafile) {
   // Builtins newer than Node 20 that a library asks for only where they exist: undici (the
   // proxy transport) probes node:sqlite for its optional cache store.
   const newerBuiltins = ["node:sqlite"];
-  const builtins = new Set([
-    ...builtinModules.flatMap((name) => [name, `node:${name}`]),
-    ...newerBuiltins,
-    ...NEVER_LOADED,
-  ]);
+  const builtins = new Set([...builtinModules.flatMap((name) => [name, `node:${name}`]), ...newerBuiltins]);
   const foreign = Object.entries(metafile.outputs).flatMap(([output, info]) =>
     info.imports
       .filter((imported) => imported.external && !builtins.has(imported.path))

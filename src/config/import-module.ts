@@ -4,11 +4,7 @@
 import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
-/**
- * cosmiconfig's own JS loader falls back to require() when import() fails, which inside the
- * bundle hides the real error (a syntax error, say). The file's mtime in the URL makes a
- * long-lived process (the tests) see a changed file.
- */
+/** The file's mtime in the URL makes a long-lived process (the tests) see a changed file. */
 export async function importModule(path: string): Promise<unknown> {
   const url = pathToFileURL(path);
   url.searchParams.set("mtime", String(statSync(path).mtimeMs));

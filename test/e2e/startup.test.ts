@@ -298,11 +298,11 @@ describe("dist/modules.pack, which bin/cpctl.cjs reads the modules from", () => 
 });
 
 describe("what the common commands load", () => {
-  test("deploy list -o json: no zod, no YAML parser, no cosmiconfig without a config file, no https", async () => {
+  test("deploy list -o json: no zod, no YAML parser without a config file, no https", async () => {
     const env = { CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "startup-key" };
     const { run, sources, builtins } = await loadsOf(["deploy", "list", "-o", "json"], env);
     expect(JSON.parse(run.stdout)).toEqual([]);
-    for (const library of ["zod", "yaml", "cosmiconfig", "@inquirer", "ora", "undici"])
+    for (const library of ["zod", "yaml", "@inquirer", "ora", "undici"])
       expect(
         sources.filter((s) => s.includes(`node_modules/${library}/`)),
         library,
@@ -344,7 +344,7 @@ describe("what the common commands load", () => {
     expect(unknown.builtins).not.toContain("crypto");
   });
 
-  test("deploy list with a project .cpctlrc.yaml: cosmiconfig, from the compile cache, and no node:crypto", async () => {
+  test("deploy list with a project .cpctlrc.yaml: the YAML library, from the compile cache, and no node:crypto", async () => {
     const cwd = freshDir("project");
     writeFileSync(
       join(cwd, ".cpctlrc.yaml"),
@@ -352,23 +352,22 @@ describe("what the common commands load", () => {
       { mode: 0o600 },
     );
     const cacheRoot = freshDir("cache");
-    const { run, distFiles, builtins } = await loadsOf(
+    const { run, distFiles, sources, builtins } = await loadsOf(
       ["deploy", "list", "-o", "json"],
       { CPCTL_CACHE_DIR: cacheRoot },
       cwd,
     );
     expect(JSON.parse(run.stdout)).toEqual([]);
-    const cosmiconfig = distFiles.filter((file) =>
+    expect(sources.some((s) => s.includes("node_modules/yaml/"))).toBe(true);
+    expect(sources.some((s) => /node_modules\/(cosmiconfig|js-yaml)\//.test(s))).toBe(false);
+    const yaml = distFiles.filter((file) =>
       (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources.some((s) =>
-        s.includes("node_modules/cosmiconfig/"),
+        s.includes("node_modules/yaml/"),
       ),
     );
-    expect(cosmiconfig).toHaveLength(1);
-    // An import() in a chunk leaves it to Node's compiler, outside the cache (bin/cpctl.cjs):
-    // the build takes cosmiconfig's, in loaders cpctl never calls, out (scripts/build.mjs).
-    expect(readFileSync(cosmiconfig[0]!, "utf8")).not.toContain("import(");
+    expect(yaml.length).toBeGreaterThan(0);
     const cache = join(cacheRoot, "compile-cache", `${pkg.version}-node${process.version}-${process.arch}`);
-    expect(readdirSync(cache)).toContain(`chunks+${basename(cosmiconfig[0]!)}.cache`);
+    for (const file of yaml) expect(readdirSync(cache)).toContain(`chunks+${basename(file)}.cache`);
     expect(builtins).not.toContain("crypto");
   });
 
