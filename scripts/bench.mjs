@@ -16,9 +16,11 @@
 // environment (see docs/performance.md). Misses are marked in the table; the exit code is 0
 // unless the benchmark itself could not run.
 //
-// cpctl runs as users run it, through bin/cpctl.cjs (package.json "bin"). Its compile cache
-// lives under the temporary HOME: each command's checked run writes it, so the timed runs
-// are warm, as every run after the first is; the indented rows run without it.
+// cpctl runs as users run it, through bin/cpctl.cjs (package.json "bin"). On Node 22 and later
+// it turns on Node's compile cache (in Node's default place, the system's temporary
+// directory): each command's checked run writes it, so the timed runs are warm, as every run
+// after the first is; the indented rows run without it. (NODE_COMPILE_CACHE is not set: it
+// would turn the cache on for the floors too.)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -221,7 +223,7 @@ if (rows.length) {
   console.log(
     `\nMedians of ${RUNS} alternating runs (${ALL_RUNS} for --all) after 2 warm-up rounds; whole process, spawn to exit, stdout to /dev/null.` +
       `\nNODE_EXTRA_CA_CERTS was removed from every child's environment${process.env.NODE_EXTRA_CA_CERTS ? " (it is set here)" : ""}: it adds tens of ms to every Node start, floor included.` +
-      "\nbin/cpctl.cjs's compile cache (under the temporary HOME) was written by each command's checked run; the indented rows run without it.",
+      "\nOn Node 22 and later, Node's compile cache was written by each command's checked run; the indented rows run without it.",
   );
   const load = loadavg()[0];
   if (load > cpus().length * 0.75) {

@@ -1,6 +1,5 @@
 // Loads a cpctl.config.mjs file. In a module of its own, loaded only when there is such a
-// file: the import() below keeps the module that holds it out of bin/cpctl.cjs's compile
-// cache (docs/performance.md), and config/files.ts is on every command's path.
+// file (config/files.ts is on every command's path).
 import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 

@@ -8,7 +8,6 @@
 // The same files give the same bytes: the tar layout depends only on the walk, the segment
 // cuts only on the tar stream.
 import { closeSync, readSync, realpathSync } from "node:fs";
-import { open } from "node:fs/promises";
 import { InterruptedError } from "../errors.js";
 import { keepYoungGenerationSmall } from "../util/young-generation.js";
 import { NothingToPackError, SourceError, TooLargeError } from "./errors.js";
@@ -210,7 +209,8 @@ export async function readTarball(path: string, displayName: string, maxBytes: n
       `${displayName} is neither a directory nor a .tar.gz/.tgz tarball: give a source directory (packed for you) or a gzipped tarball`,
     );
   }
-  const file = await open(path, "r");
+  // node:fs/promises on first use: a directory's upload never needs it.
+  const file = await process.getBuiltinModule("node:fs/promises").open(path, "r");
   const spool = new Spool();
   try {
     const size = (await file.stat()).size;
