@@ -9,7 +9,6 @@ import { basename, dirname, extname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import { type Env, FileTooLargeError, NotRegularFileError, readRegularFile } from "../io.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
-import { jsonSyntaxProblem, yamlProblem } from "../util/syntax-error.js";
 import { isPresent, MAX_CONFIG_BYTES, packageField, projectFileCandidates, userConfigPath } from "./paths.js";
 import { chooseProfile, LOCAL_API_KEY, LOCAL_BASE_URL, LOCAL_PROFILE } from "./profiles.js";
 import { type ConfigFile, type ConfigFiles, type ConfigLocations, parseConfig } from "./schema.js";
@@ -183,13 +182,14 @@ function unreadable(path: string, error: unknown): UsageError {
  * A data file's value: JSON for .json, else YAML (.yaml, .yml and the extensionless
  * .cpctlrc), one document, by the `yaml` library that the rest of cpctl uses, loaded only then.
  * A syntax error says where and what, never a character of the file, which may hold a
- * credential (util/syntax-error.ts).
+ * credential (util/syntax-error.ts, loaded then: every command reads the config).
  */
 async function parseData(path: string, text: string): Promise<unknown> {
   if (extname(path) === ".json") {
     try {
       return JSON.parse(text);
     } catch (error) {
+      const { jsonSyntaxProblem } = await import("../util/syntax-error.js");
       const { line, column, reason } = jsonSyntaxProblem(text, error as Error);
       throw new Error(`not valid JSON (line ${line}, column ${column}: ${reason})`);
     }
@@ -198,6 +198,7 @@ async function parseData(path: string, text: string): Promise<unknown> {
   const document = parseDocument(text);
   const problem = document.errors[0];
   if (problem) {
+    const { yamlProblem } = await import("../util/syntax-error.js");
     const at = problem.linePos?.[0];
     throw new Error(
       `not valid YAML (${at ? `line ${at.line}, column ${at.col}: ` : ""}${yamlProblem(problem.code)})`,
