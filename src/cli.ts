@@ -1,13 +1,13 @@
-// The process entry point (bundled to dist/cli.js). It adapts the real process to `run`:
-// streams, environment, clock, Ctrl-C.
+// The process entry point (bundled to dist/cli.js, which bin/cpctl.cjs runs). It adapts the
+// real process to `run`: streams, environment, clock, Ctrl-C.
 //
-// Start-up budget (docs/performance.md): `cpctl --version` and a piped `cpctl --help` never get
-// here (bin/cpctl.cjs answers them without the bundle; any other spelling is commander's). This
-// file has no static import at all, so that it reads no chunk before it must; builtins come
-// from process.getBuiltinModule, which costs nothing, where a static import costs a module load.
-// Output that is not a terminal is written to the file descriptor directly: creating
-// process.stderr on a pipe costs about 4 ms (node:net and a socket), process.stdout on a file
-// about 2 ms, and Node writes to pipes and files synchronously anyway.
+// Start-up budget (docs/performance.md): builtins come from process.getBuiltinModule, which
+// loads nothing that is not loaded yet. Output that is not a terminal is written to the file
+// descriptor directly: creating process.stderr on a pipe costs about 4 ms (node:net and a
+// socket), process.stdout on a file about 2 ms, and Node writes to pipes and files
+// synchronously anyway.
+import { systemClock } from "./clock.js";
+import { run } from "./main.js";
 
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -34,7 +34,6 @@ export async function main(): Promise<void> {
   process.on("SIGINT", onInterrupt);
   process.on("SIGTERM", onInterrupt);
 
-  const [{ run }, { systemClock }] = await Promise.all([import("./main.js"), import("./clock.js")]);
   const code = await run({
     argv,
     io: {
@@ -65,9 +64,6 @@ export async function main(): Promise<void> {
 /**
  * isatty(fd), without loading node:tty (and node:net with it, about 3 ms) when fstat already
  * tells: a pipe, a file or /dev/null is not a terminal. Only another character device asks tty.
- * bin/cpctl.cjs has its own copy, for its --help fast path, which answers before the bundle
- * loads (and the bundle may load nothing outside dist/): src/cli.test.ts holds the two to the
- * same answers.
  */
 export function isTerminal(fd: number): boolean {
   const fs = process.getBuiltinModule("node:fs");

@@ -24,7 +24,7 @@ import { createLogger, paintFor } from "./log.js";
 import type { OutputFormat } from "./model/enums.js";
 import { colorEnabled, flagFormat, isCi } from "./output/format.js";
 import type { Printer } from "./output/printer.js";
-import { NO_PAINT, styled, writeText } from "./output/safe-text.js";
+import { styled, writeText } from "./output/safe-text.js";
 import { DURATION_HELP, parseDuration } from "./util/duration.js";
 import { VERSION } from "./version.js";
 
@@ -53,11 +53,11 @@ interface ContextDeps extends Omit<RunDeps, "argv"> {
   commandTree?: () => Promise<Command>;
 }
 
-export function createContext(deps: ContextDeps): Ctx {
+export async function createContext(deps: ContextDeps): Promise<Ctx> {
   const { io, env, flags } = deps;
   const debug = Boolean(flags.debug) || env.CPCTL_DEBUG === "1" || env.CPCTL_DEBUG === "true";
   const stderrColor = colorEnabled({ isTTY: io.stderr.isTTY, env, colorFlag: flags.color !== false });
-  const paint = stderrColor ? paintFor(true) : NO_PAINT;
+  const paint = await paintFor(stderrColor);
   const requestTimeoutMs = parseTimeout(flags.requestTimeout ?? "30s");
 
   let settings: Promise<Settings> | undefined;

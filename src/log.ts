@@ -2,9 +2,8 @@
 // quote a server or a file: its control characters are made visible, and colours are painted
 // only after (output/safe-text.ts, the one way text for a person is written).
 // On GitHub Actions a warning is a `::warning::` annotation, which the log shows too.
-import picocolors from "picocolors";
 import type { OutStream } from "./io.js";
-import { type Paint, painted, styled, visibleLines, writeText } from "./output/safe-text.js";
+import { NO_PAINT, type Paint, painted, styled, visibleLines, writeText } from "./output/safe-text.js";
 import { isGuarded, writeWorkflowCommand } from "./output/workflow-commands.js";
 
 export interface Logger {
@@ -15,9 +14,15 @@ export interface Logger {
   readonly debugEnabled: boolean;
 }
 
-/** The paint for a stream with colour on or off (NO_PAINT, in output/safe-text.ts, loads nothing). */
-export function paintFor(colour: boolean): Paint {
-  const colors = picocolors.createColors(colour);
+/**
+ * The paint for a stream with colour on or off. picocolors is loaded only for colour: its
+ * module asks process.stdout whether it is a terminal as it loads, which creates the stream
+ * (a few ms of a command that writes none: cli.ts writes to pipes and files directly).
+ */
+export async function paintFor(colour: boolean): Promise<Paint> {
+  if (!colour) return NO_PAINT;
+  const { default: picocolors } = await import("picocolors");
+  const colors = picocolors.createColors(true);
   return {
     yellow: painted(colors.yellow),
     red: painted(colors.red),

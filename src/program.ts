@@ -146,7 +146,7 @@ async function attach(
     const options = params.at(-2) as Record<string, unknown>;
     const flags = program.opts() as GlobalFlags;
     if (capture) return capture({ args: params.slice(0, -2), options, flags });
-    const ctx = createContext({
+    const ctx = await createContext({
       ...deps,
       command: entry.path.join(" "),
       flags,

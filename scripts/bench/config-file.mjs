@@ -1,5 +1,5 @@
-// cosmiconfig (docs/performance.md "A project config file"): it is loaded only when a config
-// file can exist (src/config/files.ts: a few stat calls decide). The existing `deploy list -o
+// A project config file (docs/performance.md): it is read, and the YAML library loaded, only
+// when one exists (src/config/files.ts: a few stat calls decide). The existing `deploy list -o
 // json` figure is the no-file case; this is the same command run from a project directory
 // whose .cpctlrc.yaml holds the profile that points at the emulator (address and key from the
 // file alone: the environment gives neither), timed against the same bare node:http floor,

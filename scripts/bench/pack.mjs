@@ -100,8 +100,8 @@ export function scanBundle(distDir) {
         let specifiers = [];
         try { specifiers = new vm.SourceTextModule(text).dependencySpecifiers; } catch { unparsed.push(e.name); }
         for (const m of text.matchAll(/\\bimport\\(\\s*["']([^"'\\s]+)["']\\s*\\)/g)) specifiers.push(m[1]);
-        // dist/ is CommonJS: its requires by name (the bundled libraries' own go through a
-        // renamed helper; the build fails if any of those is not a builtin).
+        // The bundled CommonJS libraries' requires by name (through esbuild's helper, which
+        // calls process.getBuiltinModule; the build fails if any of those is not a builtin).
         for (const m of text.matchAll(/\\brequire\\(\\s*["']([^"'\\s]+)["']\\s*\\)/g)) specifiers.push(m[1]);
         // Template placeholders ("\${x}", "{0}") are code that writes code (TypeScript's emitter), not imports.
         for (const s of specifiers) if (!/^[./]/.test(s) && !/[{}$]/.test(s) && !builtins.has(s)) foreign.add(s + " (" + e.name + ")");

@@ -9,6 +9,17 @@ import { timeOnce } from "./measure.mjs";
 
 const GNU_TIME = "/usr/bin/time";
 
+/**
+ * The memory goal of every figure that measures it (packing, lists, tables, YAML): a peak of
+ * at most this many MB at every size (docs/performance.md, "Goals").
+ */
+export const MEMORY_GOAL_MB = 100;
+
+/** A memory goal's row fields for the peaks `kb` (KB) of one figure's sizes, largest first. */
+export function memoryGoal(...kb) {
+  return { goal: `<= ${MEMORY_GOAL_MB} MB at every size`, pass: Math.max(...kb) / 1024 <= MEMORY_GOAL_MB };
+}
+
 let method;
 /** "gnu-time" or "hook": how peak RSS is read on this machine. */
 export function rssMethod() {

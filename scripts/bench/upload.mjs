@@ -22,7 +22,7 @@ import { startListening } from "./child.mjs";
 import { exchange } from "./emulator.mjs";
 import { benchEnv, command, median } from "./measure.mjs";
 import { formatMb, formatMs } from "./report.mjs";
-import { peakRss } from "./rss.mjs";
+import { memoryGoal, peakRss } from "./rss.mjs";
 import { writeSourceTree } from "./source-tree.mjs";
 
 const KEY = "bench-upload";
@@ -38,7 +38,6 @@ export const TREES = [
     goal: 1.0,
   },
 ];
-const RSS_GOAL_MB = 80;
 
 /** { root, node, bin, home, cwd, work, runs, peers } -> rows. */
 export async function uploadRows({ root, node, bin, home, cwd, work, runs, peers = [] }) {
@@ -175,8 +174,7 @@ async function measureTree({ proxyUrl, tree, written, cmds, runs, id, dir, env, 
     median: formatMb(median(rss)),
     floor: "-",
     ratio: "-",
-    goal: `<= ${RSS_GOAL_MB} MB`,
-    pass: median(rss) / 1024 <= RSS_GOAL_MB,
+    ...memoryGoal(median(rss)),
   });
   return rows;
 }

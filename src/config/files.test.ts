@@ -361,7 +361,7 @@ describe("the permission warning", () => {
   });
 });
 
-describe("cosmiconfig's search and loaders", () => {
+describe("the search and the parsers", () => {
   test("an empty project file is passed over: the search goes on up to the next one", async () => {
     const s = setup();
     s.write(join(s.home, ".cpctlrc.yaml"), "profiles:\n  up:\n    output: json\n");
@@ -371,12 +371,36 @@ describe("cosmiconfig's search and loaders", () => {
     expect(loaded.profile).toBe("up");
   });
 
-  test("the user file is never taken for a project file, nor is cosmiconfig's global directory", async () => {
+  test("the user file is never taken for a project file", async () => {
     const s = setup();
     s.write(s.userFile, "profiles:\n  mine:\n    output: yaml\n");
     const loaded = await s.load({ profileFlag: "mine" });
     expect(loaded.files.projectPath).toBeNull();
     expect(loaded.files.user?.path).toBe(s.userFile);
+  });
+
+  test.each([
+    [
+      ".cpctlrc.yaml",
+      "profiles:\n  prod: [\n    apiKey: sk-live-secret\n",
+      "not valid YAML (line 4, column 1: ",
+    ],
+    [
+      ".cpctlrc",
+      "a: 1\n---\napiKey: sk-live-secret\n",
+      "not valid YAML (line 2, column 1: more than one document)",
+    ],
+    [
+      ".cpctlrc.json",
+      '{"profiles": {"prod": {apiKey: "sk-live-secret"}}}',
+      "not valid JSON (line 1, column 24: ",
+    ],
+  ])("a syntax error in %s says where, and quotes nothing of the file", async (name, text, message) => {
+    const s = setup();
+    const path = s.write(join(s.cwd, name), text);
+    const error = await failure(s.load(), UsageError);
+    expect(error.message).toContain(`${path}: cannot read this config file: ${message}`);
+    expect(error.message).not.toContain("sk-live");
   });
 
   test("no config file anywhere: nothing found, nothing read", async () => {

@@ -1,8 +1,9 @@
 // Config files: the user file ($XDG_CONFIG_HOME/cpctl/config.yaml) and the nearest project
 // file (.cpctlrc, .cpctlrc.yaml, .cpctlrc.json, cpctl.config.mjs, package.json "cpctl"),
-// read by cpctl itself (regular files only, bounded) and parsed with cosmiconfig's loaders.
-// They become the "project" and "user" layers of settings.ts for the profile in use (which
-// one, profiles.ts chooses). With no file present this costs a few stat calls and no imports.
+// read by cpctl itself (regular files only, bounded) and parsed as JSON, or as YAML with the
+// `yaml` library. They become the "project" and "user" layers of settings.ts for the profile
+// in use (which one, profiles.ts chooses). With no file present this costs a few stat calls
+// and no imports.
 import { statSync } from "node:fs";
 import { basename, dirname, extname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
@@ -91,14 +92,13 @@ function locateConfigFiles(options: { cwd: string; homeDir: string; env: Env }):
 
 /**
  * Reads the files: the user file by its path, then the nearest project file from the working
- * directory up to home (paths.ts lists them by cosmiconfig's rules: each directory's names in
- * order, an empty file or one that holds nothing passed over, a package.json only with a
- * "cpctl" field). cpctl reads each itself, a regular file only, at most 1 MiB (io.ts's
- * readRegularFile: a FIFO or a link to /dev/zero in a clone is refused, never read), and parses
- * it with cosmiconfig's loaders (loaded only when a file needs one). cosmiconfig's own search
- * is not used: it reads any file in its way with no bound, and follows a file's `$import` to
- * any other file (even the user's, whose credentials would then count as the project's own);
- * here `$import` is an unknown key like any other. The user file comes first: it says whether
+ * directory up to home (paths.ts lists them: each directory's names in order, an empty file or
+ * one that holds nothing passed over, a package.json only with a "cpctl" field). cpctl reads
+ * each itself, a regular file only, at most 1 MiB (io.ts's readRegularFile: a FIFO or a link
+ * to /dev/zero in a clone is refused, never read), and parses it (parseData; the YAML library
+ * is loaded only when a file needs it). A file's `$import` is an unknown key like any other:
+ * it is never followed to another file (the user's, whose credentials would then count as the
+ * project's own). The user file comes first: it says whether
  * a project's cpctl.config.mjs may run (config/trust.ts). An untrusted one is not run: a
  * ConfigError that still carries the user file, so that `config path`, `config list` and
  * `config set trustedDirectories` work in that directory.
@@ -154,7 +154,7 @@ export async function projectFileOf(dir: string, files: ConfigFiles): Promise<Co
   });
 }
 
-/** What the search passes over, as cosmiconfig's does: a place gone or not to be read. */
+/** What the search passes over: a place gone or not to be read. */
 const PASSED_OVER = new Set(["ENOENT", "ENOTDIR", "EISDIR", "EACCES"]);
 
 /**
@@ -178,10 +178,10 @@ async function loadFile(
   try {
     if (basename(path) === "package.json") config = packageField(text);
     else if (isCode(path)) config = await importModule(path);
-    else config = await (await loaders())[extname(path) || "noExt"]!(path, text);
+    else config = await parseData(path, text);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`${path}: cannot read this config file: ${loadErrorMessage(error, path)}`).withHint(
+    throw new UsageError(`${path}: cannot read this config file: ${loadErrorMessage(error)}`).withHint(
       FIX_HINT,
     );
   }
@@ -207,19 +207,41 @@ function unreadable(path: string, error: unknown): UsageError {
   );
 }
 
-type Loader = (path: string, text: string) => unknown;
-
-/** cosmiconfig's parsers for the data formats (its YAML and JSON, with their messages). */
-async function loaders(): Promise<Record<string, Loader>> {
-  const loaded = await import("cosmiconfig");
-  // A CommonJS package: in the esbuild bundle its exports come only as `default`.
-  const { defaultLoaders } = loaded.default ?? loaded;
-  return {
-    ".json": defaultLoaders[".json"],
-    ".yaml": defaultLoaders[".yaml"],
-    ".yml": defaultLoaders[".yml"],
-    noExt: defaultLoaders.noExt,
-  };
+/**
+ * A data file's value: JSON for .json, else YAML (.yaml, .yml and the extensionless
+ * .cpctlrc), one document, by the `yaml` library that the rest of cpctl uses, loaded only then.
+ * A syntax error says where and what, never a character of the file, which may hold a
+ * credential (util/syntax-error.ts, loaded then: every command reads the config).
+ */
+async function parseData(path: string, text: string): Promise<unknown> {
+  if (extname(path) === ".json") {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      const { jsonSyntaxProblem } = await import("../util/syntax-error.js");
+      const { line, column, reason } = jsonSyntaxProblem(text, error as Error);
+      throw new Error(`not valid JSON (line ${line}, column ${column}: ${reason})`);
+    }
+  }
+  const { parseDocument } = await import("yaml");
+  const document = parseDocument(text);
+  const problem = document.errors[0];
+  if (problem) {
+    const { yamlProblem } = await import("../util/syntax-error.js");
+    const at = problem.linePos?.[0];
+    throw new Error(
+      `not valid YAML (${at ? `line ${at.line}, column ${at.col}: ` : ""}${yamlProblem(problem.code)})`,
+    );
+  }
+  try {
+    return document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // An alias without its anchor, or too many aliases: the library's message names the alias.
+    const excessive = (error as Error).message.startsWith("Excessive alias count");
+    throw new Error(
+      `not a usable YAML document (${excessive ? "too many aliases" : "an alias refers to an anchor that is not set before it"})`,
+    );
+  }
 }
 
 /** A project file that is a module: importing it runs it. */
@@ -232,13 +254,9 @@ async function importModule(path: string): Promise<unknown> {
   return (await import("./import-module.js")).importModule(path);
 }
 
-function loadErrorMessage(error: unknown, path: string): string {
+function loadErrorMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  // cosmiconfig prefixes "YAML Error in PATH:\n" / "JSON Error in PATH:\n": the path is already said.
-  return text
-    .replace(`Error in ${path}:\n`, "Error: ")
-    .replace(/\s*\n\s*/g, " ")
-    .trim();
+  return text.replace(/\s*\n\s*/g, " ").trim();
 }
 
 /** The layers of one profile: project file, user file, then the built-in `local` profile (as a default). */

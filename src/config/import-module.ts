@@ -1,14 +1,9 @@
 // Loads a cpctl.config.mjs file. In a module of its own, loaded only when there is such a
-// file: the import() below keeps the module that holds it out of bin/cpctl.cjs's compile
-// cache (docs/performance.md), and config/files.ts is on every command's path.
+// file (config/files.ts is on every command's path).
 import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
-/**
- * cosmiconfig's own JS loader falls back to require() when import() fails, which inside the
- * bundle hides the real error (a syntax error, say). The file's mtime in the URL makes a
- * long-lived process (the tests) see a changed file.
- */
+/** The file's mtime in the URL makes a long-lived process (the tests) see a changed file. */
 export async function importModule(path: string): Promise<unknown> {
   const url = pathToFileURL(path);
   url.searchParams.set("mtime", String(statSync(path).mtimeMs));

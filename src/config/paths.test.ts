@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { projectFileCandidates, userConfigPath } from "./paths.js";
 
-/** The nearest place a project file exists (cosmiconfig then reads it, or passes over it). */
+/** The nearest place a project file exists (config/files.ts then reads it, or passes over it). */
 const findProjectFile = (cwd: string, home: string) => projectFileCandidates(cwd, home)[0] ?? null;
 
 function tree(): { root: string; home: string; deep: string } {

@@ -58,9 +58,9 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * Whether a project file can exist from `cwd` upward: a stat call per place, and no imports,
- * so that a run with no config file never loads cosmiconfig's loaders. The walk is the one
- * cosmiconfig's "global" strategy takes: up to the home directory when `cwd` is inside it,
- * else up to the root. A package.json counts only when it is a regular file with a `cpctl`
+ * so that a run with no config file never loads a parser. The walk goes up to the home
+ * directory when `cwd` is inside it, else up to the root (as cosmiconfig's "global" strategy,
+ * which cpctl used before, did). A package.json counts only when it is a regular file with a `cpctl`
  * field. Returns the places that exist, nearest first, each directory's in the order of
  * PROJECT_FILE_NAMES.
  */

@@ -189,7 +189,7 @@ function describe(value: unknown): string {
 export interface ConfigLocations {
   userPath: string;
   userPresent: boolean;
-  /** The project file: before reading, the nearest that exists; after, the one cosmiconfig found (or null). */
+  /** The project file: before reading, the nearest that exists; after, the one read (or null). */
   projectPath: string | null;
   cwd: string;
   homeDir: string;

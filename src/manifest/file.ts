@@ -8,8 +8,8 @@ import { formatPath } from "../model/issue-path.js";
 import { formatBytes } from "../util/bytes.js";
 import { interpolateEnv, malformedReferenceMessage } from "../util/env-references.js";
 import { PROTO_KEY, PROTO_KEY_REFUSED } from "../util/object-path.js";
+import { jsonSyntaxProblem, yamlProblem } from "../util/syntax-error.js";
 import { type ReadOnlyFields, takeReadOnly } from "./read-only.js";
-import { jsonSyntaxProblem, yamlProblem } from "./syntax-error.js";
 
 type Path = (string | number)[];
 

@@ -124,7 +124,7 @@ async function logWriter(ctx: Ctx): Promise<LogWriter> {
       end: () => list.end(),
     };
   }
-  const paint = paintFor(printer.options.color);
+  const paint = await paintFor(printer.options.color);
   return {
     // logLine made every piece of the entry visible; the colour codes are its own.
     push: async (entries) => {

@@ -378,15 +378,6 @@ describe("walkSource", () => {
     await expect(prepareSource(root, ".", 1024 * 1024)).rejects.toThrow(UsageError);
   });
 
-  it("tells how many entries are listed, as each is", async () => {
-    const counts: number[] = [];
-    const walk = await walkSource(tree({ "a.txt": "a", "sub/b.txt": "b", "sub/c.txt": "c" }), {
-      onListed: (entries) => counts.push(entries),
-    });
-    expect(walk.entries).toHaveLength(4);
-    expect(counts).toEqual([1, 2, 3, 4]);
-  });
-
   it("does not report an ignored symbolic link", async () => {
     const root = tree({ ".gitignore": "*.lnk\n", "a.txt": "a" });
     symlinkSync("a.txt", join(root, "b.lnk"));

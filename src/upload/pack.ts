@@ -8,10 +8,8 @@
 // The same files give the same bytes: the tar layout depends only on the walk, the segment
 // cuts only on the tar stream.
 import { closeSync, readSync, realpathSync } from "node:fs";
-import { open } from "node:fs/promises";
 import { InterruptedError } from "../errors.js";
 import { BLOCK } from "../util/tar-fields.js";
-import { keepYoungGenerationSmall } from "../util/young-generation.js";
 import { NothingToPackError, SourceError, TooLargeError } from "./errors.js";
 import { gzipBound, ParallelGzip } from "./gzip-members.js";
 import { Spool, type Tarball } from "./spool.js";
@@ -40,13 +38,6 @@ export interface PackOptions extends WalkOptions {
   onFilesRead?: () => void;
 }
 
-/**
- * A project of this many entries has its young generation kept small while it is packed
- * (young-generation.ts): set as the walk reaches it, for the walk's list is much of what grows.
- * A smaller one does not load node:v8 for it (about 2 ms of a 50-file upload).
- */
-const LARGE_PROJECT_ENTRIES = 1000;
-
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 const ZEROS = Buffer.alloc(2 * BLOCK);
 
@@ -59,29 +50,9 @@ export async function packDirectory(
   maxBytes: number,
   options: PackOptions = {},
 ): Promise<PackedDirectory> {
-  let letGo: (() => void) | undefined;
-  const onListed = (entries: number) => {
-    if (entries >= LARGE_PROJECT_ENTRIES) letGo ??= keepYoungGenerationSmall();
-  };
-  const { onFilesRead } = options;
-  try {
-    const walk = await walkSource(root, { ...options, onListed });
-    if (!walk.entries.some((entry) => entry.type === "file")) throw new NothingToPackError(walk);
-    return await packWalk(root, walk, maxBytes, {
-      ...options,
-      // What the caller does then loads modules (the API client): V8 would compile them with
-      // the flag set and refuse their code cache (young-generation.ts). The members left to
-      // compress are at most three.
-      onFilesRead:
-        onFilesRead &&
-        (() => {
-          letGo?.();
-          onFilesRead();
-        }),
-    });
-  } finally {
-    letGo?.();
-  }
+  const walk = await walkSource(root, options);
+  if (!walk.entries.some((entry) => entry.type === "file")) throw new NothingToPackError(walk);
+  return packWalk(root, walk, maxBytes, options);
 }
 
 /**
@@ -211,7 +182,8 @@ export async function readTarball(path: string, displayName: string, maxBytes: n
       `${displayName} is neither a directory nor a .tar.gz/.tgz tarball: give a source directory (packed for you) or a gzipped tarball`,
     );
   }
-  const file = await open(path, "r");
+  // node:fs/promises on first use: a directory's upload never needs it.
+  const file = await process.getBuiltinModule("node:fs/promises").open(path, "r");
   const spool = new Spool();
   try {
     const size = (await file.stat()).size;

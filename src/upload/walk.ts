@@ -56,8 +56,6 @@ import { READ_NO_FOLLOW, type SourceFile } from "./walked-file.js";
 export interface WalkOptions {
   /** Pack the files of CREDENTIAL_FILES (credentials.ts) too. */
   includeCredentials?: boolean;
-  /** Told the number of entries listed so far, as each is listed (packing sizes its memory by it). */
-  onListed?: (entries: number) => void;
 }
 
 export interface SkippedPath {
@@ -213,7 +211,7 @@ async function walkDirectory(
         await walkExcludedDirectory(childAbsolute, entry, matchers, result, options);
       else result.dockerignored.push(`${path}/`);
     } else if (isDirectory) {
-      list(result, entry, options);
+      list(result, entry);
       await walkDirectory(childAbsolute, path, matchers, result, options);
     } else if (dockerExcluded) {
       result.dockerignored.push(path);
@@ -230,7 +228,7 @@ async function walkDirectory(
       }
       const mode = stats.mode & 0o111 ? 0o755 : 0o644;
       const file: SourceFile = { path, type: "file", mode, size: stats.size, dev: stats.dev, ino: stats.ino };
-      list(result, file, options);
+      list(result, file);
       if (stats.nlink > 1) options.linked.push(file);
     }
   }
@@ -257,9 +255,8 @@ function leftOutByDefault(name: string, isDirectory: boolean, atRoot: boolean): 
   return name.endsWith(".pyc") || (atRoot && CPCTL_PROJECT_FILES.includes(name));
 }
 
-function list(result: WalkResult, entry: SourceFile, options: WalkOptions): void {
+function list(result: WalkResult, entry: SourceFile): void {
   result.entries.push(entry);
-  options.onListed?.(result.entries.length);
 }
 
 /**

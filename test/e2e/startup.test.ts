@@ -1,21 +1,13 @@
 // bin/cpctl.cjs, the command package.json names, as users run it (the build is made by the
-// global setup): the two answers it gives without loading the bundle (--version, and
-// --help on a pipe, which must be exactly what commander prints), the compile cache it
-// loads dist/ with, and what the common commands load (docs/performance.md).
+// global setup): its one answer without the bundle (--version), the help commander renders,
+// and what the common commands load from dist/ and from Node: a command loads the chunks it
+// needs and no library it does not use (docs/performance.md). What is loaded, not how long it
+// takes: timings are for `npm run bench`.
 import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -23,7 +15,6 @@ import { type SpawnedEmulator, spawnEmulator } from "../helpers/spawn-emulator.j
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(root, "bin", "cpctl.cjs");
-/** Runs dist/cli.js straight away: commander answers everything. */
 const dist = join(root, "dist");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   version: string;
@@ -53,18 +44,30 @@ writeFileSync(
 );
 const dryRun = ["deploy", "create", "--dry-run", "-f", deploymentFile];
 
-/**
- * Records, at exit, the modules and builtins the process loaded (LOADS_OUT names the file),
- * and how many functions were made from text at run time (new Function: code that no cache
- * can hold, compiled anew in every process).
- */
-const loadsHook = join(work, "loads-hook.cjs");
+// What a run loads: every ES module file, recorded by a module hook (node:module register;
+// its own machinery runs on a thread of its own), and, at exit, the builtins the process
+// loaded and how many functions were made from text at run time (new Function: code compiled
+// anew in every process).
+const hooks = join(work, "hooks.mjs");
 writeFileSync(
-  loadsHook,
+  hooks,
+  `import { appendFileSync } from "node:fs";
+export async function load(url, context, next) {
+  if (url.startsWith("file:")) appendFileSync(process.env.LOADS_OUT + ".files", url + "\\n");
+  return next(url, context);
+}\n`,
+);
+const register = join(work, "register.mjs");
+writeFileSync(
+  register,
+  `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+);
+const atExit = join(work, "at-exit.cjs");
+writeFileSync(
+  atExit,
   `let compiled = 0;
 globalThis.Function = new Proxy(Function, { construct(target, args) { compiled++; return Reflect.construct(target, args); } });
 process.on("exit", () => require("node:fs").writeFileSync(process.env.LOADS_OUT, JSON.stringify({
-  modules: Object.keys(require.cache),
   builtins: process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)),
   compiled,
 })));\n`,
@@ -93,25 +96,46 @@ async function node(
   return { code: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
-/** What a run loaded: dist/ files (with the sources their source maps name) and builtins. */
+/**
+ * What a run of bin/cpctl.cjs loaded: the dist/ files, the sources their source maps name,
+ * and Node's builtins (those the module hook itself loads, stream and worker_threads among
+ * them, are not looked at by these tests).
+ */
 async function loadsOf(args: string[], env: Record<string, string> = {}, cwd?: string, code = 0) {
   const out = join(freshDir("loads"), "loads.json");
   const run = await node(bin, args, {
     env: { ...env, LOADS_OUT: out },
-    nodeArgs: ["--require", loadsHook],
+    nodeArgs: ["--import", pathToFileURL(register).href, "--require", atExit],
     cwd,
   });
   expect(run.code, run.stderr).toBe(code);
-  const { modules, builtins, compiled } = JSON.parse(readFileSync(out, "utf8")) as {
-    modules: string[];
+  const { builtins, compiled } = JSON.parse(readFileSync(out, "utf8")) as {
     builtins: string[];
     compiled: number;
   };
-  const distFiles = modules.filter((m) => m.startsWith(dist));
-  const sources = distFiles.flatMap(
-    (file) => (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources,
-  );
+  const distFiles = [
+    ...new Set(
+      readFileSync(`${out}.files`, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((url) => fileURLToPath(url))
+        .filter((file) => file.startsWith(dist)),
+    ),
+  ];
+  const sources = distFiles.flatMap(sourcesOf);
   return { run, distFiles, sources, builtins, compiled };
+}
+
+/** The files a dist/ file was built from (its source map's sources). */
+function sourcesOf(file: string): string[] {
+  return (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources;
+}
+
+/** Every .js file of dist/. */
+function distJs(): string[] {
+  return readdirSync(dist, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".js"))
+    .map((name) => join(dist, name));
 }
 
 /** Creates an internal_source deployment named `name` through bin/cpctl.cjs; its ID. */
@@ -176,15 +200,16 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe("bin/cpctl.cjs answers without the bundle", () => {
+describe("bin/cpctl.cjs", () => {
   test('package.json "bin" names it', () => {
     expect(pkg.bin).toEqual({ cpctl: "bin/cpctl.cjs" });
   });
 
-  test("--version and -V print package.json's version, which the bundle was built with", async () => {
+  test("--version and -V print package.json's version without the bundle; the bundle says the same", async () => {
     for (const flag of ["--version", "-V"]) {
-      const result = await node(bin, [flag]);
-      expect(result).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+      const { run, distFiles } = await loadsOf([flag]);
+      expect(run).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+      expect(distFiles, flag).toEqual([]);
     }
     // The bundle's own answer (commander, with its build-time constant), for any other
     // spelling: the same version; a stale dist/ would differ.
@@ -195,126 +220,68 @@ describe("bin/cpctl.cjs answers without the bundle", () => {
     });
   });
 
-  test("--help and -h on a pipe print exactly what commander prints, from the sources and from the bundle", async () => {
-    const fromFile = readFileSync(join(dist, "help.txt"), "utf8");
+  test("--help and -h print what commander prints from the sources", async () => {
     const fromSources = await helpFromSources();
-    expect(fromFile).toBe(fromSources);
     for (const flag of ["--help", "-h"]) {
       const result = await node(bin, [flag]);
       expect(result).toEqual({ code: 0, stdout: fromSources, stderr: "" });
     }
-    // The same help through commander in the built bundle: `--help` with another flag is not
-    // the fast path.
-    expect((await node(bin, ["--no-color", "--help"])).stdout).toBe(fromSources);
-    // A command's help is commander's.
     const group = await node(bin, ["deploy", "--help"]);
     expect(group.code).toBe(0);
     expect(group.stdout).toMatch(/^Usage: cpctl deploy /);
   });
 
-  test.skipIf(!python3)("on a terminal, commander renders the help for the terminal's width", () => {
-    const fromFile = readFileSync(join(dist, "help.txt"), "utf8");
+  test.skipIf(!python3)("on a terminal, the help is laid out for the terminal's width", async () => {
+    const onPipe = (await node(bin, ["--help"])).stdout;
     // 80 columns is commander's width on a pipe: the same text.
-    expect(onTerminal(80, ["--help"])).toBe(fromFile);
+    expect(onTerminal(80, ["--help"])).toBe(onPipe);
     const narrow = onTerminal(60, ["--help"]);
     expect(narrow).toMatch(/^Usage: cpctl /);
     expect(narrow).toContain("Manage agent-server deployments through the deployment\ncontrol plane API.");
-    expect(narrow).not.toBe(fromFile);
+    expect(narrow).not.toBe(onPipe);
   });
 
-  test("neither answer loads anything from dist/", async () => {
-    for (const args of [["--version"], ["-V"], ["--help"], ["-h"]]) {
-      const { distFiles } = await loadsOf(args);
-      expect(distFiles, args.join(" ")).toEqual([]);
-    }
+  test("Node's compile cache: nothing written on Node 20, which has none", async () => {
+    // Node 22 and later write it (test/e2e/node-versions.test.ts).
+    const cache = freshDir("compile-cache");
+    const run = await node(bin, dryRun, { env: { STARTUP_TOKEN: "t", NODE_COMPILE_CACHE: cache } });
+    expect(run.code, run.stderr).toBe(0);
+    if (Number(process.versions.node.split(".")[0]) < 22) expect(readdirSync(cache)).toEqual([]);
   });
 });
 
-describe("dist/modules.pack, which bin/cpctl.cjs reads the modules from", () => {
-  test("holds every module of dist/, as built (without its source map comment), and nothing else", () => {
-    const pack = readFileSync(join(dist, "modules.pack"));
-    const newline = pack.indexOf(10);
-    const { "#startup": _startup, ...index } = JSON.parse(pack.toString("utf8", 0, newline)) as Record<
-      string,
-      [number, number]
-    >;
-    const built = [
-      "cli.js",
-      ...readdirSync(join(dist, "chunks"))
-        .filter((name) => name.endsWith(".js"))
-        .map((name) => `chunks/${name}`),
-    ];
-    expect(Object.keys(index).sort()).toEqual(built.sort());
-    for (const [name, [offset, length]] of Object.entries(index)) {
-      const text = pack.toString("utf8", newline + 1 + offset, newline + 1 + offset + length);
-      expect(text, name).toBe(
-        readFileSync(join(dist, name), "utf8").replace(/\/\/# sourceMappingURL=.*\n$/, ""),
-      );
-    }
-  });
-
-  test("the modules every command loads come first, listed as #startup: what a usage error loads", async () => {
-    const pack = readFileSync(join(dist, "modules.pack"));
-    const newline = pack.indexOf(10);
-    const { "#startup": startup, ...index } = JSON.parse(pack.toString("utf8", 0, newline)) as {
-      "#startup": string[];
-    } & Record<string, [number, number]>;
-    // After dist/cli.js, one after another: bin/cpctl.cjs reads them at once.
-    const order = Object.entries(index)
-      .sort(([, a], [, b]) => a[0] - b[0])
-      .map(([name]) => name);
-    expect(order[0]).toBe("cli.js");
-    expect(new Set(order.slice(1, startup.length + 1))).toEqual(new Set(startup));
-    // Compiled as one script: nothing in them that only Node's own compile can run.
-    for (const name of startup) expect(readFileSync(join(dist, name), "utf8"), name).not.toContain("import(");
-    // A command that stops at its arguments loads them and nothing more.
-    const { distFiles } = await loadsOf(["deploy", "no-such-command"], {}, undefined, 2);
-    expect(distFiles.map((file) => file.slice(dist.length + 1)).sort()).toEqual(
-      ["cli.js", ...startup].sort(),
+describe("the bundle", () => {
+  test("holds one YAML parser, and no dependency is read from node_modules at run time", () => {
+    const bundled = new Set(
+      distJs()
+        .flatMap(sourcesOf)
+        .map((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1])
+        .filter((name) => name !== undefined),
     );
-  });
-
-  test("the modules load from it alone: a dist/ without its .js files works", async () => {
-    const copy = freshDir("pack-only");
-    mkdirSync(join(copy, "bin"));
-    mkdirSync(join(copy, "dist"));
-    writeFileSync(join(copy, "package.json"), readFileSync(join(root, "package.json")));
-    writeFileSync(join(copy, "bin", "cpctl.cjs"), readFileSync(bin));
-    for (const name of ["modules.pack", "help.txt"])
-      writeFileSync(join(copy, "dist", name), readFileSync(join(dist, name)));
-    const expected = await node(bin, dryRun, { env: { STARTUP_TOKEN: "t" } });
-    expect(expected.code, expected.stderr).toBe(0);
-    for (const env of [{}, { CPCTL_COMPILE_CACHE: "0" }] as Record<string, string>[]) {
-      const run = await node(join(copy, "bin", "cpctl.cjs"), dryRun, { env: { ...env, STARTUP_TOKEN: "t" } });
-      expect(run).toEqual(expected);
+    expect(bundled).toContain("yaml");
+    for (const other of ["js-yaml", "cosmiconfig"]) expect(bundled, other).not.toContain(other);
+    // Bare imports are Node's builtins only (the build checks it too).
+    for (const file of distJs()) {
+      const text = readFileSync(file, "utf8");
+      for (const [, specifier] of text.matchAll(/\b(?:from|import\()\s*"([@a-z][\w@/.:-]*)"/g))
+        expect(specifier, file).toMatch(/^node:/);
     }
-    // --enable-source-maps, with no maps to use: the pack, without the cache.
-    const mapped = await node(join(copy, "bin", "cpctl.cjs"), dryRun, {
-      env: { STARTUP_TOKEN: "t" },
-      nodeArgs: ["--enable-source-maps"],
-    });
-    expect(mapped).toEqual(expected);
   });
 });
 
 describe("what the common commands load", () => {
-  test("deploy list -o json: no zod, no YAML parser, no cosmiconfig without a config file, no https", async () => {
+  const libraries = (sources: string[], names: string[]) =>
+    names.filter((name) => sources.some((s) => s.includes(`node_modules/${name}/`)));
+
+  test("deploy list -o json: the node:http transport, and no zod, YAML, prompts, spinner, undici, colours or https", async () => {
     const env = { CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "startup-key" };
     const { run, sources, builtins } = await loadsOf(["deploy", "list", "-o", "json"], env);
     expect(JSON.parse(run.stdout)).toEqual([]);
-    for (const library of ["zod", "yaml", "cosmiconfig", "@inquirer", "ora", "undici"])
-      expect(
-        sources.filter((s) => s.includes(`node_modules/${library}/`)),
-        library,
-      ).toEqual([]);
+    expect(libraries(sources, ["zod", "yaml", "@inquirer", "ora", "undici", "picocolors"])).toEqual([]);
     expect(sources.some((s) => s.endsWith("src/api/transport.ts"))).toBe(true);
+    expect(sources.filter((s) => s.endsWith("src/api/proxy-transport.ts"))).toEqual([]);
     expect(builtins).toContain("http");
-    expect(builtins).not.toContain("https");
-    expect(builtins).not.toContain("tls");
-    // V8's flags are loaded only by the work that sets one (packing, lists read whole).
-    expect(builtins).not.toContain("v8");
-    // Request deadlines use process.hrtime, not the global `performance`, which loads it.
-    expect(builtins).not.toContain("perf_hooks");
+    for (const module of ["https", "tls", "v8", "perf_hooks"]) expect(builtins, module).not.toContain(module);
   });
 
   test("deploy upload DIR: zlib for packing, crypto only for the digest, no node:fs/promises, perf_hooks or v8", async () => {
@@ -326,10 +293,7 @@ describe("what the common commands load", () => {
     const { run, builtins } = await loadsOf(["deploy", "upload", id, source], env);
     expect(run.stdout).toMatch(/^uploads\//);
     for (const module of ["zlib", "crypto", "http"]) expect(builtins, module).toContain(module);
-    // The source directory is checked with a synchronous stat, as the walk after it reads.
-    for (const module of ["fs/promises", "perf_hooks"]) expect(builtins, module).not.toContain(module);
-    // V8's flags are set only for a project of a thousand entries or more (pack.ts).
-    expect(builtins).not.toContain("v8");
+    for (const module of ["fs/promises", "perf_hooks", "v8"]) expect(builtins, module).not.toContain(module);
 
     // A small tarball's digest is computed when first shown (after the upload), so node:crypto
     // is not on the way to the upload: a run that never shows it never loads it.
@@ -344,54 +308,30 @@ describe("what the common commands load", () => {
     expect(unknown.builtins).not.toContain("crypto");
   });
 
-  test("deploy list with a project .cpctlrc.yaml: cosmiconfig, from the compile cache, and no node:crypto", async () => {
+  test("deploy list with a project .cpctlrc.yaml: the YAML library, and no node:crypto", async () => {
     const cwd = freshDir("project");
     writeFileSync(
       join(cwd, ".cpctlrc.yaml"),
       `defaultProfile: here\nprofiles:\n  here:\n    baseUrl: ${emulatorUrl}\n    apiKey: startup-key\n`,
       { mode: 0o600 },
     );
-    const cacheRoot = freshDir("cache");
-    const { run, distFiles, builtins } = await loadsOf(
-      ["deploy", "list", "-o", "json"],
-      { CPCTL_CACHE_DIR: cacheRoot },
-      cwd,
-    );
+    const { run, sources, builtins } = await loadsOf(["deploy", "list", "-o", "json"], {}, cwd);
     expect(JSON.parse(run.stdout)).toEqual([]);
-    const cosmiconfig = distFiles.filter((file) =>
-      (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources.some((s) =>
-        s.includes("node_modules/cosmiconfig/"),
-      ),
-    );
-    expect(cosmiconfig).toHaveLength(1);
-    // An import() in a chunk leaves it to Node's compiler, outside the cache (bin/cpctl.cjs):
-    // the build takes cosmiconfig's, in loaders cpctl never calls, out (scripts/build.mjs).
-    expect(readFileSync(cosmiconfig[0]!, "utf8")).not.toContain("import(");
-    const cache = join(cacheRoot, "compile-cache", `${pkg.version}-node${process.version}-${process.arch}`);
-    expect(readdirSync(cache)).toContain(`chunks+${basename(cosmiconfig[0]!)}.cache`);
+    expect(libraries(sources, ["yaml", "zod"])).toEqual(["yaml"]);
     expect(builtins).not.toContain("crypto");
   });
 
-  test("deploy create --dry-run -f FILE.json: zod, but no HTTP, no YAML parser, no stream for stdout or stderr", async () => {
+  test("deploy create --dry-run -f FILE.json: zod, but no HTTP, no YAML parser, no colours", async () => {
     const { run, sources, builtins, compiled } = await loadsOf(dryRun, { STARTUP_TOKEN: "t" });
     expect(JSON.parse(run.stdout).name).toBe("startup-test");
     // Nothing made from text at run time: zod/mini parses without classic zod's new Function
-    // fast path, which would be compiled anew in every process, outside the code cache.
+    // fast path, which would be compiled anew in every process.
     expect(compiled).toBe(0);
     expect(run.stderr).toContain("dry run: the request is valid");
-    expect(sources.some((s) => s.includes("node_modules/zod/"))).toBe(true);
-    expect(sources.filter((s) => s.includes("node_modules/yaml/"))).toEqual([]);
+    expect(libraries(sources, ["zod", "yaml", "picocolors"])).toEqual(["zod"]);
     expect(sources.filter((s) => s.endsWith("src/api/transport.ts"))).toEqual([]);
-    for (const module of [
-      "http",
-      "https",
-      "net",
-      "tty",
-      "perf_hooks",
-      "fs/promises",
-      "v8",
-      "timers/promises",
-    ])
+    // (node:net comes with node:child_process, which commander loads as it loads.)
+    for (const module of ["http", "https", "tty", "perf_hooks", "fs/promises", "v8", "timers/promises"])
       expect(builtins, module).not.toContain(module);
     // The response schemas are for the tests; a command validates only what it sends. The
     // sending half of create (confirmation, endpoints, views) and the prompts load when used,
@@ -408,154 +348,27 @@ describe("what the common commands load", () => {
     ])
       expect(sources.filter((s) => s.endsWith(module))).toEqual([]);
   });
-});
 
-describe("the compile cache", () => {
-  const cacheOf = (cacheRoot: string) =>
-    join(cacheRoot, "compile-cache", `${pkg.version}-node${process.version}-${process.arch}`);
-  const listing = (dir: string) =>
-    readdirSync(dir)
-      .sort()
-      .map((name) => [name, statSync(join(dir, name)).mtimeMs] as const);
-
-  test("the first run writes it, later runs read it, and the output is the same", async () => {
-    const cacheRoot = freshDir("cache");
-    const env = { CPCTL_CACHE_DIR: cacheRoot, STARTUP_TOKEN: "t" };
-    const uncached = await node(bin, dryRun, { env: { ...env, CPCTL_COMPILE_CACHE: "0" } });
-    expect(uncached.code, uncached.stderr).toBe(0);
-    expect(existsSync(join(cacheRoot, "compile-cache"))).toBe(false);
-
-    const first = await node(bin, dryRun, { env });
-    expect(first).toEqual(uncached);
-    const written = listing(cacheOf(cacheRoot));
-    expect(written.length).toBeGreaterThan(5);
-    for (const [name] of written)
-      expect(name).toMatch(/^(chunks\+.+-[A-Z0-9]{8}\.js\.cache|startup\+[0-9a-f]{8}\.cache|runs)$/);
-    expect(written.filter(([name]) => name.startsWith("startup+"))).toHaveLength(1);
-
-    const second = await node(bin, dryRun, { env });
-    expect(second).toEqual(uncached);
-    expect(listing(cacheOf(cacheRoot))).toEqual(written);
+  test("a usage error: no command module, no zod and no API client", async () => {
+    const { run, sources } = await loadsOf(["deploy", "lsit"], {}, undefined, 2);
+    expect(run.stderr).toContain("list");
+    expect(libraries(sources, ["zod", "yaml", "undici", "ora", "@inquirer"])).toEqual([]);
+    expect(sources.filter((s) => /src\/(commands\/deploy\/|api\/client\.ts)/.test(s))).toEqual([]);
   });
 
-  test("deploy upload of a directory and list --all, which tune V8 while they work, leave a cache the next run reads", async () => {
-    // V8 stamps its flags into a cache and refuses one stamped with others: a flag left set
-    // while chunks load or at exit made every run compile afresh and write its cache again.
-    // The young generation is tuned only from a project's 1,000th entry (upload/pack.ts).
-    const cacheRoot = freshDir("cache");
-    const source = freshDir("source");
-    for (let i = 0; i < 1000; i++) writeFileSync(join(source, `file-${i}.txt`), `content ${i}\n`.repeat(5));
-    const env = { CPCTL_CACHE_DIR: cacheRoot, CPCTL_BASE_URL: emulatorUrl, CPCTL_API_KEY: "cache-key" };
-    const id = await createUploadTarget("cache-test", { ...env, CPCTL_COMPILE_CACHE: "0" });
-    for (const args of [
-      ["deploy", "upload", id, source],
-      ["deploy", "list", "--all", "-o", "ndjson"],
-    ]) {
-      for (let run = 0; run < 2; run++) expect((await node(bin, args, { env })).code).toBe(0);
-      const settled = listing(cacheOf(cacheRoot));
-      const again = await node(bin, args, { env });
-      expect(again.code, again.stderr).toBe(0);
-      expect(listing(cacheOf(cacheRoot)), args.join(" ")).toEqual(settled);
-    }
-  });
-
-  test("a run that loads a new set of chunks writes the shared chunks again, with its functions too", async () => {
-    const cacheRoot = freshDir("cache");
-    const dir = cacheOf(cacheRoot);
-    const env = { CPCTL_CACHE_DIR: cacheRoot, STARTUP_TOKEN: "t" };
-    expect((await node(bin, ["schema"], { env })).code).toBe(0);
-    const afterSchema = new Map(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name))]));
-    expect((await node(bin, dryRun, { env })).code).toBe(0);
-    const grown = [...afterSchema].filter(
-      ([name, data]) => name !== "runs" && readFileSync(join(dir, name)).length > data.length,
-    );
-    // The entry chunk of the program (main.ts) serves both; the dry run ran more of it.
-    expect(grown.length).toBeGreaterThan(0);
-    expect(readFileSync(join(dir, "runs"), "utf8").trim().split("\n")).toHaveLength(2);
-  });
-
-  test("a damaged file is refused by V8 and rewritten; stale entries go", async () => {
-    const cacheRoot = freshDir("cache");
-    const dir = cacheOf(cacheRoot);
-    const env = { CPCTL_CACHE_DIR: cacheRoot, STARTUP_TOKEN: "t" };
-    const expected = await node(bin, dryRun, { env });
-    expect(expected.code, expected.stderr).toBe(0);
-    const [damaged] = readdirSync(dir)
-      .filter((name) => name.endsWith(".cache"))
-      .sort();
-    const startup = readdirSync(dir).find((name) => name.startsWith("startup+"));
-    writeFileSync(join(dir, damaged!), "not V8 code");
-    writeFileSync(join(dir, startup!), "not V8 code either");
-    writeFileSync(join(dir, "chunks+gone-ABCDEFGH.js.cache"), "an earlier build's chunk");
-    writeFileSync(join(dir, "startup+0badc0de.cache"), "an earlier build's startup modules");
-    const otherVersion = join(dir, "..", `0.0.0-node${process.version}-${process.arch}`);
-    mkdirSync(otherVersion);
-
-    expect(await node(bin, dryRun, { env })).toEqual(expected);
-    expect(readFileSync(join(dir, damaged!), "utf8")).not.toBe("not V8 code");
-    expect(readFileSync(join(dir, startup!), "utf8")).not.toBe("not V8 code either");
-    expect(existsSync(join(dir, "chunks+gone-ABCDEFGH.js.cache"))).toBe(false);
-    expect(existsSync(join(dir, "startup+0badc0de.cache"))).toBe(false);
-    // Other versions' directories go when a version's directory is created.
-    rmSync(dir, { recursive: true });
-    expect(await node(bin, dryRun, { env })).toEqual(expected);
-    expect(existsSync(otherVersion)).toBe(false);
-  });
-
-  test("it lives in XDG_CACHE_HOME, else ~/.cache", async () => {
-    const xdg = freshDir("xdg");
-    expect((await node(bin, dryRun, { env: { XDG_CACHE_HOME: xdg, STARTUP_TOKEN: "t" } })).code).toBe(0);
-    expect(readdirSync(cacheOf(join(xdg, "cpctl"))).length).toBeGreaterThan(0);
-    const home = freshDir("home");
-    expect((await node(bin, dryRun, { env: { HOME: home, STARTUP_TOKEN: "t" } })).code).toBe(0);
-    expect(readdirSync(cacheOf(join(home, ".cache", "cpctl"))).length).toBeGreaterThan(0);
-    // A cache that cannot be written (a file where the directory would go): it runs without.
-    const blocked = freshDir("home");
-    writeFileSync(join(blocked, ".cache"), "a file, not a directory");
-    const run = await node(bin, dryRun, { env: { HOME: blocked, STARTUP_TOKEN: "t" } });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/dry run: the request is valid; nothing was sent\n$/);
-    expect(run.stderr).not.toMatch(/warning|error/i);
-  });
-
-  test("errors keep their exit codes and messages, cached or not", async () => {
-    const bad = join(freshDir("bad"), "bad.json");
-    writeFileSync(bad, JSON.stringify({ name: "Not A Name", source: "external_container" }));
-    const env = { CPCTL_CACHE_DIR: freshDir("cache") };
-    const runs = [
-      await node(bin, ["deploy", "create", "--dry-run", "-f", bad], { env }),
-      await node(bin, ["deploy", "create", "--dry-run", "-f", bad], { env }),
-      await node(bin, ["deploy", "create", "--dry-run", "-f", bad], {
-        env: { ...env, CPCTL_COMPILE_CACHE: "0" },
-      }),
-    ];
-    for (const run of runs) {
-      expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/^error: /);
-      expect(run.stderr).not.toContain("internal error");
-    }
-    expect(runs[1]).toEqual(runs[0]);
-    expect(runs[2]).toEqual(runs[0]);
-    const unknown = await node(bin, ["deploy", "lsit"], { env });
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("list");
-  });
-
-  test("a cpctl.config.mjs project file (loaded with import(), outside the cache) works, and so do its errors", async () => {
+  test("a cpctl.config.mjs project file (loaded with import()) works, and so do its errors", async () => {
     const cwd = freshDir("project");
     // The user config trusts the directory: a cpctl.config.mjs runs nowhere else.
     const configHome = freshDir("xdg");
     mkdirSync(join(configHome, "cpctl"));
     writeFileSync(join(configHome, "cpctl", "config.yaml"), `trustedDirectories: [${JSON.stringify(cwd)}]\n`);
-    const env = { CPCTL_CACHE_DIR: freshDir("cache"), XDG_CONFIG_HOME: configHome };
+    const env = { XDG_CONFIG_HOME: configHome };
     writeFileSync(
       join(cwd, "cpctl.config.mjs"),
       'export default { profiles: { prod: { baseUrl: "https://prod.example.com" } } };\n',
     );
-    for (let i = 0; i < 2; i++) {
-      const result = await node(bin, ["config", "get", "baseUrl", "--profile", "prod"], { env, cwd });
-      expect(result).toEqual({ code: 0, stdout: "https://prod.example.com\n", stderr: "" });
-    }
+    const result = await node(bin, ["config", "get", "baseUrl", "--profile", "prod"], { env, cwd });
+    expect(result).toEqual({ code: 0, stdout: "https://prod.example.com\n", stderr: "" });
     writeFileSync(join(cwd, "cpctl.config.mjs"), "export default { profiles: { prod: ;\n");
     const broken = await node(bin, ["config", "get", "baseUrl", "--profile", "prod"], { env, cwd });
     expect(broken.code).toBe(2);

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { jsonErrorOffset } from "../../src/manifest/syntax-error.js";
+import { jsonErrorOffset } from "../../src/util/syntax-error.js";
 import { freshDir, runCli } from "../helpers/run-cli.js";
 import { report, STACK_LINE } from "./helpers.js";
 

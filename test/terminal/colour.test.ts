@@ -35,7 +35,7 @@ const CASES: Case[] = [
   },
 ];
 
-function context(c: Case) {
+async function context(c: Case) {
   let stderr = "";
   const stream = {
     write: (text: string) => {
@@ -44,7 +44,7 @@ function context(c: Case) {
     isTTY: c.tty,
     columns: 100,
   };
-  const ctx = createContext({
+  const ctx = await createContext({
     argv: [],
     io: {
       stdout: { ...stream, write: () => {} },
@@ -64,8 +64,8 @@ function context(c: Case) {
 }
 
 describe.each(CASES)("on $what", (c) => {
-  test(`warnings and debug lines are ${c.colour ? "" : "not "}coloured`, () => {
-    const { ctx, stderr } = context(c);
+  test(`warnings and debug lines are ${c.colour ? "" : "not "}coloured`, async () => {
+    const { ctx, stderr } = await context(c);
     ctx.log.warn("careful");
     ctx.log.debug("GET /v2/deployments");
     if (c.colour) expect(stderr()).toMatch(SGR);
@@ -74,7 +74,7 @@ describe.each(CASES)("on $what", (c) => {
   });
 
   test(`the printer's colour is ${c.colour ? "on" : "off"}`, async () => {
-    const { ctx } = context(c);
+    const { ctx } = await context(c);
     const printer = await ctx.printer();
     expect(printer.options.color).toBe(c.colour);
     expect(colorEnabled({ isTTY: c.tty, env: { TERM: "xterm", ...c.env }, colorFlag: !c.noColorFlag })).toBe(

@@ -37,7 +37,7 @@ export default defineCommand({
       printer.styledLine(
         renderText(visible(report.name), plan, {
           showSecrets,
-          paint: paintFor(printer.options.color),
+          paint: await paintFor(printer.options.color),
         }),
       );
     else if (format === "id") for (const change of plan.changes) printer.line(change.path);

@@ -1,5 +1,5 @@
-// Where a deployment file stops being JSON or YAML, and what is wrong there, in words that
-// never quote the file. A deployment file holds secret values, and the parsers' own messages
+// Where a deployment or config file stops being JSON or YAML, and what is wrong there, in words
+// that never quote the file. Such a file holds secret values, and the parsers' own messages
 // quote it: V8's `Unexpected token 's', ..."value":sk-live-12"... is not valid JSON` printed
 // the start of an unquoted secret, the YAML library's `Plain value cannot start with @` or
 // `Invalid escape sequence \q` a character of one.
