@@ -181,21 +181,18 @@ const pushResultView: View<PushResult> = {
             : `${formatBytes(r.bytes)}, sha256 ${r.sha256}${r.uploaded ? "" : " (not uploaded again)"}`,
         ],
     ["url", r.url],
-    ["failure", r.failure ? `${r.failure.stage}: ${r.failure.message}` : null],
-    ...(r.preview_number !== undefined
-      ? [["preview", `of pull request #${r.preview_number}`] as [string, string]]
-      : []),
-    [
-      "verification",
-      r.verification
-        ? `${r.verification.result}${r.verification.reason ? `: ${r.verification.reason}` : ""}`
-        : null,
-    ],
-    [
+    // What did not happen (no failure, no check asked for, no rollback) is no row at all.
+    ...onlyWhen(r.failure, (failure) => ["failure", `${failure.stage}: ${failure.message}`]),
+    ...onlyWhen(r.preview_number, (pr) => ["preview", `of pull request #${pr}`]),
+    ...onlyWhen(r.verification, (v) => ["verification", `${v.result}${v.reason ? `: ${v.reason}` : ""}`]),
+    ...onlyWhen(r.rollback, (rollback) => [
       "rollback",
-      r.rollback
-        ? `revision ${r.rollback.revision_id} ${r.rollback.status ?? ""} (${r.rollback.result})`
-        : null,
-    ],
+      `revision ${rollback.revision_id} ${rollback.status ?? ""} (${rollback.result})`,
+    ]),
   ],
 };
+
+/** A row of the details when `value` is there: none for null or undefined. */
+function onlyWhen<T>(value: T | null | undefined, row: (value: T) => [string, string]): [string, string][] {
+  return value === null || value === undefined ? [] : [row(value)];
+}

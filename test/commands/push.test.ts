@@ -91,6 +91,8 @@ describe("deploy push: a new name", () => {
     expect(r.stderr).toMatch(/^4\. Started revision /m);
     expect(r.stdout).toMatch(/^deployment\tsteps-agent \(/m);
     expect(r.stdout).toMatch(/^result\tdeployed after /m);
+    // What did not happen is not a row of its own: no failure, no check asked, no rollback.
+    expect(r.stdout).not.toMatch(/^(failure|verification|rollback)\t/m);
   });
 
   it("off a terminal without --name: exit 2 saying what to pass, nothing sent", async () => {
