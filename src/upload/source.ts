@@ -69,7 +69,8 @@ export function describeSource(source: PreparedSource): string {
   const left: string[] = [];
   if (source.walk.ignored.length) left.push(`${source.walk.ignored.length} by .gitignore`);
   if (source.walk.dockerignored.length) left.push(`${source.walk.dockerignored.length} by .dockerignore`);
-  if (source.walk.excluded.length) left.push(`${source.walk.excluded.length} by default`);
+  if (source.walk.excluded.length)
+    left.push(`${source.walk.excluded.length} by default (${namedFew(source.walk.excluded)})`);
   if (source.walk.credentials.length)
     left.push(
       `${source.walk.credentials.length} credential file${source.walk.credentials.length === 1 ? "" : "s"}`,
@@ -80,7 +81,15 @@ export function describeSource(source: PreparedSource): string {
   );
 }
 
-/** Warnings for stderr: what was not packed that the user may have meant to send. */
+/**
+ * The first few of `paths`, and how many more: what was left out by default is worth naming
+ * (a `.venv/` or a `data/` a user expected to send), the ignore files' choices are the user's own.
+ */
+function namedFew(paths: readonly string[], few = 3): string {
+  const named = paths.slice(0, few).join(", ");
+  return paths.length > few ? `${named} and ${paths.length - few} more` : named;
+}
+
 /** What is said of what was left out: warnings, and notes (what is as the user meant it). */
 export interface LeftOutMessages {
   warnings: string[];

@@ -295,7 +295,16 @@ describe("deploy push: Python leftovers (issue 36)", () => {
       "src/old.pyc",
       "venv/",
     ]);
-    expect(r.stderr).toContain("left out 6 by default");
+    // Named on the line a person reads too, the first few of them.
+    expect(r.stderr).toContain("left out 6 by default (.mypy_cache/, .pytest_cache/, .venv/ and 3 more)");
+  });
+
+  it("names everything left out by default when it is a few", async () => {
+    const em = await startTestEmulator();
+    const dir = project({ ".venv/lib/site.py": "x", "__pycache__/agent.cpython-312.pyc": "x" });
+    const r = await run(em, [dir, "--name", "py-agent", "--dry-run"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/; left out 2 by default \(\.venv\/, __pycache__\/\)\n/);
   });
 });
 

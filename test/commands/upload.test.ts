@@ -48,7 +48,7 @@ describe("deploy upload", () => {
       },
     );
     expect(r.stderr).toContain(`Packed 3 files from ${dir}: 65 B, `);
-    expect(r.stderr).toMatch(/gzipped; left out 2 by \.gitignore, 1 by default\n/);
+    expect(r.stderr).toMatch(/gzipped; left out 2 by \.gitignore, 1 by default \(node_modules\/\)\n/);
     expect(r.code).toBe(0);
 
     const updated = JSON.parse(r.stdout);
@@ -276,7 +276,7 @@ describe("deploy upload and credential files", () => {
     await em.createDeployment("internal_source", "src-agent");
     const r = await runCli(["deploy", "upload", "src-agent", withCredentials()], { env: cliEnv(em) });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("left out 2 by .gitignore, 1 by default, 4 credential files");
+    expect(r.stderr).toContain("left out 2 by .gitignore, 1 by default (node_modules/), 4 credential files");
     expect(r.stderr).toContain(
       "warning: left out files that usually hold credentials: .env.production, .npmrc, deploy/id_rsa, tls/server.pem; pass --include-credentials to upload them",
     );
