@@ -14,7 +14,8 @@
 // fails, the batch in flight is said as uncertain.
 import type { ApiClient } from "../api/client.js";
 import { deleteDeployment, deleteDeployments, listDeployments } from "../api/endpoints.js";
-import { ApiError, InterruptedError } from "../errors.js";
+import { ApiError, CliError, InterruptedError } from "../errors.js";
+import type { Logger } from "../log.js";
 import { BULK_DELETE_MAX } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
 
@@ -135,7 +136,7 @@ async function stillThere(api: ApiClient, deployments: readonly DeploymentT[]): 
  * A deletion that stopped part-way, said truthfully for a person: which call failed, what was
  * deleted, what was not, and what cannot be known and why (the API layer's retry rule).
  */
-export function partialLines(partial: PartialDeletion): string[] {
+function partialLines(partial: PartialDeletion): string[] {
   const names = (deployments: DeploymentT[]) => deployments.map((d) => d.name).join(", ") || "none";
   const { number, of, size } = partial.failedCall;
   const before =
@@ -162,7 +163,7 @@ export function partialLines(partial: PartialDeletion): string[] {
 }
 
 /** The same account for JSON output (the error's details). */
-export function partialDetails(partial: PartialDeletion): Record<string, unknown> {
+function partialDetails(partial: PartialDeletion): Record<string, unknown> {
   const names = (deployments: DeploymentT[]) => deployments.map((d) => d.name);
   return {
     deleted: names(partial.deleted),
@@ -170,4 +171,25 @@ export function partialDetails(partial: PartialDeletion): Record<string, unknown
     uncertain: names(partial.uncertain),
     failed_call: partial.failedCall,
   };
+}
+
+/**
+ * What a deletion that stopped part-way ends with: `cause`, carrying the account (and `next`,
+ * how to look or go on) as its hints and, for JSON, its details. A cause that is not cpctl's
+ * own error keeps its message; the account then goes to stderr as warnings.
+ */
+export function explainStopped(
+  log: Pick<Logger, "warn">,
+  partial: PartialDeletion,
+  cause: unknown,
+  next: string[],
+): unknown {
+  const lines = [...partialLines(partial), ...next];
+  if (!(cause instanceof CliError)) {
+    for (const line of lines) log.warn(line);
+    return cause;
+  }
+  cause.details = { ...partialDetails(partial), cause: cause.details };
+  for (const line of lines) cause.withHint(line);
+  return cause;
 }

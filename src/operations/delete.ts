@@ -12,18 +12,12 @@
 // which call, what was deleted, what was not, what cannot be known.
 import { deleteDeployment } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
-import { ApiError, CliError, NotFoundError } from "../errors.js";
+import { ApiError, NotFoundError } from "../errors.js";
 import { BULK_DELETE_MAX } from "../model/enums.js";
 import type { DeploymentT } from "../model/responses.js";
 import { styled, visible, writeText } from "../output/safe-text.js";
 import { guardMutation } from "./confirm.js";
-import {
-  DeletionStopped,
-  deleteInBatches,
-  type PartialDeletion,
-  partialDetails,
-  partialLines,
-} from "./delete-batches.js";
+import { DeletionStopped, deleteInBatches, explainStopped, type PartialDeletion } from "./delete-batches.js";
 import { resolveDeployment, resolveDeployments } from "./resolve.js";
 import { sendChange } from "./send-change.js";
 import { suggestCommand } from "./suggest.js";
@@ -154,16 +148,7 @@ async function stopped(ctx: Ctx, partial: PartialDeletion, force: boolean): Prom
     left.length <= IDS_IN_HINT
       ? await suggestCommand(ctx, ["deploy", "list", "--deployment-ids", left.map((d) => d.id).join(",")])
       : await suggestCommand(ctx, ["deploy", "list", "--all"]);
-  const lines = [...partialLines(partial), left.length > 0 ? `See what is left with: ${look}` : ""].filter(
-    Boolean,
-  );
-  if (!(cause instanceof CliError)) {
-    for (const line of lines) ctx.log.warn(line);
-    return cause;
-  }
-  cause.details = { ...partialDetails(partial), cause: cause.details };
-  for (const line of lines) cause.withHint(line);
-  return cause;
+  return explainStopped(ctx.log, partial, cause, left.length > 0 ? [`See what is left with: ${look}`] : []);
 }
 
 /**

@@ -9,7 +9,7 @@
 // which were deleted and which previews were kept (matched the name, not the filters).
 import { listDeploymentsDated } from "../api/endpoints.js";
 import type { Ctx } from "../context.js";
-import { CliError, UsageError } from "../errors.js";
+import { UsageError } from "../errors.js";
 import { BULK_DELETE_MAX } from "../model/enums.js";
 import {
   isPreviewOf,
@@ -23,13 +23,7 @@ import { relativeTime } from "../output/relative-time.js";
 import { styled, visible, writeText } from "../output/safe-text.js";
 import { formatDuration } from "../util/duration.js";
 import { guardMutation } from "./confirm.js";
-import {
-  DeletionStopped,
-  deleteInBatches,
-  type PartialDeletion,
-  partialDetails,
-  partialLines,
-} from "./delete-batches.js";
+import { DeletionStopped, deleteInBatches, explainStopped, type PartialDeletion } from "./delete-batches.js";
 import { suggestCommand } from "./suggest.js";
 
 export interface PruneInput {
@@ -228,16 +222,7 @@ async function printResult(ctx: Ctx, result: PruneResult, deleted: DeploymentT[]
 /** A deletion that stopped part-way, said truthfully: deleted, not deleted, not known. */
 async function stopped(ctx: Ctx, name: string, partial: PartialDeletion): Promise<unknown> {
   const look = await suggestCommand(ctx, ["deploy", "list", "--name-contains", previewPrefix(name), "--all"]);
-  const cause = partial.error;
-  const lines = [
-    ...partialLines(partial),
+  return explainStopped(ctx.log, partial, partial.error, [
     `See what is left with: ${look}; the same prune again deletes what is left.`,
-  ];
-  if (!(cause instanceof CliError)) {
-    for (const line of lines) ctx.log.warn(line);
-    return cause;
-  }
-  cause.details = { ...partialDetails(partial), cause: cause.details };
-  for (const line of lines) cause.withHint(line);
-  return cause;
+  ]);
 }
