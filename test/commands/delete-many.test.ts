@@ -5,7 +5,12 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import {
+  closeTestEmulators,
+  deploymentNames,
+  startTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator.js";
 import { frontOf } from "../helpers/front.js";
 import { cliEnv, runCli } from "../helpers/run-cli.js";
 
@@ -14,15 +19,6 @@ afterEach(closeTestEmulators);
 const BULK = "DELETE /v2/deployments";
 const ONE = "DELETE /v2/deployments/{deployment_id}";
 const calls = (em: TestEmulator, key: string) => em.emulator.stats().requests[key] ?? 0;
-
-async function names(em: TestEmulator): Promise<string[]> {
-  const all: string[] = [];
-  for (let offset = 0; ; offset += 100) {
-    const page = (await em.get(`/v2/deployments?limit=100&offset=${offset}`)).json.resources;
-    all.push(...page.map((d: { name: string }) => d.name));
-    if (page.length < 100) return all.sort();
-  }
-}
 
 async function create(em: TestEmulator, list: string[]): Promise<{ id: string; name: string }[]> {
   const made: { id: string; name: string }[] = [];
@@ -53,7 +49,7 @@ describe("deploy delete with several deployments", () => {
       { id: b!.id, name: "b", deleted: true },
       { id: c!.id, name: "c", deleted: true },
     ]);
-    expect(await names(em)).toEqual(["keep"]);
+    expect(await deploymentNames(em)).toEqual(["keep"]);
     expect(calls(em, BULK)).toBe(1);
     expect(calls(em, ONE)).toBe(0);
     expect(r.stderr).toContain("Deleting 3 deployments:\n");
@@ -79,7 +75,7 @@ describe("deploy delete with several deployments", () => {
     const table = await del(em, ["t1", "t2", "-y"]);
     expect(table.code).toBe(0);
     expect(table.stdout).toBe("");
-    expect(await names(em)).toEqual([]);
+    expect(await deploymentNames(em)).toEqual([]);
   });
 
   it("a deployment named twice goes once, by the single call; the output still has the shape of several", async () => {
@@ -101,7 +97,7 @@ describe("deploy delete with several deployments", () => {
     expect(r.stderr).toContain(`no deployment has these IDs, names or ID prefixes: 'ghost', '${ghost}'`);
     expect(r.stderr).toContain("Nothing was deleted.");
     expect(calls(em, BULK) + calls(em, ONE)).toBe(0);
-    expect(await names(em)).toEqual(["a", "b"]);
+    expect(await deploymentNames(em)).toEqual(["a", "b"]);
     const json = await del(em, ["a", "ghost", "--yes", "-o", "json"]);
     expect(JSON.parse(json.stderr).error).toMatchObject({
       code: "not_found",
@@ -127,12 +123,12 @@ describe("deploy delete with several deployments", () => {
     expect(no.code).toBe(1);
     expect(no.stderr).toContain("Delete 3 deployments (a, b, c) on");
     expect(no.stderr).toContain("cancelled: nothing was changed");
-    expect(await names(em)).toEqual(["a", "b", "c"]);
+    expect(await deploymentNames(em)).toEqual(["a", "b", "c"]);
     const yes = await runCli(["deploy", "delete", "a", "b", "c"], { env, tty: true, stdin: "y\n" });
     expect(yes.code, yes.stderr).toBe(0);
     // One answer on stdin was enough: one question.
     expect(yes.stderr).toContain("Deleting 3 deployments:");
-    expect(await names(em)).toEqual([]);
+    expect(await deploymentNames(em)).toEqual([]);
   });
 
   it("in colour on a terminal, the list's IDs are dimmed, not shown as escape text", async () => {
@@ -157,7 +153,7 @@ describe("deploy delete with several deployments", () => {
     expect(calls(em, BULK)).toBe(3);
     expect((em.emulator.stats().requests["GET /v2/deployments"] ?? 0) - listsBefore).toBe(3);
     expect(r.stderr).toContain("deleted 200 of 230");
-    expect(await names(em)).toEqual([]);
+    expect(await deploymentNames(em)).toEqual([]);
   });
 
   it("a call that fails part-way: which call, what was deleted and what not, and how to see what is left", async () => {
@@ -178,7 +174,7 @@ describe("deploy delete with several deployments", () => {
     expect(r.stderr).toMatch(/not deleted: part-101, .*part-130\n/);
     // 30 IDs are too many for a command line worth copying: the whole list.
     expect(r.stderr).toContain(`See what is left with: cpctl deploy list --all --base-url ${front.url}`);
-    expect((await names(em)).length).toBe(30);
+    expect((await deploymentNames(em)).length).toBe(30);
   });
 
   it("a failed call whose outcome cannot be looked up: said as not known, and why", async () => {
@@ -224,7 +220,7 @@ describe("deploy delete with several deployments", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).map((d: { name: string }) => d.name)).toEqual(["one", "two", "three"]);
     expect(r.stderr).toContain("two: gone already when deleted");
-    expect(await names(em)).toEqual([]);
+    expect(await deploymentNames(em)).toEqual([]);
   });
 });
 
@@ -237,7 +233,7 @@ describe("deploy delete --force", () => {
     expect(r.code, r.stderr).toBe(0);
     const sent = front.requests.filter((q) => q.method === "DELETE");
     expect(sent.map((q) => new URL(q.url, "http://x").searchParams.get("force"))).toEqual(["true"]);
-    expect(await names(em)).toEqual([]);
+    expect(await deploymentNames(em)).toEqual([]);
   });
 
   it("a deployment still active: exit 2, said plainly with what to do, nothing deleted", async () => {
@@ -249,7 +245,7 @@ describe("deploy delete --force", () => {
       "the service refused to force-delete deployment busy, which is still active: Deployment ",
     );
     expect(r.stderr).toContain("Wait until its revision ends (cpctl deploy wait busy) and delete it again");
-    expect(await names(em)).toEqual(["busy"]);
+    expect(await deploymentNames(em)).toEqual(["busy"]);
   });
 
   it("several: one single call each with force=true (the bulk call takes none); the first refused stops it, said truthfully", async () => {
@@ -277,6 +273,6 @@ describe("deploy delete --force", () => {
     );
     expect(r.stderr).toContain("deleted: old-1, old-2\n");
     expect(r.stderr).toContain("not deleted: new-3, later-4\n");
-    expect(await names(em)).toEqual(["later-4", "new-3"]);
+    expect(await deploymentNames(em)).toEqual(["later-4", "new-3"]);
   });
 });

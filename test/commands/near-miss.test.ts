@@ -6,7 +6,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import {
+  closeTestEmulators,
+  deploymentNames,
+  startTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator.js";
 import { cliEnv, freshDir, instantClock, runCli } from "../helpers/run-cli.js";
 
 afterEach(closeTestEmulators);
@@ -30,12 +35,6 @@ function push(em: TestEmulator, args: string[], extra: Parameters<typeof runCli>
   });
 }
 
-async function names(em: TestEmulator): Promise<string[]> {
-  return (await em.get("/v2/deployments?limit=100")).json.resources
-    .map((d: { name: string }) => d.name)
-    .sort();
-}
-
 describe("deploy push: a near-miss name", () => {
   it("in CI: exit 2 naming the deployment that exists and both ways on, nothing created", async () => {
     const em = await startTestEmulator({ stageMs: 0 });
@@ -49,7 +48,7 @@ describe("deploy push: a near-miss name", () => {
       "not creating deployment 'Weather': its name is a near miss of 'weather'; pass --name weather to push to it, or pass --create to create 'Weather' anyway",
     );
     expect(count(em, CREATE)).toBe(1); // the test's own
-    expect(await names(em)).toEqual(["weather"]);
+    expect(await deploymentNames(em)).toEqual(["weather"]);
   });
 
   it("one edit away, case aside, is one too; --create creates it with no question and no look-up", async () => {
@@ -68,7 +67,7 @@ describe("deploy push: a near-miss name", () => {
     expect(r.stderr).not.toContain("did you mean");
     // The look-up by exact name only: --create reads no other name.
     expect(count(em, LIST) - lists).toBe(1);
-    expect(await names(em)).toEqual(["Weather", "weather"]);
+    expect(await deploymentNames(em)).toEqual(["Weather", "weather"]);
   });
 
   it("on a terminal: asks, default no; no creates nothing (exit 1), yes creates it", async () => {
@@ -85,7 +84,7 @@ describe("deploy push: a near-miss name", () => {
     expect(no.stderr).toContain("Create a new deployment 'Weather' anyway? (y/N)");
     expect(no.stderr).toContain("cancelled: nothing was created");
     expect(no.stderr).toContain("Pass --name weather to push to it.");
-    expect(await names(em)).toEqual(["weather"]);
+    expect(await deploymentNames(em)).toEqual(["weather"]);
 
     // --yes: no offer to remember the name after the push, whose question would wait for stdin.
     const yes = await push(em, [dir, "--name", "Weather", "--no-wait", "--yes"], {
@@ -94,7 +93,7 @@ describe("deploy push: a near-miss name", () => {
       stdin: "y\n",
     });
     expect(yes.code, yes.stderr).toBe(0);
-    expect(await names(em)).toEqual(["Weather", "weather"]);
+    expect(await deploymentNames(em)).toEqual(["Weather", "weather"]);
   });
 
   it("a difference only in digits is no near miss: agent-2 beside agent-1, a preview beside another", async () => {
@@ -107,7 +106,7 @@ describe("deploy push: a near-miss name", () => {
     const preview = await push(em, [dir, "--name", "my-agent", "--preview", "2"], { env: { CI: "true" } });
     expect(preview.code, preview.stderr).toBe(0);
     expect(`${second.stderr}${preview.stderr}`).not.toContain("did you mean");
-    expect(await names(em)).toEqual(["agent-1", "agent-2", "my-agent-pr-1", "my-agent-pr-2"]);
+    expect(await deploymentNames(em)).toEqual(["agent-1", "agent-2", "my-agent-pr-1", "my-agent-pr-2"]);
   });
 
   it("a preview's near miss names the NAME to pass", async () => {
@@ -169,7 +168,7 @@ describe("deploy apply: a near-miss name", () => {
     });
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout).name).toBe("Web");
-    expect(await names(em)).toEqual(["Web", "web"]);
+    expect(await deploymentNames(em)).toEqual(["Web", "web"]);
   });
 
   it("on a terminal: asks, and creates on yes", async () => {
@@ -183,6 +182,6 @@ describe("deploy apply: a near-miss name", () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("Create a new deployment 'wen' anyway? (y/N)");
-    expect(await names(em)).toEqual(["web", "wen"]);
+    expect(await deploymentNames(em)).toEqual(["web", "wen"]);
   });
 });

@@ -3,7 +3,12 @@
 // request or by age on the server's clock; confirmed; deleted with the bulk DELETE, 100 IDs a
 // call; a failure part-way said truthfully, a lost answer's retry understood.
 import { afterEach, describe, expect, it } from "vitest";
-import { closeTestEmulators, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import {
+  closeTestEmulators,
+  deploymentNames,
+  startTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator.js";
 import { frontOf } from "../helpers/front.js";
 import { cliEnv, instantClock, runCli } from "../helpers/run-cli.js";
 
@@ -32,15 +37,6 @@ async function create(em: TestEmulator, names: string[]): Promise<void> {
   }
 }
 
-async function names(em: TestEmulator): Promise<string[]> {
-  const all: string[] = [];
-  for (let offset = 0; ; offset += 100) {
-    const page = (await em.get(`/v2/deployments?limit=100&offset=${offset}`)).json.resources;
-    all.push(...page.map((d: { name: string }) => d.name));
-    if (page.length < 100) return all.sort();
-  }
-}
-
 const NOT_PREVIEWS = [
   "my-agent",
   "my-agent-pr-",
@@ -62,7 +58,7 @@ describe("deploy prune: what is a preview of NAME", () => {
       deleted: ["my-agent-pr-1", "my-agent-pr-007", "my-agent-pr-22"],
       kept: [],
     });
-    expect(await names(em)).toEqual([...NOT_PREVIEWS].sort());
+    expect(await deploymentNames(em)).toEqual([...NOT_PREVIEWS].sort());
     expect(bulkCalls(em)).toBe(1);
     expect(r.stderr).toContain("Previews of my-agent: 3 found, 3 to delete");
     expect(r.stderr).toMatch(/^ {2}delete {2}my-agent-pr-22 +updated just now {2}[0-9a-f-]{36}$/m);
@@ -80,7 +76,7 @@ describe("deploy prune: what is a preview of NAME", () => {
       deleted: ["my-agent-pr-7"],
       kept: ["my-agent-pr-8", "my-agent-pr-70"],
     });
-    expect(await names(em)).toEqual(["my-agent", "my-agent-pr-70", "my-agent-pr-8"]);
+    expect(await deploymentNames(em)).toEqual(["my-agent", "my-agent-pr-70", "my-agent-pr-8"]);
   });
 
   it("prints the deleted names a line each, or their IDs with -o id", async () => {
@@ -190,7 +186,7 @@ describe("deploy prune: asking, dry runs, nothing to do", () => {
       stdin: "y\n",
     });
     expect(yes.code, yes.stderr).toBe(0);
-    expect(await names(em)).toEqual([]);
+    expect(await deploymentNames(em)).toEqual([]);
   });
 
   it("refuses bad input with exit 2, before any request", async () => {
@@ -222,7 +218,7 @@ describe("deploy prune: the bulk DELETE", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).deleted).toHaveLength(230);
     expect(bulkCalls(em)).toBe(3);
-    expect(await names(em)).toEqual(["big"]);
+    expect(await deploymentNames(em)).toEqual(["big"]);
   });
 
   it("an answer lost after the server deleted: the retry's 404 is looked into, and all count as deleted", async () => {
@@ -241,7 +237,7 @@ describe("deploy prune: the bulk DELETE", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).deleted).toEqual(["app-pr-1", "app-pr-2"]);
     expect(r.stderr).toContain("app-pr-1, app-pr-2: gone already when deleted");
-    expect(await names(em)).toEqual(["app"]);
+    expect(await deploymentNames(em)).toEqual(["app"]);
   });
 
   it("one deleted by someone else meanwhile: the rest are deleted all the same", async () => {
@@ -261,7 +257,7 @@ describe("deploy prune: the bulk DELETE", () => {
     const r = await prune(em, ["--previews-of", "app", "--yes", "-o", "json"], {}, front.url);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).deleted.sort()).toEqual(["app-pr-1", "app-pr-2", "app-pr-3"]);
-    expect(await names(em)).toEqual([]);
+    expect(await deploymentNames(em)).toEqual([]);
   });
 
   it("a failure part-way says truthfully what was deleted and what not, and how to look", async () => {
@@ -282,7 +278,7 @@ describe("deploy prune: the bulk DELETE", () => {
     expect(r.stderr).toContain(
       `See what is left with: cpctl deploy list --name-contains app-pr- --all --base-url ${front.url}`,
     );
-    expect((await names(em)).length).toBe(50);
+    expect((await deploymentNames(em)).length).toBe(50);
     const json = await prune(em, ["--previews-of", "app", "--yes", "-o", "json"], {}, front.url);
     const error = JSON.parse(json.stderr.trim().split("\n").at(-1)!).error;
     expect(error.details).toMatchObject({ deleted: [], uncertain: [] });

@@ -183,6 +183,16 @@ export async function startTestEmulator(
 }
 
 /** Closes every test emulator still open; fit for `afterEach(closeTestEmulators)`. */
+/** The names of every deployment of the test tenant, every page read, sorted. */
+export async function deploymentNames(em: TestEmulator): Promise<string[]> {
+  const all: string[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = (await em.get(`/v2/deployments?limit=100&offset=${offset}`)).json.resources;
+    all.push(...page.map((d: { name: string }) => d.name));
+    if (page.length < 100) return all.sort();
+  }
+}
+
 export async function closeTestEmulators(): Promise<void> {
   await Promise.all([...started].map((em) => em.close()));
 }
