@@ -70,7 +70,7 @@ export function describeSource(source: PreparedSource): string {
   if (source.walk.ignored.length) left.push(`${source.walk.ignored.length} by .gitignore`);
   if (source.walk.dockerignored.length) left.push(`${source.walk.dockerignored.length} by .dockerignore`);
   if (source.walk.excluded.length)
-    left.push(`${source.walk.excluded.length} by default (${namedFew(source.walk.excluded)})`);
+    left.push(`${source.walk.excluded.length} by default (${preview(source.walk.excluded, 3)})`);
   if (source.walk.credentials.length)
     left.push(
       `${source.walk.credentials.length} credential file${source.walk.credentials.length === 1 ? "" : "s"}`,
@@ -79,15 +79,6 @@ export function describeSource(source: PreparedSource): string {
     `Packed ${files} file${files === 1 ? "" : "s"} from ${source.display}: ${formatBytes(source.contentBytes ?? 0)}, ` +
     `${formatBytes(source.tarball.bytes)} gzipped${left.length ? `; left out ${left.join(", ")}` : ""}`
   );
-}
-
-/**
- * The first few of `paths`, and how many more: what was left out by default is worth naming
- * (a `.venv/` or a `data/` a user expected to send), the ignore files' choices are the user's own.
- */
-function namedFew(paths: readonly string[], few = 3): string {
-  const named = paths.slice(0, few).join(", ");
-  return paths.length > few ? `${named} and ${paths.length - few} more` : named;
 }
 
 /** What is said of what was left out: warnings, and notes (what is as the user meant it). */
@@ -133,11 +124,11 @@ export function leftOutMessages(
     );
   }
   if (skipped.length > 0) {
-    const shown = skipped.slice(0, 10).map((s) => `${s.path} (${s.reason})`);
-    const more = skipped.length > shown.length ? ` and ${skipped.length - shown.length} more` : "";
-    warnings.push(
-      `not uploaded: ${shown.join(", ")}${more}; only regular files and directories with one-line UTF-8 names are`,
+    const shown = preview(
+      skipped.map((s) => `${s.path} (${s.reason})`),
+      10,
     );
+    warnings.push(`not uploaded: ${shown}; only regular files and directories with one-line UTF-8 names are`);
   }
   return { warnings, notes };
 }
@@ -186,6 +177,7 @@ function tooLarge(error: TooLargeError, given: string, maxBytes: number): UsageE
     );
 }
 
+/** The first `count` of `paths`, and how many more. */
 function preview(paths: readonly string[], count = 5): string {
   return paths.length <= count
     ? paths.join(", ")
